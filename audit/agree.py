@@ -1,0 +1,107 @@
+"""Compare the two contestants' canonical files cell by cell. Recomputes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from audit.errors import AuditError
+from audit.files import file_blake3, write_atomic
+
+# file name -> the columns that identify a line
+KEYS: dict[str, list[str]] = {
+    "cells.csv": ["row_id", "column", "policy"],
+    "census.csv": ["row_id", "column"],
+    "nulls.csv": ["column"],
+}
+
+
+def read_csv(path: Path) -> pl.DataFrame:
+    """Every field as text, empty fields kept as empty strings, not nulls."""
+    if not path.is_file():
+        raise AuditError("missing_file", str(path), "contestant output is missing")
+    return pl.read_csv(path, infer_schema=False, empty_string_is_null=False)
+
+
+def compare_file(name: str, a: Path, b: Path, names: tuple[str, str]) -> dict:
+    """Differences between two versions of one canonical file, named by key and field."""
+    left, right = read_csv(a), read_csv(b)
+    keys = KEYS[name]
+    result: dict = {
+        "file": name,
+        "byte_identical": file_blake3(a) == file_blake3(b),
+        "lines": {names[0]: left.height, names[1]: right.height},
+        "only_in": {names[0]: [], names[1]: []},
+        "differences": [],
+    }
+    if left.columns != right.columns:
+        result["differences"].append(
+            {"key": "(header)", "field": "(header)", names[0]: ",".join(left.columns),
+             names[1]: ",".join(right.columns)}
+        )
+        return result
+    fields = [c for c in left.columns if c not in keys]
+    joined = left.join(right, on=keys, how="full", suffix="__b", coalesce=False, nulls_equal=True)
+    for row in joined.iter_rows(named=True):
+        key_a = [row[k] for k in keys]
+        key_b = [row[f"{k}__b"] for k in keys]
+        if all(v is None for v in key_b):
+            result["only_in"][names[0]].append("|".join(key_a))
+            continue
+        if all(v is None for v in key_a):
+            result["only_in"][names[1]].append("|".join(key_b))
+            continue
+        for f in fields:
+            if row[f] != row[f"{f}__b"]:
+                result["differences"].append(
+                    {"key": "|".join(key_a), "field": f, names[0]: row[f], names[1]: row[f"{f}__b"]}
+                )
+    result["differences"].sort(key=lambda d: (d["key"], d["field"]))
+    for side in names:
+        result["only_in"][side].sort()
+    return result
+
+
+def agree(a_dir: str, b_dir: str, names: tuple[str, str], out_json: str, out_md: str) -> dict:
+    """Write the agreement report; the verdict lives in the files, not the exit status."""
+    files = [compare_file(n, Path(a_dir) / n, Path(b_dir) / n, names) for n in KEYS]
+    disagreements = sum(
+        len(f["differences"]) + len(f["only_in"][names[0]]) + len(f["only_in"][names[1]])
+        for f in files
+    )
+    cells = next(f for f in files if f["file"] == "census.csv")["lines"][names[0]]
+    report = {
+        "contestants": list(names),
+        "census_cells_compared": cells,
+        "disagreements": disagreements,
+        "all_byte_identical": all(f["byte_identical"] for f in files),
+        "files": files,
+    }
+    write_atomic(out_json, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    write_atomic(out_md, render(report))
+    return report
+
+
+def render(report: dict) -> str:
+    a, b = report["contestants"]
+    lines = [
+        "# Agreement of the two implementations",
+        "",
+        f"{report['census_cells_compared']} leaderboard cells compared; "
+        f"**{report['disagreements']} disagreement(s)**.",
+        "",
+        f"| file | lines ({a}) | lines ({b}) | byte-identical | differing fields | only in {a} | only in {b} |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in report["files"]:
+        lines.append(
+            f"| {f['file']} | {f['lines'][a]} | {f['lines'][b]} | {'yes' if f['byte_identical'] else 'no'}"
+            f" | {len(f['differences'])} | {len(f['only_in'][a])} | {len(f['only_in'][b])} |"
+        )
+    shown = [(f["file"], d) for f in report["files"] for d in f["differences"]][:200]
+    if shown:
+        lines += ["", "## Differences (first 200)", "", f"| file | key | field | {a} | {b} |", "|---|---|---|---|---|"]
+        lines += [f"| {n} | {d['key']} | {d['field']} | {d[a]} | {d[b]} |" for n, d in shown]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,149 @@
+"""Summarise the agreed per-cell census: totals per class and a per-column table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+
+from audit import prereg as prereg_mod
+from audit.agree import read_csv
+from audit.errors import FAILED, AuditError
+from audit.files import write_atomic
+
+CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
+
+
+def _check_agreement(path: str) -> None:
+    report = json.loads(Path(path).read_text(encoding="utf-8"))
+    if report["disagreements"]:
+        raise AuditError(
+            "implementations_disagree",
+            path,
+            f"{report['disagreements']} disagreement(s) between the implementations; "
+            "no census is drawn from contested cells (see agreement.md)",
+            FAILED,
+        )
+
+
+def column_table(census: pl.DataFrame, nulls: pl.DataFrame, doc: dict) -> pl.DataFrame:
+    """One line per leaderboard column, in prereg order."""
+    measured = doc["columns"]["measured"]
+    policies = sorted(doc["policies"])
+    max_tiers = max((len(t["tiers"]) for t in doc["tolerances"].values()), default=0)
+    diff = pl.col("min_abs_diff").cast(pl.Float64, strict=False)
+    aggs = [
+        pl.len().alias("cells"),
+        *[(pl.col("class") == c).sum().alias(c) for c in CLASSES[2:]],
+        *[(pl.col("best_tier") == str(k)).sum().alias(f"tier_{k}") for k in range(max_tiers + 1)],
+        *[
+            pl.col("policies").str.split(";").list.contains(p).sum().alias(f"reproduced_{p}")
+            for p in policies
+        ],
+        diff.filter(pl.col("class") == "divergent").min().alias("min_divergent_abs_diff"),
+    ]
+    table = census.group_by("column").agg(aggs)
+    order = pl.DataFrame(
+        {
+            "column": prereg_mod.leaderboard_columns(doc),
+            "kind": [
+                *["structural"] * len(doc["columns"]["structural"]),
+                *["no_antecedent"] * len(doc["columns"]["no_antecedent"]),
+                *["measured"] * len(measured),
+            ],
+            "order": range(len(prereg_mod.leaderboard_columns(doc))),
+        },
+        schema_overrides={"order": pl.Int64},
+    )
+    nulls = nulls.select(
+        "column",
+        pl.col("observed").cast(pl.Int64).alias("null_observed"),
+        pl.col("null_mean").cast(pl.Float64),
+        pl.col("null_sd").cast(pl.Float64),
+        pl.col("null_max").cast(pl.Int64),
+        pl.col("p").cast(pl.Float64).alias("null_p"),
+    )
+    return (
+        order.join(table, on="column", how="left")
+        .join(nulls, on="column", how="left")
+        .sort("order")
+        .drop("order")
+    )
+
+
+def summarise(
+    agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
+) -> dict:
+    _check_agreement(agreement)
+    doc = prereg_mod.load(prereg_path)
+    lock = json.loads(Path(lock_path).read_text(encoding="utf-8"))
+    census = read_csv(Path(contestant_dir) / "census.csv")
+    nulls = read_csv(Path(contestant_dir) / "nulls.csv")
+    rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
+    totals = {c: int((census["class"] == c).sum()) for c in CLASSES}
+    unknown = census.filter(~pl.col("class").is_in(CLASSES)).height
+    if sum(totals.values()) != rows * cols or unknown or census.height != rows * cols:
+        raise AuditError(
+            "census_incomplete",
+            str(Path(contestant_dir) / "census.csv"),
+            f"{census.height} cells classified ({unknown} with an unknown class), "
+            f"the leaderboard has {rows} x {cols} = {rows * cols}",
+            FAILED,
+        )
+    table = column_table(census, nulls, doc)
+    summary = {
+        "arm_prereg": doc["name"],
+        "prereg_blake3": lock["prereg"]["blake3"],
+        "rows": rows,
+        "columns": cols,
+        "cells": rows * cols,
+        "classes": totals,
+        "with_antecedent": totals["reproduced"] + totals["divergent"] + totals["no_data"],
+    }
+    out = Path(out_dir)
+    write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(out / "census_columns.csv", _csv(table))
+    write_atomic(out / "census_cells.csv", (Path(contestant_dir) / "census.csv").read_bytes())
+    write_atomic(out / "census.txt", render(summary, table))
+    return summary
+
+
+def _csv(table: pl.DataFrame) -> str:
+    floats = [c for c, t in table.schema.items() if t == pl.Float64]
+    return table.with_columns(
+        [pl.col(c).map_elements(lambda v: f"{v:.6f}", return_dtype=pl.String) for c in floats]
+    ).write_csv(line_terminator="\n", null_value="")
+
+
+def render(summary: dict, table: pl.DataFrame) -> str:
+    c = summary["classes"]
+    lines = [
+        f"secondseat census: prereg {summary['arm_prereg']} (blake3 {summary['prereg_blake3'][:16]}...)",
+        f"{summary['cells']:,} cells = {summary['rows']} rows x {summary['columns']} columns",
+        *[f"  {name:<14}{c[name]:>7,}" for name in CLASSES],
+        f"{summary['with_antecedent']} cells with an antecedent: {c['reproduced']} reproduced, "
+        f"{c['divergent']} divergent, {c['no_data']} no data",
+        "",
+    ]
+    measured = table.filter(pl.col("kind") == "measured")
+    tiers = [col for col in table.columns if col.startswith("tier_")]
+    pols = [col for col in table.columns if col.startswith("reproduced_")]
+    head = (
+        f"{'column':<30}{'repr':>5}{'div':>5}{'nodata':>7}"
+        + "".join(f"{t.replace('tier_', 't'):>4}" for t in tiers)
+        + "".join(f"{p.replace('reproduced_', ''):>4}" for p in pols)
+        + f"{'min|d| div':>12}{'null mean':>10}{'p':>10}"
+    )
+    lines.append(head)
+    for r in measured.iter_rows(named=True):
+        md = "" if r["min_divergent_abs_diff"] is None else f"{r['min_divergent_abs_diff']:.4f}"
+        nm = "" if r["null_mean"] is None else f"{r['null_mean']:.2f}"
+        p = "" if r["null_p"] is None else f"{r['null_p']:.4f}"
+        lines.append(
+            f"{r['column']:<30}{r['reproduced']:>5}{r['divergent']:>5}{r['no_data']:>7}"
+            + "".join(f"{r[t]:>4}" for t in tiers)
+            + "".join(f"{r[p_]:>4}" for p_ in pols)
+            + f"{md:>12}{nm:>10}{p:>10}"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,49 @@
+"""Hashing and atomic writing of files."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import blake3
+
+from audit.errors import AuditError
+
+CHUNK = 1 << 20
+
+
+def file_blake3(path: str | Path) -> str:
+    """Hex blake3 of a file's bytes; a missing or unreadable file is an AuditError."""
+    p = Path(path)
+    if not p.exists():
+        raise AuditError("missing_file", str(path), "no such file")
+    if not p.is_file():
+        raise AuditError("missing_file", str(path), "not a regular file")
+    h = blake3.blake3()
+    try:
+        with p.open("rb") as f:
+            while chunk := f.read(CHUNK):
+                h.update(chunk)
+    except OSError as e:
+        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    return h.hexdigest()
+
+
+def text_blake3(text: str) -> str:
+    return blake3.blake3(text.encode("utf-8")).hexdigest()
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Write through a temporary file in the same folder, then rename into place."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(raw)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,60 @@
+"""The DAG's root: check the prereg's hash, hash the bundle, start the ledger."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from audit import ledger, prereg
+from audit.digest import table_digest
+from audit.errors import AuditError
+from audit.files import file_blake3, write_atomic
+
+
+def lock(prereg_path: str, expected: str, bundle: str, out_dir: str, ledger_path: str) -> dict:
+    """Refuse a prereg whose blake3 is not ``expected``; else write the lock and the ledger."""
+    actual = file_blake3(prereg_path)
+    if actual != expected:
+        raise AuditError(
+            "prereg_changed",
+            prereg_path,
+            f"blake3 is {actual} but the config expects {expected}; "
+            "a changed method is a new arm (an amendment), not an edit",
+        )
+    doc = prereg.load(prereg_path)
+    if not Path(bundle).is_dir():
+        raise AuditError("missing_file", bundle, "bundle folder does not exist")
+    tables: dict[str, dict[str, object]] = {}
+    for role in ("leaderboard", "instances"):
+        path = str(Path(bundle) / doc["bundle"][role])
+        tables[role] = {"file": doc["bundle"][role], "blake3": file_blake3(path), **table_digest(path)}
+    record = {
+        "format": "secondseat-lock-v1",
+        "prereg": {"file": Path(prereg_path).name, "blake3": actual, "name": doc["name"]},
+        "bundle": tables,
+    }
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / ".prereg.yaml.tmp"
+    shutil.copyfile(prereg_path, tmp)
+    if file_blake3(tmp) != actual:
+        tmp.unlink()
+        raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
+    tmp.replace(out / "prereg.yaml")
+    write_atomic(out / "lock.json", json.dumps(record, indent=2, sort_keys=True) + "\n")
+    ledger.start(
+        ledger_path,
+        [
+            ("prereg_locked", prereg_path, {"expected_blake3": expected}),
+            *[
+                (
+                    "bundle_hashed",
+                    str(Path(bundle) / t["file"]),  # type: ignore[operator]
+                    {"role": role, "content_digest": t["content_digest"]},
+                )
+                for role, t in tables.items()
+            ],
+        ],
+    )
+    return record

@@ -1,0 +1,103 @@
+"""Load a preregistration and check it against its schema and its own logic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+from audit.errors import AuditError
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
+
+
+def load_yaml(path: str | Path) -> Any:
+    p = Path(path)
+    if not p.is_file():
+        raise AuditError("missing_file", str(path), "no such file")
+    try:
+        return yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
+        raise AuditError("unreadable", str(path), f"not valid YAML ({type(e).__name__})") from None
+
+
+def schema(name: str) -> dict[str, Any]:
+    return yaml.safe_load((SCHEMAS / f"{name}.schema.yaml").read_text(encoding="utf-8"))
+
+
+def check_schema(doc: Any, name: str, path: str) -> None:
+    """Raise on the first schema violation, naming the key path."""
+    validator = jsonschema.Draft202012Validator(schema(name))
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = errors[0]
+        where = "/".join(str(x) for x in err.absolute_path) or "(top level)"
+        kind = "bad_prereg" if name == "prereg" else "bad_config"
+        raise AuditError(kind, path, f"at {where}: {_short(err)}")
+
+
+def _short(err: jsonschema.ValidationError) -> str:
+    if err.validator == "oneOf":
+        return "matches no recipe's shape (rate, mean, mean_of_columns, single_value)"
+    return err.message if len(err.message) < 200 else err.message[:197] + "..."
+
+
+def check_logic(doc: dict[str, Any], path: str) -> None:
+    """What a schema cannot say: names resolve, tiers ascend, classes do not overlap."""
+
+    def bad(detail: str) -> AuditError:
+        return AuditError("bad_prereg", path, detail)
+
+    cols = doc["columns"]
+    seen: dict[str, str] = {}
+    for cls in ("structural", "no_antecedent"):
+        for name in cols[cls]:
+            if name in seen:
+                raise bad(f"column {name!r} is declared {seen[name]} and {cls}")
+            seen[name] = cls
+    for name in cols["measured"]:
+        if name in seen:
+            raise bad(f"column {name!r} is declared {seen[name]} and measured")
+    if doc["bundle"]["row_id"] not in cols["structural"]:
+        raise bad(f"row_id {doc['bundle']['row_id']!r} must be a structural column")
+    for name, tol in sorted(doc["tolerances"].items()):
+        tiers = tol["tiers"]
+        if any(b <= a for a, b in zip(tiers, tiers[1:], strict=False)):
+            raise bad(f"tolerance {name!r}: tiers must strictly increase, got {tiers}")
+    policies = doc["policies"]
+    measured = cols["measured"]
+    for name, spec in sorted(measured.items()):
+        recipe = spec["recipe"]
+        if recipe != "single_value" and spec["tolerance"] not in doc["tolerances"]:
+            raise bad(f"column {name!r}: unknown tolerance {spec['tolerance']!r}")
+        for pol in spec.get("policies", []):
+            if pol not in policies:
+                raise bad(f"column {name!r}: unknown policy {pol!r}")
+            if recipe in ("rate", "mean") and policies[pol]["recipe"] != recipe:
+                raise bad(f"column {name!r}: policy {pol!r} is for {policies[pol]['recipe']}, not {recipe}")
+        if recipe == "mean_of_columns":
+            for part in spec["columns"]:
+                if part not in measured or measured[part]["recipe"] == "single_value":
+                    raise bad(f"column {name!r}: {part!r} is not a numeric measured column")
+                missing = set(spec["policies"]) - set(measured[part]["policies"])
+                if missing:
+                    raise bad(f"column {name!r}: {part!r} is not measured under {sorted(missing)}")
+    for pol, spec in sorted(policies.items()):
+        allowed = {"rate": {"failure", "exclude"}, "mean": {"zero", "exclude"}}[spec["recipe"]]
+        if spec["nulls"] not in allowed:
+            raise bad(f"policy {pol!r}: nulls {spec['nulls']!r} does not apply to {spec['recipe']}")
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A checked prereg, or an AuditError naming the file and the first problem."""
+    doc = load_yaml(path)
+    check_schema(doc, "prereg", str(path))
+    check_logic(doc, str(path))
+    return doc
+
+
+def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
+    cols = doc["columns"]
+    return [*cols["structural"], *cols["no_antecedent"], *cols["measured"]]

@@ -1,0 +1,118 @@
+"""Table checks against the preregistration, in the contract's order of classes."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pandas as pd
+
+from .errors import (
+    BAD_TYPE,
+    DUPLICATE_COLUMN,
+    DUPLICATE_KEY,
+    MISSING_COLUMN,
+    UNDECLARED_COLUMN,
+    InputError,
+)
+from .prereg import MEAN, NUMERIC_RECIPES, RATE, Prereg
+from .read import Table
+from .values import BOOLEAN, NUMERIC_KINDS, format_value, is_null
+
+
+def leaderboard_names(prereg: Prereg) -> list[str]:
+    """Leaderboard columns the prereg names, in the order they are checked."""
+    return [prereg.row_id, *prereg.structural, *prereg.no_antecedent, *prereg.measured]
+
+
+def instance_names(prereg: Prereg) -> list[str]:
+    """Instance columns the prereg names, in the order they are checked."""
+    names = [prereg.row_id, *prereg.instance_key, prereg.group_by]
+    names += [m.source for m in prereg.measured.values() if m.source is not None]
+    return names
+
+
+def missing_columns(table: Table, wanted: list[str]) -> None:
+    """missing_column for the first named column absent from the table."""
+    present = set(table.names)
+    for name in wanted:
+        if name not in present:
+            raise InputError(MISSING_COLUMN, table.display, f"column '{name}' is not in the table")
+
+
+def undeclared_columns(table: Table, prereg: Prereg) -> None:
+    """undeclared_column for the first leaderboard column the prereg does not classify."""
+    kinds = prereg.kind_of()
+    for name in table.names:
+        if name not in kinds:
+            raise InputError(
+                UNDECLARED_COLUMN, table.display, f"column '{name}' is not classified by the prereg"
+            )
+
+
+def duplicate_columns(table: Table) -> None:
+    """duplicate_column for the first name that occurs twice."""
+    counts = Counter(table.names)
+    for name in table.names:
+        if counts[name] > 1:
+            raise InputError(
+                DUPLICATE_COLUMN, table.display, f"column '{name}' occurs {counts[name]} times"
+            )
+
+
+def duplicate_keys(table: Table, key: list[str], what: str) -> None:
+    """duplicate_key for the first row whose key an earlier row already has."""
+    assert table.frame is not None
+    dup = table.frame.duplicated(subset=key, keep="first").to_numpy()
+    if dup.any():
+        row = int(np.flatnonzero(dup)[0])
+        shown = ", ".join(
+            format_value(table.frame.at[row, name], table.kinds[name]) for name in key
+        )
+        raise InputError(DUPLICATE_KEY, table.display, f"{what} ({shown}) occurs more than once")
+
+
+def float_values(series: pd.Series) -> np.ndarray:
+    """A numeric column read as objects, as doubles; null becomes NaN."""
+    return np.array([math.nan if is_null(v) else float(v) for v in series], dtype=np.float64)
+
+
+def leaderboard_types(table: Table, prereg: Prereg) -> None:
+    """bad_type for a measured numeric leaderboard column that is not integer or floating."""
+    for col in prereg.measured.values():
+        if col.recipe in NUMERIC_RECIPES and table.kinds[col.name] not in NUMERIC_KINDS:
+            raise InputError(
+                BAD_TYPE,
+                table.display,
+                f"measured column '{col.name}' is {table.kinds[col.name]}, not integer or floating",
+            )
+
+
+def instance_types(table: Table, prereg: Prereg) -> None:
+    """bad_type for a rate source not boolean, a mean source not numeric or holding infinities."""
+    assert table.frame is not None
+    for col in prereg.measured.values():
+        if col.source is None:
+            continue
+        kind = table.kinds[col.source]
+        if col.recipe == RATE and kind != BOOLEAN:
+            raise InputError(
+                BAD_TYPE,
+                table.display,
+                f"rate source '{col.source}' (for '{col.name}') is {kind}, not boolean",
+            )
+        if col.recipe == MEAN:
+            if kind not in NUMERIC_KINDS:
+                raise InputError(
+                    BAD_TYPE,
+                    table.display,
+                    f"mean source '{col.source}' (for '{col.name}') is {kind}, "
+                    "not integer or floating",
+                )
+            if np.isinf(float_values(table.frame[col.source])).any():
+                raise InputError(
+                    BAD_TYPE,
+                    table.display,
+                    f"mean source '{col.source}' (for '{col.name}') holds an infinite value",
+                )

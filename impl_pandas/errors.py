@@ -1,0 +1,39 @@
+"""Error classes of the contract and their one-line report."""
+
+from __future__ import annotations
+
+import sys
+
+MISSING_FILE = "missing_file"
+UNREADABLE = "unreadable"
+BAD_PREREG = "bad_prereg"
+MISSING_COLUMN = "missing_column"
+UNDECLARED_COLUMN = "undeclared_column"
+DUPLICATE_COLUMN = "duplicate_column"
+DUPLICATE_KEY = "duplicate_key"
+BAD_TYPE = "bad_type"
+AMBIGUOUS_VALUE = "ambiguous_value"
+
+EXIT_INPUT = 2
+
+
+class InputError(Exception):
+    """Unusable input: one contract class, the file as given, a detail."""
+
+    def __init__(self, cls: str, file: str, detail: str) -> None:
+        super().__init__(f"{cls}: {file}: {detail}")
+        self.cls = cls
+        self.file = file
+        self.detail = detail
+
+    def line(self) -> str:
+        """The single stderr line, whitespace in the detail collapsed."""
+        detail = " ".join(str(self.detail).split())
+        return f"error[{self.cls}]: {self.file}: {detail}"
+
+
+def report(err: InputError) -> int:
+    """Print the error line on stderr and return the exit status."""
+    sys.stderr.write(err.line() + "\n")
+    sys.stderr.flush()
+    return EXIT_INPUT

@@ -1,0 +1,61 @@
+"""The whole recompute: checks in the contract's order, recipes, tiers, the null."""
+
+from __future__ import annotations
+
+import os
+
+from . import cells, checks, nulls, read, recipes
+from . import prereg as prereg_mod
+from .values import format_value
+from .write import render
+
+CELLS = "cells.csv"
+CENSUS = "census.csv"
+NULLS = "nulls.csv"
+
+
+def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
+    """Compute the three output files (bytes); InputError on unusable input.
+
+    Classes are checked in the contract's table order; within a class, files in
+    the order prereg, leaderboard, instances."""
+    doc = prereg_mod.load_document(prereg_path)  # missing_file, unreadable (prereg)
+    paths = [
+        None if name is None else os.path.join(bundle_dir, name)
+        for name in (
+            prereg_mod.bundle_file(doc, "leaderboard"),
+            prereg_mod.bundle_file(doc, "instances"),
+        )
+    ]
+    for path in paths:  # missing_file
+        if path is not None:
+            read.require_file(path, path)
+    tables = [None if path is None else read.load_table(path, path) for path in paths]  # unreadable
+    pre = prereg_mod.parse(doc, prereg_path)  # bad_prereg (also an unusable bundle file name)
+    board, inst = tables
+    assert board is not None and inst is not None
+
+    checks.missing_columns(board, checks.leaderboard_names(pre))  # missing_column
+    checks.missing_columns(inst, checks.instance_names(pre))
+    checks.undeclared_columns(board, pre)  # undeclared_column
+    checks.duplicate_columns(board)  # duplicate_column
+    checks.duplicate_columns(inst)
+    checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
+    checks.duplicate_keys(inst, list(pre.instance_key), "instance key")
+    checks.leaderboard_types(board, pre)  # bad_type
+    checks.instance_types(inst, pre)
+
+    assert board.frame is not None
+    id_kind = board.kinds[pre.row_id]
+    shown_ids = [format_value(v, id_kind) for v in board.frame[pre.row_id].tolist()]
+    order = sorted(range(len(shown_ids)), key=lambda i: (shown_ids[i], i))
+    recomputed = recipes.recompute(pre, board, inst, shown_ids, order)  # ambiguous_value
+
+    judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
+    cell_rows, census_rows, classes = cells.build(pre, board, shown_ids, judged)
+    null_rows = nulls.build(judged, classes, order, pre.seed, pre.null_draws)
+    return {
+        CELLS: render(cells.CELLS_HEADER, cell_rows),
+        CENSUS: render(cells.CENSUS_HEADER, census_rows),
+        NULLS: render(nulls.NULLS_HEADER, null_rows),
+    }

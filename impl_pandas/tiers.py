@@ -1,0 +1,95 @@
+"""Tiers: exact comparison of a published value with a recomputed one."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .prereg import Tolerance
+from .values import INTEGER, format_fraction6, is_null
+
+NO_DATA = "no_data"
+DIVERGENT = "divergent"
+
+# A published number: None (null), "nan", "inf" (either sign) or its exact decimal.
+PublishedNumber = Fraction | str | None
+# An abs_diff: None (not defined), math.inf, or the exact difference.
+AbsDiff = Fraction | float | None
+
+
+@dataclass(frozen=True)
+class Exact:
+    """A finite number and its value rounded half to even at the tolerance's decimals."""
+
+    value: Fraction
+    rounded: Fraction
+
+
+def published_number(value: Any, kind: str) -> PublishedNumber:
+    """The published value as an exact decimal (float: the decimal its repr prints)."""
+    if is_null(value):
+        return None
+    if kind == INTEGER:
+        return Fraction(int(value))
+    x = float(value)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf"
+    return Fraction(repr(x))
+
+
+def exact(value: Fraction, tol: Tolerance) -> Exact:
+    """Pair a value with its rounding (Fraction rounding is half to even)."""
+    return Exact(value, round(value, tol.exact_decimals))
+
+
+def recomputed_exact(value: float | None, tol: Tolerance) -> Exact | None:
+    """The exact binary value of a recomputed double, or None (no data)."""
+    return None if value is None else exact(Fraction(value), tol)
+
+
+def published_exact(pub: PublishedNumber, tol: Tolerance) -> Exact | str | None:
+    """The published number prepared for comparison; None, "nan", "inf" pass through."""
+    return exact(pub, tol) if isinstance(pub, Fraction) else pub
+
+
+def compare(pub: Exact | str | None, rec: Exact | None, tol: Tolerance) -> tuple[str, AbsDiff]:
+    """(tier, abs_diff) of a numeric cell under one policy."""
+    if rec is None:
+        return NO_DATA, None
+    if pub is None or pub == "nan":
+        return DIVERGENT, None
+    if pub == "inf":
+        return DIVERGENT, math.inf
+    assert isinstance(pub, Exact)
+    diff = abs(pub.value - rec.value)
+    if pub.rounded == rec.rounded:
+        return "0", diff
+    for k, bound in enumerate(tol.tiers, start=1):
+        if diff <= bound:
+            return str(k), diff
+    return DIVERGENT, diff
+
+
+def compare_strings(pub: str | None, rec: str | None) -> str:
+    """Tier of a single_value cell: 0 when the published string equals the recomputed one."""
+    if rec is None:
+        return NO_DATA
+    return "0" if pub is not None and pub == rec else DIVERGENT
+
+
+def is_integer_tier(tier: str) -> bool:
+    """True for tiers 0, 1, 2, ..."""
+    return tier.isdigit()
+
+
+def format_abs_diff(diff: AbsDiff) -> str:
+    """Six decimals, half to even, of the exact difference; empty when undefined."""
+    if diff is None:
+        return ""
+    if isinstance(diff, float):
+        return "inf"
+    return format_fraction6(diff)

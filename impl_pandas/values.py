@@ -1,0 +1,56 @@
+"""Writing published and recomputed values as the contract spells them."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Any
+
+import pandas as pd
+
+BOOLEAN = "boolean"
+INTEGER = "integer"
+FLOATING = "floating"
+STRING = "string"
+OTHER = "other"
+NUMERIC_KINDS = (INTEGER, FLOATING)
+
+
+def is_null(value: Any) -> bool:
+    """True for a parquet null as read (None or a pandas missing marker)."""
+    return value is None or value is pd.NA or value is pd.NaT
+
+
+def format_float(x: float) -> str:
+    """Six decimals of the exact binary value; -0 as 0; nan, inf, -inf."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    text = f"{x:.6f}"
+    return "0.000000" if text == "-0.000000" else text
+
+
+def format_fraction6(x: Fraction) -> str:
+    """An exact non-negative rational rounded half to even to six decimals."""
+    scaled = round(x * 1_000_000)
+    sign = "-" if scaled < 0 else ""
+    scaled = abs(scaled)
+    return f"{sign}{scaled // 1_000_000}.{scaled % 1_000_000:06d}"
+
+
+def format_value(value: Any, kind: str) -> str:
+    """A published value of the given schema kind as a CSV field."""
+    if is_null(value):
+        return ""
+    if kind == BOOLEAN:
+        return "true" if bool(value) else "false"
+    if kind == INTEGER:
+        return str(int(value))
+    if kind == FLOATING:
+        return format_float(float(value))
+    if kind == STRING:
+        return str(value)
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8", errors="replace")
+    return str(value)

@@ -1,0 +1,125 @@
+"""Schema and key checks on the two tables, in the contract's order."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import InputError
+from .keys import row_codes
+from .prereg import Prereg
+from .values import base_type, format_value, is_number_type
+
+
+def leaderboard_names(pr: Prereg) -> list[str]:
+    """Leaderboard columns the prereg names, in prereg order, without repeats."""
+    names = [pr.row_id, *pr.structural, *pr.no_antecedent, *pr.measured]
+    return list(dict.fromkeys(names))
+
+
+def instance_names(pr: Prereg) -> list[str]:
+    """Instance columns the prereg names, in prereg order, without repeats."""
+    names = [pr.row_id, *pr.instance_key]
+    if pr.group_by is not None:
+        names.append(pr.group_by)
+    names += [m.source for m in pr.measured.values() if m.source is not None]
+    return list(dict.fromkeys(names))
+
+
+def aggregation_names(pr: Prereg) -> list[str]:
+    """Instance columns the recipes read: row id, group column, sources."""
+    names = [pr.row_id]
+    if pr.group_by is not None:
+        names.append(pr.group_by)
+    names += [m.source for m in pr.measured.values() if m.source is not None]
+    return list(dict.fromkeys(names))
+
+
+def missing_column(required: list[str], present: list[str], path: str) -> None:
+    """missing_column for the first required name the table lacks."""
+    have = set(present)
+    for name in required:
+        if name not in have:
+            raise InputError("missing_column", path, f"no column {name!r}")
+
+
+def undeclared_column(pr: Prereg, present: list[str], path: str) -> None:
+    """undeclared_column for the first leaderboard column the prereg does not classify."""
+    declared = {*pr.structural, *pr.no_antecedent, *pr.measured}
+    for name in present:
+        if name not in declared:
+            raise InputError("undeclared_column", path, f"column {name!r} is not classified")
+
+
+def duplicate_column(present: list[str], path: str) -> None:
+    """duplicate_column for the first name that occurs twice."""
+    seen: set[str] = set()
+    for name in present:
+        if name in seen:
+            raise InputError("duplicate_column", path, f"column {name!r} occurs twice")
+        seen.add(name)
+
+
+def duplicate_row_id(ids: list[Any], typ: pa.DataType, path: str) -> None:
+    """duplicate_key if two leaderboard rows share a row id."""
+    dups = [v for v, n in Counter(ids).items() if n > 1]
+    if dups:
+        shown = min(format_value(v, typ) for v in dups)
+        raise InputError("duplicate_key", path, f"row id {shown!r} occurs more than once")
+
+
+def duplicate_instance_key(table: pa.Table, keys: tuple[str, ...], path: str) -> None:
+    """duplicate_key if two instance rows share the instance key (nulls compare equal)."""
+    n = table.num_rows
+    if n < 2:
+        return
+    codes = row_codes([table.column(k) for k in keys]).combine_chunks()
+    ordered = pc.take(codes, pc.sort_indices(codes))
+    same = pc.equal(ordered.slice(1), ordered.slice(0, n - 1))
+    repeats = pc.sum(same).as_py() or 0
+    if repeats == 0:
+        return
+    repeated = pc.unique(pc.filter(ordered.slice(1), same))
+    first = pc.indices_nonzero(pc.is_in(codes, value_set=repeated))[0].as_py()
+    shown = "|".join(str(table.column(k)[first].as_py()) for k in keys)
+    raise InputError(
+        "duplicate_key",
+        path,
+        f"{repeats} instance row(s) repeat an earlier key, first {shown!r} at row {first}",
+    )
+
+
+def leaderboard_types(pr: Prereg, schema: pa.Schema, path: str) -> None:
+    """bad_type for a numeric measured column that is not integer or floating."""
+    for m in pr.measured.values():
+        if m.recipe == "single_value":
+            continue
+        typ = schema.field(m.name).type
+        if not is_number_type(typ):
+            raise InputError("bad_type", path, f"measured column {m.name!r} has type {typ}")
+
+
+def instance_types(pr: Prereg, table: pa.Table, path: str) -> None:
+    """bad_type for rate / mean sources of the wrong type, then infinite mean values."""
+    for m in pr.measured.values():
+        if m.source is None:
+            continue
+        typ = base_type(table.schema.field(m.source).type)
+        if m.recipe == "rate" and not pa.types.is_boolean(base_type(typ)):
+            raise InputError("bad_type", path, f"rate source {m.source!r} has type {typ}")
+        if m.recipe == "mean" and not is_number_type(typ):
+            raise InputError("bad_type", path, f"mean source {m.source!r} has type {typ}")
+    for m in pr.measured.values():
+        if m.recipe != "mean" or m.source is None:
+            continue
+        col = table.column(m.source)
+        if pa.types.is_floating(base_type(col.type)):
+            if col.type != base_type(col.type):
+                col = col.cast(base_type(col.type))
+            if pc.any(pc.is_inf(col)).as_py():
+                raise InputError(
+                    "bad_type", path, f"mean source {m.source!r} holds an infinite value"
+                )

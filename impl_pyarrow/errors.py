@@ -1,0 +1,42 @@
+"""Input error classes of the contract and their one-line report."""
+
+from __future__ import annotations
+
+import sys
+
+# Classes in the order the contract checks them.
+ERROR_CLASSES: tuple[str, ...] = (
+    "missing_file",
+    "unreadable",
+    "bad_prereg",
+    "missing_column",
+    "undeclared_column",
+    "duplicate_column",
+    "duplicate_key",
+    "bad_type",
+    "ambiguous_value",
+)
+
+
+class InputError(Exception):
+    """Unusable input: reported as `error[<class>]: <file>: <detail>`, exit 2."""
+
+    def __init__(self, error_class: str, file: str, detail: str) -> None:
+        if error_class not in ERROR_CLASSES:
+            raise ValueError(f"unknown error class {error_class!r}")
+        super().__init__(f"error[{error_class}]: {file}: {detail}")
+        self.error_class = error_class
+        self.file = file
+        self.detail = detail
+
+    def line(self) -> str:
+        """The single stderr line, newlines in the detail flattened."""
+        detail = " ".join(str(self.detail).split())
+        return f"error[{self.error_class}]: {self.file}: {detail}"
+
+
+def report(err: InputError) -> int:
+    """Print the error line on stderr and return the exit status 2."""
+    sys.stderr.write(err.line() + "\n")
+    sys.stderr.flush()
+    return 2

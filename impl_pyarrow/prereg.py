@@ -1,0 +1,331 @@
+"""Reading and validating the preregistration (YAML)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+RECIPES: tuple[str, ...] = ("rate", "mean", "mean_of_columns", "single_value")
+# Allowed `nulls` values per policy recipe.
+NULLS_BY_RECIPE: dict[str, tuple[str, ...]] = {
+    "rate": ("failure", "exclude"),
+    "mean": ("exclude", "zero"),
+}
+SINGLE_VALUE_POLICY = "-"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A null-handling policy: which recipe it serves and what a null means."""
+
+    name: str
+    recipe: str
+    nulls: str
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Tier rules: exact decimals for tier 0, then thresholds t1, t2, ... (exact)."""
+
+    name: str
+    exact_decimals: int
+    tiers: tuple[Fraction, ...]
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One measured column and its recipe."""
+
+    name: str
+    recipe: str
+    policies: tuple[str, ...]
+    source: str | None = None
+    group: str | None = None
+    scale: int | None = None
+    tolerance: Tolerance | None = None
+    columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prereg:
+    """The validated preregistration."""
+
+    path: str
+    leaderboard: str
+    instances: str
+    row_id: str
+    instance_key: tuple[str, ...]
+    group_by: str | None
+    structural: tuple[str, ...]
+    no_antecedent: tuple[str, ...]
+    measured: dict[str, Measured]
+    policies: dict[str, Policy]
+    seed: int
+    null_draws: int
+
+
+def load(path: str) -> Any:
+    """Parse the prereg file; missing_file / unreadable on failure."""
+    if not os.path.isfile(path):
+        raise InputError("missing_file", path, "no such regular file")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        return yaml.safe_load(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise InputError("unreadable", path, f"cannot parse YAML: {exc}") from None
+
+
+def _bad(path: str, detail: str) -> InputError:
+    return InputError("bad_prereg", path, detail)
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _mapping(doc: Any, key: str, path: str, where: str = "") -> dict[Any, Any]:
+    if not isinstance(doc, dict) or key not in doc:
+        raise _bad(path, f"missing key {where}{key}")
+    value = doc[key]
+    if not isinstance(value, dict):
+        raise _bad(path, f"key {where}{key} is not a mapping")
+    return value
+
+
+def _string(doc: dict[Any, Any], key: str, path: str, where: str = "") -> str:
+    if key not in doc:
+        raise _bad(path, f"missing key {where}{key}")
+    value = doc[key]
+    if not isinstance(value, str):
+        raise _bad(path, f"key {where}{key} is not a string")
+    return value
+
+
+def _string_list(doc: dict[Any, Any], key: str, path: str, where: str = "") -> tuple[str, ...]:
+    if key not in doc:
+        raise _bad(path, f"missing key {where}{key}")
+    value = doc[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(path, f"key {where}{key} is not a list of strings")
+    if len(set(value)) != len(value):
+        raise _bad(path, f"key {where}{key} lists a name twice")
+    return tuple(value)
+
+
+def bundle_files(doc: Any, path: str) -> tuple[str, str]:
+    """The leaderboard and instance file names, needed before the bundle checks."""
+    if not isinstance(doc, dict):
+        raise _bad(path, "document is not a mapping")
+    bundle = _mapping(doc, "bundle", path)
+    return (
+        _string(bundle, "leaderboard", path, "bundle."),
+        _string(bundle, "instances", path, "bundle."),
+    )
+
+
+def _exact_decimal(x: Any) -> Fraction | None:
+    """A YAML number as the decimal its repr prints; None if not a finite number."""
+    if _is_int(x):
+        return Fraction(x)
+    if isinstance(x, float):
+        try:
+            return Fraction(repr(x))
+        except ValueError:
+            return None
+    return None
+
+
+def _tolerance(tolerances: dict[Any, Any], name: str, path: str) -> Tolerance:
+    if name not in tolerances:
+        raise _bad(path, f"unknown tolerance {name!r}")
+    spec = tolerances[name]
+    where = f"tolerances.{name}."
+    if not isinstance(spec, dict):
+        raise _bad(path, f"key tolerances.{name} is not a mapping")
+    if "exact_decimals" not in spec:
+        raise _bad(path, f"missing key {where}exact_decimals")
+    decimals = spec["exact_decimals"]
+    if not _is_int(decimals) or decimals < 0:
+        raise _bad(path, f"key {where}exact_decimals is not a non-negative integer")
+    if "tiers" not in spec:
+        raise _bad(path, f"missing key {where}tiers")
+    raw_tiers = spec["tiers"]
+    if not isinstance(raw_tiers, list):
+        raise _bad(path, f"key {where}tiers is not a list")
+    tiers: list[Fraction] = []
+    for t in raw_tiers:
+        q = _exact_decimal(t)
+        if q is None:
+            raise _bad(path, f"key {where}tiers holds a value that is not a finite number")
+        tiers.append(q)
+    return Tolerance(name=name, exact_decimals=decimals, tiers=tuple(tiers))
+
+
+def _policy(policies: dict[Any, Any], name: str, recipe: str, column: str, path: str) -> Policy:
+    if name not in policies:
+        raise _bad(path, f"column {column}: unknown policy {name!r}")
+    spec = policies[name]
+    if not isinstance(spec, dict):
+        raise _bad(path, f"key policies.{name} is not a mapping")
+    p_recipe = _string(spec, "recipe", path, f"policies.{name}.")
+    nulls = _string(spec, "nulls", path, f"policies.{name}.")
+    if p_recipe not in NULLS_BY_RECIPE:
+        raise _bad(path, f"policy {name}: unknown recipe {p_recipe!r}")
+    if nulls not in NULLS_BY_RECIPE[p_recipe]:
+        raise _bad(path, f"policy {name}: unknown nulls {nulls!r} for recipe {p_recipe}")
+    if p_recipe != recipe:
+        raise _bad(path, f"column {column}: policy {name} is for recipe {p_recipe}, not {recipe}")
+    return Policy(name=name, recipe=p_recipe, nulls=nulls)
+
+
+def _measured(
+    name: str,
+    spec: Any,
+    policies: dict[Any, Any],
+    tolerances: dict[Any, Any],
+    path: str,
+    used: dict[str, Policy],
+) -> Measured:
+    where = f"columns.measured.{name}."
+    if not isinstance(spec, dict):
+        raise _bad(path, f"key columns.measured.{name} is not a mapping")
+    recipe = _string(spec, "recipe", path, where)
+    if recipe not in RECIPES:
+        raise _bad(path, f"column {name}: unknown recipe {recipe!r}")
+    group: str | None = None
+    if recipe in ("rate", "mean", "single_value") and "group" in spec:
+        group = _string(spec, "group", path, where)
+    if recipe == "single_value":
+        source = _string(spec, "source", path, where)
+        return Measured(
+            name=name, recipe=recipe, policies=(SINGLE_VALUE_POLICY,), source=source, group=group
+        )
+    pols = _string_list(spec, "policies", path, where)
+    tol = _tolerance(tolerances, _string(spec, "tolerance", path, where), path)
+    if recipe == "mean_of_columns":
+        cols = _string_list(spec, "columns", path, where)
+        for p in pols:
+            if p not in policies:
+                raise _bad(path, f"column {name}: unknown policy {p!r}")
+        return Measured(name=name, recipe=recipe, policies=pols, tolerance=tol, columns=cols)
+    source = _string(spec, "source", path, where)
+    scale: int | None = None
+    if recipe == "rate":
+        if "scale" not in spec:
+            raise _bad(path, f"missing key {where}scale")
+        scale = spec["scale"]
+        if not _is_int(scale):
+            raise _bad(path, f"key {where}scale is not an integer")
+    for p in pols:
+        used[p] = _policy(policies, p, recipe, name, path)
+    return Measured(
+        name=name,
+        recipe=recipe,
+        policies=pols,
+        source=source,
+        group=group,
+        scale=scale,
+        tolerance=tol,
+    )
+
+
+def _check_mean_of_columns(measured: dict[str, Measured], path: str) -> None:
+    """Listed columns must be measured with every policy; no cycles."""
+    for m in measured.values():
+        if m.recipe != "mean_of_columns":
+            continue
+        for c in m.columns:
+            other = measured.get(c)
+            if other is None or other.recipe == "single_value":
+                raise _bad(path, f"column {m.name}: {c!r} is not a measured numeric column")
+            for p in m.policies:
+                if p not in other.policies:
+                    raise _bad(path, f"column {m.name}: {c!r} is not measured with policy {p}")
+    state: dict[str, int] = {}
+
+    def visit(name: str) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            raise _bad(path, f"column {name}: mean_of_columns refers to itself")
+        state[name] = 1
+        for c in measured[name].columns:
+            visit(c)
+        state[name] = 2
+
+    for name in measured:
+        visit(name)
+
+
+def validate(doc: Any, path: str) -> Prereg:
+    """Check every key this contestant needs; bad_prereg on the first problem."""
+    leaderboard, instances = bundle_files(doc, path)
+    bundle = doc["bundle"]
+    row_id = _string(bundle, "row_id", path, "bundle.")
+    instance_key = _string_list(bundle, "instance_key", path, "bundle.")
+    if not instance_key:
+        raise _bad(path, "key bundle.instance_key is empty")
+    group_by: str | None = None
+    if "group_by" in bundle:
+        group_by = _string(bundle, "group_by", path, "bundle.")
+
+    if _string(doc, "rounding", path) != "half_even":
+        raise _bad(path, f"unknown rounding {doc['rounding']!r}")
+    if _string(doc, "nan_in_sources", path) != "as_null":
+        raise _bad(path, f"unknown nan_in_sources {doc['nan_in_sources']!r}")
+
+    columns = _mapping(doc, "columns", path)
+    structural = _string_list(columns, "structural", path, "columns.")
+    no_antecedent = _string_list(columns, "no_antecedent", path, "columns.")
+    measured_raw = _mapping(columns, "measured", path, "columns.")
+    policies = _mapping(doc, "policies", path)
+    tolerances = _mapping(doc, "tolerances", path)
+
+    seen: set[str] = set()
+    for name in (*structural, *no_antecedent, *measured_raw):
+        if not isinstance(name, str):
+            raise _bad(path, "a measured column name is not a string")
+        if name in seen:
+            raise _bad(path, f"column {name!r} is classified twice")
+        seen.add(name)
+
+    used: dict[str, Policy] = {}
+    measured: dict[str, Measured] = {}
+    for name, spec in measured_raw.items():
+        measured[name] = _measured(name, spec, policies, tolerances, path, used)
+    _check_mean_of_columns(measured, path)
+    if group_by is None and any(m.group is not None for m in measured.values()):
+        raise _bad(path, "missing key bundle.group_by")
+
+    if "seed" not in doc:
+        raise _bad(path, "missing key seed")
+    seed = doc["seed"]
+    if not _is_int(seed):
+        raise _bad(path, "key seed is not an integer")
+    if "null_draws" not in doc:
+        raise _bad(path, "missing key null_draws")
+    draws = doc["null_draws"]
+    if not _is_int(draws) or draws < 1:
+        raise _bad(path, "key null_draws is not a positive integer")
+
+    return Prereg(
+        path=path,
+        leaderboard=leaderboard,
+        instances=instances,
+        row_id=row_id,
+        instance_key=instance_key,
+        group_by=group_by,
+        structural=structural,
+        no_antecedent=no_antecedent,
+        measured=measured,
+        policies=used,
+        seed=seed,
+        null_draws=draws,
+    )

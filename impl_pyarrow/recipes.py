@@ -1,0 +1,117 @@
+"""The four recipes: per measured column, per leaderboard row, per policy."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pyarrow as pa
+
+from .aggregate import Groups, run_values
+from .errors import InputError
+from .prereg import SINGLE_VALUE_POLICY, Measured, Prereg
+from .values import format_value
+
+# recomputed[column][row position][policy] -> float, str or None (no data)
+Recomputed = dict[str, list[dict[str, Any]]]
+
+
+def _rate(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
+    assert m.source is not None and m.scale is not None
+    n_all = sum(g.count(i) for i in idx)
+    n_valid = sum(g.n_valid[m.source][i] for i in idx)
+    k = sum(g.n_true[m.source][i] for i in idx)
+    out: dict[str, float | None] = {}
+    for p in m.policies:
+        n = n_all if pr.policies[p].nulls == "failure" else n_valid
+        out[p] = float(m.scale * k) / float(n) if n else None
+    return out
+
+
+def _mean(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
+    assert m.source is not None
+    values = run_values(g, m.source, idx)
+    n_all = sum(g.count(i) for i in idx)
+    total = math.fsum(values)
+    out: dict[str, float | None] = {}
+    for p in m.policies:
+        n = len(values) if pr.policies[p].nulls == "exclude" else n_all
+        out[p] = total / float(n) if n else None
+    return out
+
+
+def _single(
+    m: Measured,
+    g: Groups,
+    idx: list[int],
+    typ: pa.DataType,
+    row_shown: str,
+    path: str,
+) -> dict[str, str | None]:
+    assert m.source is not None
+    distinct: list[Any] = []
+    for i in idx:
+        for v in g.distinct[m.source][i]:
+            if v is not None and v not in distinct:
+                distinct.append(v)
+    if len(distinct) > 1:
+        raise InputError(
+            "ambiguous_value",
+            path,
+            f"source {m.source!r} holds {len(distinct)} distinct values for row id {row_shown!r}",
+        )
+    value = format_value(distinct[0], typ) if distinct else None
+    return {SINGLE_VALUE_POLICY: value}
+
+
+def _order(pr: Prereg) -> list[str]:
+    """Measured columns with every mean_of_columns after the columns it lists."""
+    done: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in done:
+            return
+        for c in pr.measured[name].columns:
+            visit(c)
+        done.append(name)
+
+    for name in pr.measured:
+        visit(name)
+    return done
+
+
+def recompute(
+    pr: Prereg,
+    groups: Groups,
+    row_ids: list[Any],
+    row_shown: list[str],
+    source_types: dict[str, pa.DataType],
+    instances_path: str,
+) -> Recomputed:
+    """Every recomputed value; ambiguous_value if a single_value source disagrees."""
+    out: Recomputed = {}
+    # single_value first, in prereg order, so ambiguous_value is found in that order
+    for name, m in pr.measured.items():
+        if m.recipe != "single_value":
+            continue
+        typ = source_types[m.source]  # type: ignore[index]
+        out[name] = [
+            _single(m, groups, groups.indices(rid, m.group), typ, shown, instances_path)
+            for rid, shown in zip(row_ids, row_shown)
+        ]
+    for name in _order(pr):
+        m = pr.measured[name]
+        if m.recipe == "rate":
+            out[name] = [_rate(pr, m, groups, groups.indices(r, m.group)) for r in row_ids]
+        elif m.recipe == "mean":
+            out[name] = [_mean(pr, m, groups, groups.indices(r, m.group)) for r in row_ids]
+        elif m.recipe == "mean_of_columns":
+            rows: list[dict[str, Any]] = []
+            for j in range(len(row_ids)):
+                cell: dict[str, Any] = {}
+                for p in m.policies:
+                    vals = [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
+                    cell[p] = math.fsum(vals) / float(len(vals)) if vals else None
+                rows.append(cell)
+            out[name] = rows
+    return out

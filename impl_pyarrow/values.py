@@ -1,0 +1,98 @@
+"""Writing values as the contract prints them, and reading published numbers exactly."""
+
+from __future__ import annotations
+
+import math
+import struct
+from fractions import Fraction
+from typing import Any
+
+import pyarrow as pa
+
+SIX = 10**6
+
+
+def format_float(x: float) -> str:
+    """Six decimals of the exact binary value, half to even; no negative zero."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    s = f"{x:.6f}"
+    if s == "-0.000000":
+        return "0.000000"
+    return s
+
+
+def format_fraction(q: Fraction) -> str:
+    """An exact rational rounded half to even to six decimals."""
+    n = round(q * SIX)  # Fraction.__round__ rounds half to even
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    return f"{sign}{n // SIX}.{n % SIX:06d}"
+
+
+def base_type(typ: pa.DataType) -> pa.DataType:
+    """The value type of a dictionary type, else the type itself."""
+    if pa.types.is_dictionary(typ):
+        return typ.value_type
+    return typ
+
+
+def is_number_type(typ: pa.DataType) -> bool:
+    """Integer or floating (booleans are neither)."""
+    typ = base_type(typ)
+    return pa.types.is_integer(typ) or pa.types.is_floating(typ)
+
+
+def python_list(column: pa.ChunkedArray | pa.Array) -> list[Any]:
+    """Column values as Python objects; half floats go through float32 (exact)."""
+    if pa.types.is_float16(base_type(column.type)):
+        column = column.cast(pa.float32())
+    return column.to_pylist()
+
+
+def format_value(value: Any, typ: pa.DataType) -> str:
+    """A published value written by its schema type."""
+    if value is None:
+        return ""
+    typ = base_type(typ)
+    if pa.types.is_boolean(typ):
+        return "true" if value else "false"
+    if pa.types.is_integer(typ):
+        return str(int(value))
+    if pa.types.is_floating(typ):
+        return format_float(float(value))
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+def _shortest(x: float, fmt: str) -> str:
+    """Shortest decimal that reads back to the same value at a narrower width."""
+    packed = struct.pack(fmt, x)
+    for digits in range(1, 18):
+        s = f"{x:.{digits}g}"
+        if struct.pack(fmt, float(s)) == packed:
+            return s
+    return repr(x)
+
+
+def published_decimal(value: Any, typ: pa.DataType) -> Fraction | None:
+    """The published number as an exact decimal: `repr` of the float, the integer itself.
+
+    None for null, NaN and infinities.
+    """
+    if value is None:
+        return None
+    typ = base_type(typ)
+    if pa.types.is_integer(typ):
+        return Fraction(int(value))
+    x = float(value)
+    if math.isnan(x) or math.isinf(x):
+        return None
+    if pa.types.is_float32(typ):
+        return Fraction(_shortest(x, "<f"))
+    if pa.types.is_float16(typ):
+        return Fraction(_shortest(x, "<e"))
+    return Fraction(repr(x))

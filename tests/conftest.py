@@ -1,0 +1,93 @@
+"""Shared test helpers: where things are, and how to run each program as a process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_BUNDLE = (ROOT / ".." / "shared" / "bundles" / "openhands-index-3015ac6").resolve()
+IMPLS = ["pandas", "pyarrow"]
+IMPL_PARAMS = [pytest.param(i, id=i) for i in IMPLS]
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def impl_python(impl: str) -> Path:
+    return ROOT / ".venvs" / f"impl-{impl}" / "bin" / "python"
+
+
+def sync_env(impl: str) -> None:
+    """Make the contestant's own environment from uv.lock (only its group)."""
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["UV_PROJECT_ENVIRONMENT"] = str(ROOT / ".venvs" / f"impl-{impl}")
+    subprocess.run(
+        [os.environ.get("UV", "uv"), "sync", "--project", str(ROOT), "--frozen", "--only-group", f"impl-{impl}", "-q"],
+        check=True,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+@pytest.fixture(scope="session")
+def impl_envs() -> None:
+    for impl in IMPLS:
+        sync_env(impl)
+
+
+def run(cmd: list[str], cwd: Path = ROOT, timeout: float = 600) -> Result:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    return Result(p.returncode, p.stdout, p.stderr)
+
+
+def run_impl(impl: str, prereg: Path, bundle: Path, out: Path) -> Result:
+    """One contestant as its own OS process, in its own environment."""
+    return run(
+        [str(impl_python(impl)), "-m", f"impl_{impl}", "--prereg", str(prereg),
+         "--bundle", str(bundle), "--out", str(out)]
+    )
+
+
+def run_audit(*args: str, cwd: Path = ROOT) -> Result:
+    return run([sys.executable, "-m", "audit", *map(str, args)], cwd=cwd)
+
+
+@pytest.fixture(scope="session")
+def demo_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("demo-bundle")
+    res = run_audit("demo-bundle", "--out", out)
+    assert res.code == 0, res.stderr
+    return out
+
+
+@pytest.fixture
+def real_bundle() -> Path:
+    if not (REAL_BUNDLE / "test.parquet").is_file():
+        pytest.skip(f"real bundle not present at ../shared/bundles/{REAL_BUNDLE.name}")
+    return REAL_BUNDLE
+
+
+def copy_bundle(src: Path, dst: Path) -> Path:
+    dst.mkdir(parents=True, exist_ok=True)
+    for f in src.iterdir():
+        shutil.copyfile(f, dst / f.name)
+    return dst
+
+
+def read_csv_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))

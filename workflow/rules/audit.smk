@@ -1,0 +1,66 @@
+rule agree:
+    input:
+        same=expand(f"{RES}/recompute/{{impl}}/runs-identical.json", impl=IMPLS),
+        a=f"{RES}/recompute/pandas/run1/cells.csv",
+        b=f"{RES}/recompute/pyarrow/run1/cells.csv",
+    output:
+        json=f"{RES}/agreement.json",
+        md=f"{RES}/agreement.md",
+    params:
+        src=src,
+        a=lambda w, input: str(Path(input.a).parent),
+        b=lambda w, input: str(Path(input.b).parent),
+    log:
+        f"{RES}/logs/agree.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit agree --a {params.a} --b {params.b}"
+        " --names pandas pyarrow --out-json {output.json} --out-md {output.md} 2>&1 | tee {log}"
+
+
+rule census:
+    input:
+        agreement=f"{RES}/agreement.json",
+        cells=f"{RES}/recompute/pandas/run1/census.csv",
+        prereg=f"{RES}/lock/prereg.yaml",
+        lock=f"{RES}/lock/lock.json",
+    output:
+        txt=f"{RES}/census.txt",
+        json=f"{RES}/census.json",
+        columns=f"{RES}/census_columns.csv",
+        cells=f"{RES}/census_cells.csv",
+    params:
+        src=src,
+        cells=lambda w, input: str(Path(input.cells).parent),
+        out=lambda w, output: str(Path(output.txt).parent),
+    log:
+        f"{RES}/logs/census.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit census --agreement {input.agreement}"
+        " --cells {params.cells} --prereg {input.prereg} --lock {input.lock}"
+        " --out-dir {params.out} > {log} 2>&1"
+
+
+rule record_outputs:
+    input:
+        ledger=f"{RES}/ledger.jsonl",
+        outputs=[
+            *expand(
+                f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv",
+                impl=IMPLS,
+                run=RUNS,
+                f=["cells", "census", "nulls"],
+            ),
+            f"{RES}/agreement.json",
+            f"{RES}/census.json",
+            f"{RES}/census_columns.csv",
+            f"{RES}/census_cells.csv",
+        ],
+    output:
+        f"{RES}/ledger-receipt.json",
+    params:
+        src=src,
+    log:
+        f"{RES}/logs/record_outputs.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit record {input.outputs}"
+        " --ledger {input.ledger} --receipt {output} 2>&1 | tee {log}"

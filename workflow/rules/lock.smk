@@ -1,0 +1,20 @@
+rule lock:
+    input:
+        prereg=config["prereg"],
+        leaderboard=bundle_file("leaderboard"),
+        instances=bundle_file("instances"),
+    output:
+        prereg=f"{RES}/lock/prereg.yaml",
+        lock=f"{RES}/lock/lock.json",
+        ledger=f"{RES}/ledger.jsonl",
+    params:
+        src=src,
+        expected=config["prereg_blake3"],
+        bundle=bundle_dir,
+        out=lambda w, output: str(Path(output.lock).parent),
+    log:
+        f"{RES}/logs/lock.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit lock --prereg {input.prereg}"
+        " --expected-blake3 {params.expected} --bundle {params.bundle}"
+        " --out-dir {params.out} --ledger {output.ledger} 2>&1 | tee {log}"

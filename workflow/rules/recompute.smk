@@ -1,0 +1,80 @@
+# Each contestant runs in its own uv environment, synced from the one uv.lock
+# with only its own dependency group: pandas never sees pyarrow, pyarrow never
+# sees pandas. The two recompute rules are written out twice on purpose.
+
+
+rule impl_env:
+    input:
+        lock=f"{SRC}/uv.lock",
+        project=f"{SRC}/pyproject.toml",
+    output:
+        "results/envs/impl-{impl}.synced",
+    params:
+        src=src,
+    log:
+        "results/logs/impl_env_{impl}.log",
+    shell:
+        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
+        " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
+        " > {log} 2>&1 && touch {output}"
+
+
+rule recompute_pandas:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        lock=f"{RES}/lock/lock.json",
+        leaderboard=bundle_file("leaderboard"),
+        instances=bundle_file("instances"),
+        env="results/envs/impl-pandas.synced",
+    output:
+        cells=f"{RES}/recompute/pandas/run{{run}}/cells.csv",
+        census=f"{RES}/recompute/pandas/run{{run}}/census.csv",
+        nulls=f"{RES}/recompute/pandas/run{{run}}/nulls.csv",
+    params:
+        src=src,
+        python=impl_python("pandas"),
+        bundle=bundle_dir,
+        out=lambda w, output: str(Path(output.cells).parent),
+    log:
+        f"{RES}/logs/recompute_pandas_run{{run}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
+        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+
+
+rule recompute_pyarrow:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        lock=f"{RES}/lock/lock.json",
+        leaderboard=bundle_file("leaderboard"),
+        instances=bundle_file("instances"),
+        env="results/envs/impl-pyarrow.synced",
+    output:
+        cells=f"{RES}/recompute/pyarrow/run{{run}}/cells.csv",
+        census=f"{RES}/recompute/pyarrow/run{{run}}/census.csv",
+        nulls=f"{RES}/recompute/pyarrow/run{{run}}/nulls.csv",
+    params:
+        src=src,
+        python=impl_python("pyarrow"),
+        bundle=bundle_dir,
+        out=lambda w, output: str(Path(output.cells).parent),
+    log:
+        f"{RES}/logs/recompute_pyarrow_run{{run}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
+        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+
+
+rule same_runs:
+    input:
+        expand(f"{RES}/recompute/{{{{impl}}}}/run{{run}}/cells.csv", run=RUNS),
+    output:
+        f"{RES}/recompute/{{impl}}/runs-identical.json",
+    params:
+        src=src,
+        runs=lambda w, input: [str(Path(f).parent) for f in input],
+    log:
+        f"{RES}/logs/same_runs_{{impl}}.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit same-runs {params.runs} --out {output}"
+        " 2>&1 | tee {log}"
