@@ -74,7 +74,9 @@ def _run(args: argparse.Namespace) -> int:
         from audit.agree import agree
 
         rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md)
-        print(f"agreement: {rep['census_cells_compared']} cells, {rep['disagreements']} disagreement(s)")
+        print(
+            f"agreement: {rep['census_cells_compared']} cells, {rep['disagreements']} disagreement(s)"
+        )
     elif args.command == "census":
         from audit.census import summarise
 

@@ -38,8 +38,12 @@ def compare_file(name: str, a: Path, b: Path, names: tuple[str, str]) -> dict:
     }
     if left.columns != right.columns:
         result["differences"].append(
-            {"key": "(header)", "field": "(header)", names[0]: ",".join(left.columns),
-             names[1]: ",".join(right.columns)}
+            {
+                "key": "(header)",
+                "field": "(header)",
+                names[0]: ",".join(left.columns),
+                names[1]: ",".join(right.columns),
+            }
         )
         return result
     fields = [c for c in left.columns if c not in keys]
@@ -89,8 +93,10 @@ def render(report: dict) -> str:
     lines = [
         "# Agreement of the two implementations",
         "",
-        f"{report['census_cells_compared']} leaderboard cells compared; "
-        f"**{report['disagreements']} disagreement(s)**.",
+        (
+            f"{report['census_cells_compared']} leaderboard cells compared; "
+            f"**{report['disagreements']} disagreement(s)**."
+        ),
         "",
         f"| file | lines ({a}) | lines ({b}) | byte-identical | differing fields | only in {a} | only in {b} |",
         "|---|---|---|---|---|---|---|",
@@ -102,6 +108,12 @@ def render(report: dict) -> str:
         )
     shown = [(f["file"], d) for f in report["files"] for d in f["differences"]][:200]
     if shown:
-        lines += ["", "## Differences (first 200)", "", f"| file | key | field | {a} | {b} |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Differences (first 200)",
+            "",
+            f"| file | key | field | {a} | {b} |",
+            "|---|---|---|---|---|",
+        ]
         lines += [f"| {n} | {d['key']} | {d['field']} | {d[a]} | {d[b]} |" for n, d in shown]
     return "\n".join(lines) + "\n"

@@ -122,8 +122,10 @@ def render(summary: dict, table: pl.DataFrame) -> str:
         f"secondseat census: prereg {summary['arm_prereg']} (blake3 {summary['prereg_blake3'][:16]}...)",
         f"{summary['cells']:,} cells = {summary['rows']} rows x {summary['columns']} columns",
         *[f"  {name:<14}{c[name]:>7,}" for name in CLASSES],
-        f"{summary['with_antecedent']} cells with an antecedent: {c['reproduced']} reproduced, "
-        f"{c['divergent']} divergent, {c['no_data']} no data",
+        (
+            f"{summary['with_antecedent']} cells with an antecedent: {c['reproduced']} reproduced, "
+            f"{c['divergent']} divergent, {c['no_data']} no data"
+        ),
         "",
     ]
     measured = table.filter(pl.col("kind") == "measured")

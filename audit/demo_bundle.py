@@ -59,7 +59,7 @@ LEADERBOARD = {
     "agent_name": ["DemoAgent", "DemoAgent", "OtherAgent", "DemoAgent"],
     "categories_completed": [2, 2, 1, 2],
     "model": ["m1-base", "m2-base", "m3-base", "m4-large"],
-    "notes": ["first", "second, with a comma", None, "quote \"inside\""],
+    "notes": ["first", "second, with a comma", None, 'quote "inside"'],
     "release": ["2026-01-01", "2026-02-01", "2026-03-01", "2026-04-01"],
     "open_weights": [True, False, None, True],
     "runtime": [12.5, 7.25, None, 100.0],
@@ -71,11 +71,20 @@ LEADERBOARD = {
     "average_cost": [0.8214, 0.2417, 0.0, 1.3],
 }
 SCHEMA = {
-    "id": pl.String, "agent_name": pl.String, "categories_completed": pl.Int64,
-    "model": pl.String, "notes": pl.String, "release": pl.String,
-    "open_weights": pl.Boolean, "runtime": pl.Float64,
-    "alpha_score": pl.Float64, "beta_score": pl.Float64, "alpha_cost": pl.Float64,
-    "beta_cost": pl.Float64, "average_score": pl.Float64, "average_cost": pl.Float64,
+    "id": pl.String,
+    "agent_name": pl.String,
+    "categories_completed": pl.Int64,
+    "model": pl.String,
+    "notes": pl.String,
+    "release": pl.String,
+    "open_weights": pl.Boolean,
+    "runtime": pl.Float64,
+    "alpha_score": pl.Float64,
+    "beta_score": pl.Float64,
+    "alpha_cost": pl.Float64,
+    "beta_cost": pl.Float64,
+    "average_score": pl.Float64,
+    "average_cost": pl.Float64,
 }
 
 
@@ -84,8 +93,14 @@ def instances() -> pl.DataFrame:
     for rid, group, resolved, costs in INSTANCES:
         for n, (res, cost) in enumerate(zip(resolved, costs, strict=True)):
             rows.append((rid, MODELS[rid], group, f"{group}-{n:02d}", res, cost))
-    schema = {"id": pl.String, "model": pl.String, "group": pl.String, "instance_id": pl.String,
-              "resolved": pl.Boolean, "cost": pl.Float64}
+    schema = {
+        "id": pl.String,
+        "model": pl.String,
+        "group": pl.String,
+        "instance_id": pl.String,
+        "resolved": pl.Boolean,
+        "cost": pl.Float64,
+    }
     return pl.DataFrame(rows, schema=schema, orient="row").sort("id", "group", "instance_id")
 
 

@@ -58,9 +58,11 @@ def read_table(path: str | Path) -> pl.DataFrame:
         raise AuditError("missing_file", str(path), "no such file")
     try:
         return pl.read_parquet(p)
-    except Exception as e:  # polars raises several types for a broken file
+    except Exception as e:  # noqa: BLE001 - polars raises several types for a broken file
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise AuditError("unreadable", str(path), f"not a readable parquet file ({first})") from None
+        raise AuditError(
+            "unreadable", str(path), f"not a readable parquet file ({first})"
+        ) from None
 
 
 def table_digest(path: str | Path) -> dict[str, object]:

@@ -75,7 +75,9 @@ def start(path: str | Path, records: list[tuple[str, str, dict[str, object]]]) -
     return entries
 
 
-def append(path: str | Path, event: str, subject: str, extra: dict[str, object] | None = None) -> dict:
+def append(
+    path: str | Path, event: str, subject: str, extra: dict[str, object] | None = None
+) -> dict:
     """Append one entry under an exclusive lock, chained to the current last line."""
     with open(path, "r+", encoding="utf-8") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
@@ -114,7 +116,9 @@ def verify(path: str | Path, expected_head: str | None = None, rehash: bool = Tr
             prev = "?"
             continue
         if entry.get("seq") != n:
-            problems.append(f"{where}: seq is {entry.get('seq')!r}, expected {n} (line deleted or moved)")
+            problems.append(
+                f"{where}: seq is {entry.get('seq')!r}, expected {n} (line deleted or moved)"
+            )
         if entry.get("prev") != prev and prev != "?":
             problems.append(f"{where}: prev does not match the hash of line {n - 1}")
         if line_hash(entry) != entry.get("hash"):
@@ -127,5 +131,7 @@ def verify(path: str | Path, expected_head: str | None = None, rehash: bool = Tr
                 problems.append(f"{where}: subject {subject} changed since it was recorded")
         prev = str(entry.get("hash"))
     if expected_head is not None and prev != expected_head:
-        problems.append(f"{path}: last line's hash is {prev}, the anchored head is {expected_head} (tail cut or extended)")
+        problems.append(
+            f"{path}: last line's hash is {prev}, the anchored head is {expected_head} (tail cut or extended)"
+        )
     return problems

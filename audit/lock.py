@@ -28,7 +28,11 @@ def lock(prereg_path: str, expected: str, bundle: str, out_dir: str, ledger_path
     tables: dict[str, dict[str, object]] = {}
     for role in ("leaderboard", "instances"):
         path = str(Path(bundle) / doc["bundle"][role])
-        tables[role] = {"file": doc["bundle"][role], "blake3": file_blake3(path), **table_digest(path)}
+        tables[role] = {
+            "file": doc["bundle"][role],
+            "blake3": file_blake3(path),
+            **table_digest(path),
+        }
     record = {
         "format": "secondseat-lock-v1",
         "prereg": {"file": Path(prereg_path).name, "blake3": actual, "name": doc["name"]},

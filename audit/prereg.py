@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
         raise bad(f"row_id {doc['bundle']['row_id']!r} must be a structural column")
     for name, tol in sorted(doc["tolerances"].items()):
         tiers = tol["tiers"]
-        if any(b <= a for a, b in zip(tiers, tiers[1:], strict=False)):
+        if any(b <= a for a, b in pairwise(tiers)):
             raise bad(f"tolerance {name!r}: tiers must strictly increase, got {tiers}")
     policies = doc["policies"]
     measured = cols["measured"]
@@ -76,7 +77,9 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
             if pol not in policies:
                 raise bad(f"column {name!r}: unknown policy {pol!r}")
             if recipe in ("rate", "mean") and policies[pol]["recipe"] != recipe:
-                raise bad(f"column {name!r}: policy {pol!r} is for {policies[pol]['recipe']}, not {recipe}")
+                raise bad(
+                    f"column {name!r}: policy {pol!r} is for {policies[pol]['recipe']}, not {recipe}"
+                )
         if recipe == "mean_of_columns":
             for part in spec["columns"]:
                 if part not in measured or measured[part]["recipe"] == "single_value":

@@ -27,12 +27,17 @@ def same_runs(dirs: list[str], out: str) -> dict:
         other_names = sorted(p.name for p in other.iterdir() if p.is_file())
         if other_names != names:
             raise AuditError(
-                "runs_differ", str(other), f"holds files {other_names}, {base} holds {names}", FAILED
+                "runs_differ",
+                str(other),
+                f"holds files {other_names}, {base} holds {names}",
+                FAILED,
             )
         for name in names:
             ha, hb = file_blake3(base / name), file_blake3(other / name)
             if ha != hb:
-                detail = f"differs from {base / name}: {_first_difference(base / name, other / name)}"
+                detail = (
+                    f"differs from {base / name}: {_first_difference(base / name, other / name)}"
+                )
                 raise AuditError("runs_differ", str(other / name), detail, FAILED)
             files[name] = ha
     result = {"runs": len(dirs), "identical": True, "files": files}

@@ -27,23 +27,50 @@ UV = os.environ.get("UV", "uv")
 FLOOR = {
     "snakemake start": ([str(BIN / "snakemake"), "--version"], 1),
     "referee (python -m audit)": (
-        [sys.executable, "-c", "import polars, blake3, yaml, jsonschema, audit.census"], 6),
+        [sys.executable, "-c", "import polars, blake3, yaml, jsonschema, audit.census"],
+        6,
+    ),
     "impl_pandas": (
-        [str(ROOT / ".venvs/impl-pandas/bin/python"), "-c",
-         "import pandas, numpy, fastparquet, yaml, blake3"], 2),
+        [
+            str(ROOT / ".venvs/impl-pandas/bin/python"),
+            "-c",
+            "import pandas, numpy, fastparquet, yaml, blake3",
+        ],
+        2,
+    ),
     "impl_pyarrow": (
-        [str(ROOT / ".venvs/impl-pyarrow/bin/python"), "-c",
-         "import pyarrow, pyarrow.parquet, yaml, blake3"], 2),
+        [
+            str(ROOT / ".venvs/impl-pyarrow/bin/python"),
+            "-c",
+            "import pyarrow, pyarrow.parquet, yaml, blake3",
+        ],
+        2,
+    ),
     "uv sync (no-op)": (
-        ["env", "-u", "VIRTUAL_ENV", f"UV_PROJECT_ENVIRONMENT={ROOT}/.venvs/impl-pandas",
-         UV, "sync", "--project", str(ROOT), "--frozen", "--only-group", "impl-pandas", "-q"], 2),
+        [
+            "env",
+            "-u",
+            "VIRTUAL_ENV",
+            f"UV_PROJECT_ENVIRONMENT={ROOT}/.venvs/impl-pandas",
+            UV,
+            "sync",
+            "--project",
+            str(ROOT),
+            "--frozen",
+            "--only-group",
+            "impl-pandas",
+            "-q",
+        ],
+        2,
+    ),
 }
 
 
 def timed(cmd: list[str], cwd: Path = ROOT) -> float:
     t0 = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, capture_output=True,
-                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    subprocess.run(
+        cmd, cwd=cwd, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT))
+    )
     return time.perf_counter() - t0
 
 
@@ -52,10 +79,24 @@ def dag(bundle: Path) -> float:
     try:
         (work / "config").mkdir()
         shutil.copyfile(ROOT / "config/config.yaml", work / "config/config.yaml")
-        return timed([str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"),
-                      "--directory", str(work), "--cores", "2", "--quiet", "all",
-                      "--configfile", str(ROOT / "config/openhands-index.yaml"),
-                      "--config", f"bundle={bundle}", f"prereg={ROOT}/prereg/openhands-index.yaml"])
+        return timed(
+            [
+                str(BIN / "snakemake"),
+                "--snakefile",
+                str(ROOT / "Snakefile"),
+                "--directory",
+                str(work),
+                "--cores",
+                "2",
+                "--quiet",
+                "all",
+                "--configfile",
+                str(ROOT / "config/openhands-index.yaml"),
+                "--config",
+                f"bundle={bundle}",
+                f"prereg={ROOT}/prereg/openhands-index.yaml",
+            ]
+        )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -75,7 +116,9 @@ def main() -> None:
         dag_times.append(dag(bundle))
     print(f"whole DAG on {bundle.name}, {args.reps} runs, 2 cores (seconds)")
     print(f"{'':30}{'min':>8}{'median':>8}{'max':>8}")
-    print(f"{'whole DAG':30}{min(dag_times):8.2f}{statistics.median(dag_times):8.2f}{max(dag_times):8.2f}")
+    print(
+        f"{'whole DAG':30}{min(dag_times):8.2f}{statistics.median(dag_times):8.2f}{max(dag_times):8.2f}"
+    )
     floor = 0.0
     for kind, (_cmd, n) in FLOOR.items():
         ts = floor_times[kind]

@@ -15,8 +15,8 @@ DIVERGENT = "divergent"
 
 # A published number: None (null), "nan", "inf" (either sign) or its exact decimal.
 PublishedNumber = Fraction | str | None
-# An abs_diff: None (not defined), math.inf, or the exact difference.
-AbsDiff = Fraction | float | None
+# An abs_diff: None (not defined) or the exact difference.
+AbsDiff = Fraction | None
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ def compare(pub: Exact | str | None, rec: Exact | None, tol: Tolerance) -> tuple
     if pub is None or pub == "nan":
         return DIVERGENT, None
     if pub == "inf":
-        return DIVERGENT, math.inf
+        return DIVERGENT, None
     assert isinstance(pub, Exact)
     diff = abs(pub.value - rec.value)
     if pub.rounded == rec.rounded:
@@ -90,6 +90,4 @@ def format_abs_diff(diff: AbsDiff) -> str:
     """Six decimals, half to even, of the exact difference; empty when undefined."""
     if diff is None:
         return ""
-    if isinstance(diff, float):
-        return "inf"
     return format_fraction6(diff)

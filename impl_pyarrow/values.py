@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import struct
 from fractions import Fraction
 from typing import Any
 
@@ -68,16 +67,6 @@ def format_value(value: Any, typ: pa.DataType) -> str:
     return str(value)
 
 
-def _shortest(x: float, fmt: str) -> str:
-    """Shortest decimal that reads back to the same value at a narrower width."""
-    packed = struct.pack(fmt, x)
-    for digits in range(1, 18):
-        s = f"{x:.{digits}g}"
-        if struct.pack(fmt, float(s)) == packed:
-            return s
-    return repr(x)
-
-
 def published_decimal(value: Any, typ: pa.DataType) -> Fraction | None:
     """The published number as an exact decimal: `repr` of the float, the integer itself.
 
@@ -91,8 +80,4 @@ def published_decimal(value: Any, typ: pa.DataType) -> Fraction | None:
     x = float(value)
     if math.isnan(x) or math.isinf(x):
         return None
-    if pa.types.is_float32(typ):
-        return Fraction(_shortest(x, "<f"))
-    if pa.types.is_float16(typ):
-        return Fraction(_shortest(x, "<e"))
-    return Fraction(repr(x))
+    return Fraction(repr(x))  # narrower floats were widened to double: repr of the double

@@ -33,7 +33,16 @@ def sync_env(impl: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     env["UV_PROJECT_ENVIRONMENT"] = str(ROOT / ".venvs" / f"impl-{impl}")
     subprocess.run(
-        [os.environ.get("UV", "uv"), "sync", "--project", str(ROOT), "--frozen", "--only-group", f"impl-{impl}", "-q"],
+        [
+            os.environ.get("UV", "uv"),
+            "sync",
+            "--project",
+            str(ROOT),
+            "--frozen",
+            "--only-group",
+            f"impl-{impl}",
+            "-q",
+        ],
         check=True,
         env=env,
         cwd=ROOT,
@@ -48,15 +57,26 @@ def impl_envs() -> None:
 
 def run(cmd: list[str], cwd: Path = ROOT, timeout: float = 600) -> Result:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    p = subprocess.run(
+        cmd, check=False, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
     return Result(p.returncode, p.stdout, p.stderr)
 
 
 def run_impl(impl: str, prereg: Path, bundle: Path, out: Path) -> Result:
     """One contestant as its own OS process, in its own environment."""
     return run(
-        [str(impl_python(impl)), "-m", f"impl_{impl}", "--prereg", str(prereg),
-         "--bundle", str(bundle), "--out", str(out)]
+        [
+            str(impl_python(impl)),
+            "-m",
+            f"impl_{impl}",
+            "--prereg",
+            str(prereg),
+            "--bundle",
+            str(bundle),
+            "--out",
+            str(out),
+        ]
     )
 
 

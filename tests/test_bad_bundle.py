@@ -22,7 +22,9 @@ def _truncated(b: Path) -> None:
 
 
 def _missing_column(b: Path) -> None:
-    pl.read_parquet(b / "leaderboard.parquet").drop("alpha_cost").write_parquet(b / "leaderboard.parquet")
+    pl.read_parquet(b / "leaderboard.parquet").drop("alpha_cost").write_parquet(
+        b / "leaderboard.parquet"
+    )
 
 
 def _undeclared_column(b: Path) -> None:
@@ -41,7 +43,9 @@ def _duplicate_instance(b: Path) -> None:
 
 
 def _score_as_text(b: Path) -> None:
-    df = pl.read_parquet(b / "leaderboard.parquet").with_columns(pl.col("alpha_score").cast(pl.String))
+    df = pl.read_parquet(b / "leaderboard.parquet").with_columns(
+        pl.col("alpha_score").cast(pl.String)
+    )
     df.write_parquet(b / "leaderboard.parquet")
 
 
@@ -53,7 +57,9 @@ def _resolved_as_int(b: Path) -> None:
 def _two_models(b: Path) -> None:
     df = pl.read_parquet(b / "instances.parquet")
     df = df.with_columns(
-        pl.when(pl.col("instance_id") == "alpha-00").then(pl.lit("other")).otherwise(pl.col("model"))
+        pl.when(pl.col("instance_id") == "alpha-00")
+        .then(pl.lit("other"))
+        .otherwise(pl.col("model"))
         .alias("model")
     )
     df.write_parquet(b / "instances.parquet")
@@ -74,7 +80,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_both_contestants_refuse_alike(case: str, impl_envs, demo_bundle: Path, tmp_path: Path) -> None:
+def test_both_contestants_refuse_alike(
+    case: str, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
     breaker, kind, name = CASES[case]
     bundle = copy_bundle(demo_bundle, tmp_path / "bundle")
     breaker(bundle)

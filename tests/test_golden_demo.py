@@ -96,16 +96,27 @@ def test_census_totals_sum_to_rows_times_columns(demo_out: Path) -> None:
     for r in census:
         counts[r["class"]] = counts.get(r["class"], 0) + 1
     # 3 structural and 4 no-antecedent columns of 4 rows; the measured classes above
-    assert counts == {"structural": 12, "no_antecedent": 16, "reproduced": 23,
-                      "divergent": 3, "no_data": 2}
+    assert counts == {
+        "structural": 12,
+        "no_antecedent": 16,
+        "reproduced": 23,
+        "divergent": 3,
+        "no_data": 2,
+    }
 
 
 def test_selected_cells_match_hand_arithmetic(demo_out: Path) -> None:
-    cells = {(r["row_id"], r["column"], r["policy"]): r for r in read_csv_rows(demo_out / "cells.csv")}
+    cells = {
+        (r["row_id"], r["column"], r["policy"]): r for r in read_csv_rows(demo_out / "cells.csv")
+    }
     for key, (pub, rec, diff, tier) in EXPECTED_CELLS.items():
         row = cells[key]
         assert (row["published"], row["recomputed"], row["abs_diff"], row["tier"]) == (
-            pub, rec, diff, tier), key
+            pub,
+            rec,
+            diff,
+            tier,
+        ), key
 
 
 def test_divergent_cells_carry_their_smallest_difference(demo_out: Path) -> None:

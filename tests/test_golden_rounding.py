@@ -47,17 +47,24 @@ null_draws: 10
 
 def make_bundle(root: Path) -> tuple[Path, Path]:
     ids = ["r1", "r2", "r3"]
-    pl.DataFrame(
-        {"id": ids, "s": [56.2, 56.3, 56.31], "c": [0.5, 0.5, 0.5]}
-    ).write_parquet(root / "lb.parquet")
+    pl.DataFrame({"id": ids, "s": [56.2, 56.3, 56.31], "c": [0.5, 0.5, 0.5]}).write_parquet(
+        root / "lb.parquet"
+    )
     rows = []
     costs = [1e16, 1.0, -1e16, 1.0]
     for rid in ids:
         for n in range(16):
             rows.append((rid, f"i{n:02d}", "x", n < 9, costs[n] if n < 4 else None))
     pl.DataFrame(
-        rows, schema={"id": pl.String, "instance_id": pl.String, "g": pl.String,
-                      "ok": pl.Boolean, "cost": pl.Float64}, orient="row",
+        rows,
+        schema={
+            "id": pl.String,
+            "instance_id": pl.String,
+            "g": pl.String,
+            "ok": pl.Boolean,
+            "cost": pl.Float64,
+        },
+        orient="row",
     ).write_parquet(root / "inst.parquet")
     prereg = root / "prereg.yaml"
     prereg.write_text(PREREG, encoding="utf-8")

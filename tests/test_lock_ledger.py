@@ -13,8 +13,19 @@ from tests.conftest import ROOT, run_audit
 
 
 def _lock(tmp: Path, prereg: Path, bundle: Path, expected: str):
-    return run_audit("lock", "--prereg", prereg, "--expected-blake3", expected, "--bundle", bundle,
-                     "--out-dir", tmp / "lock", "--ledger", tmp / "ledger.jsonl")
+    return run_audit(
+        "lock",
+        "--prereg",
+        prereg,
+        "--expected-blake3",
+        expected,
+        "--bundle",
+        bundle,
+        "--out-dir",
+        tmp / "lock",
+        "--ledger",
+        tmp / "ledger.jsonl",
+    )
 
 
 def test_lock_writes_hashes_and_starts_the_chain(tmp_path: Path, demo_bundle: Path) -> None:
@@ -56,7 +67,9 @@ def test_lock_refuses_a_missing_bundle_file(tmp_path: Path, demo_bundle: Path) -
     (bundle / "leaderboard.parquet").write_bytes((demo_bundle / "leaderboard.parquet").read_bytes())
     res = _lock(tmp_path, prereg, bundle, file_blake3(prereg))
     assert res.code == 2
-    assert res.stderr.strip() == f"error[missing_file]: {bundle / 'instances.parquet'}: no such file"
+    assert (
+        res.stderr.strip() == f"error[missing_file]: {bundle / 'instances.parquet'}: no such file"
+    )
     assert not (tmp_path / "ledger.jsonl").exists()
 
 

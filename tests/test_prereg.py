@@ -32,32 +32,44 @@ CASES = {
     "missing null_draws": (lambda d: _drop(d, "null_draws"), "'null_draws' is a required property"),
     "missing rounding": (lambda d: _drop(d, "rounding"), "'rounding' is a required property"),
     "unknown top-level key": (lambda d: _set(d, 1, "defaults"), "Additional properties"),
-    "unknown policy key": (lambda d: _set(d, "x", "policies", "A", "weight"), "Additional properties"),
+    "unknown policy key": (
+        lambda d: _set(d, "x", "policies", "A", "weight"),
+        "Additional properties",
+    ),
     "seed of the wrong type": (lambda d: _set(d, "seven", "seed"), "is not of type 'integer'"),
     "negative tolerance": (
-        lambda d: _set(d, [-0.05, 0.5], "tolerances", "score", "tiers"), "less than or equal to the minimum"
+        lambda d: _set(d, [-0.05, 0.5], "tolerances", "score", "tiers"),
+        "less than or equal to the minimum",
     ),
     "tiers out of order": (
-        lambda d: _set(d, [0.5, 0.05], "tolerances", "score", "tiers"), "tiers must strictly increase"
+        lambda d: _set(d, [0.5, 0.05], "tolerances", "score", "tiers"),
+        "tiers must strictly increase",
     ),
     "unknown policy name": (
-        lambda d: _set(d, ["A", "Z"], "columns", "measured", "alpha_score", "policies"), "unknown policy 'Z'"
+        lambda d: _set(d, ["A", "Z"], "columns", "measured", "alpha_score", "policies"),
+        "unknown policy 'Z'",
     ),
     "policy of another recipe": (
-        lambda d: _set(d, ["C"], "columns", "measured", "alpha_score", "policies"), "policy 'C' is for mean"
+        lambda d: _set(d, ["C"], "columns", "measured", "alpha_score", "policies"),
+        "policy 'C' is for mean",
     ),
     "unknown tolerance": (
-        lambda d: _set(d, "nope", "columns", "measured", "alpha_cost", "tolerance"), "unknown tolerance 'nope'"
+        lambda d: _set(d, "nope", "columns", "measured", "alpha_cost", "tolerance"),
+        "unknown tolerance 'nope'",
     ),
     "column in two classes": (
-        lambda d: d["columns"]["no_antecedent"].append("alpha_score"), "declared no_antecedent and measured"
+        lambda d: d["columns"]["no_antecedent"].append("alpha_score"),
+        "declared no_antecedent and measured",
     ),
     "average of an unmeasured column": (
-        lambda d: _set(d, ["alpha_score", "notes"], "columns", "measured", "average_score", "columns"),
+        lambda d: _set(
+            d, ["alpha_score", "notes"], "columns", "measured", "average_score", "columns"
+        ),
         "'notes' is not a numeric measured column",
     ),
     "recipe missing a decision": (
-        lambda d: _drop(d, "columns", "measured", "alpha_score", "scale"), "matches no recipe's shape"
+        lambda d: _drop(d, "columns", "measured", "alpha_score", "scale"),
+        "matches no recipe's shape",
     ),
 }
 

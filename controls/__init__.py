@@ -1,0 +1,1 @@
+"""Injected-perturbation controls: predictions, stamps, perturbed bundles, checks."""
