@@ -7,6 +7,9 @@
 #   recompute/<impl>/runs-identical.json  proof the two runs wrote the same bytes
 #   agreement.{json,md}                   the two contestants compared cell by cell
 #   census.{txt,json}, census_*.csv       one class per cell, totals, per column
+#   controls/<control>/                   prediction, stamp, perturbed bundle, both
+#                                         contestants' outputs, check
+#   controls.{csv,md}                     every control's verdict
 #   logs/                                 one log per job
 from snakemake.utils import min_version
 
@@ -21,6 +24,7 @@ include: "workflow/rules/bundle.smk"
 include: "workflow/rules/lock.smk"
 include: "workflow/rules/recompute.smk"
 include: "workflow/rules/audit.smk"
+include: "workflow/rules/controls.smk"
 
 
 rule all:
@@ -30,4 +34,4 @@ rule all:
 
 
 onsuccess:
-    shell("cat {RES}/census.txt")
+    shell("cat {RES}/census.txt {RES}/controls.csv")

@@ -45,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ledger", required=True)
     p.add_argument("--receipt", required=True, help="file listing the lines written")
 
+    p = sub.add_parser("stamp", help="stamp predictions in the ledger before they are tested")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--ledger", required=True)
+    p.add_argument("--receipt", required=True)
+
     p = sub.add_parser("verify-ledger", help="walk a ledger's hash chain and rehash its subjects")
     p.add_argument("ledger")
     p.add_argument("--head", default=None)
@@ -90,6 +95,11 @@ def _run(args: argparse.Namespace) -> int:
 
         entries = record(args.ledger, args.files, args.receipt)
         print(f"ledger: {len(entries)} output(s) recorded, head {entries[-1]['hash']}")
+    elif args.command == "stamp":
+        from audit.stamp import stamp
+
+        for e in stamp(args.ledger, args.files, args.receipt):
+            print(f"stamped {e['subject']} at ledger line {e['seq']}")
     elif args.command == "verify-ledger":
         from audit.ledger import verify
 

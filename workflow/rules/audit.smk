@@ -54,6 +54,14 @@ rule record_outputs:
             f"{RES}/census.json",
             f"{RES}/census_columns.csv",
             f"{RES}/census_cells.csv",
+            *expand(
+                f"{RES}/controls/{{control}}/{{impl}}/{{f}}.csv",
+                control=CONTROLS,
+                impl=IMPLS,
+                f=["cells", "census", "nulls"],
+            ),
+            *expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
+            f"{RES}/controls.csv",
         ],
     output:
         f"{RES}/ledger-receipt.json",

@@ -14,18 +14,24 @@ IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
 
 with open(config["prereg"], encoding="utf-8") as _f:
-    # Only the bundle's file names are read here; the lock rule checks the
-    # prereg's hash and validates it before anything uses the method.
-    _BUNDLE_FILES = (yaml.safe_load(_f) or {}).get("bundle", {})
+    # Only names are read here (bundle files, controls); the lock rule checks
+    # the prereg's hash and validates it before anything uses the method.
+    _PREREG = yaml.safe_load(_f) or {}
+BUNDLE_FILES = {
+    "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
+    "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
+}
+CONTROLS = sorted(_PREREG.get("controls") or {})
 
 
 wildcard_constraints:
     impl="pandas|pyarrow",
     run=r"\d+",
+    control="|".join(CONTROLS) if CONTROLS else "(?!)",
 
 
 def bundle_file(role):
-    return f"{BUNDLE}/{_BUNDLE_FILES.get(role, role + '.parquet')}"
+    return f"{BUNDLE}/{BUNDLE_FILES[role]}"
 
 
 def impl_python(impl):
@@ -40,6 +46,7 @@ def run_dir(impl, run):
 def get_final_output():
     return [
         f"{RES}/census.txt",
+        f"{RES}/controls.md",
         f"{RES}/ledger-receipt.json",
     ]
 

@@ -1,0 +1,104 @@
+"""Command line of the controls: ``python -m controls <command> ...``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from audit import prereg
+from audit.errors import AuditError, report
+from audit.files import write_atomic
+from controls.predict import ControlError
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="python -m controls", description=__doc__)
+    sub = ap.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("predict", help="predict a control's effect from the unperturbed bundle")
+    p.add_argument("--prereg", required=True)
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--control", required=True)
+    p.add_argument("--out-prediction", required=True)
+    p.add_argument("--out-selection", required=True)
+
+    p = sub.add_parser("perturb", help="build the perturbed bundle from a stamped selection")
+    p.add_argument("--prereg", required=True)
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--selection", required=True)
+    p.add_argument("--prediction", required=True)
+    p.add_argument("--stamp", required=True)
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("check", help="measured against predicted, for both contestants")
+    p.add_argument("--selection", required=True)
+    p.add_argument("--prediction", required=True)
+    p.add_argument("--stamp", required=True)
+    p.add_argument("--before", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
+    p.add_argument("--after", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
+    p.add_argument("--out-csv", required=True)
+    p.add_argument("--out-json", required=True)
+
+    p = sub.add_parser("summary", help="one table over every control")
+    p.add_argument("--verdicts", nargs="+", required=True)
+    p.add_argument("--checks", nargs="+", required=True)
+    p.add_argument("--out-csv", required=True)
+    p.add_argument("--out-md", required=True)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except AuditError as err:
+        return report(err)
+    except ControlError as err:
+        print(f"error[control]: {err}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.command == "predict":
+        from controls.predict import predict, selection_json
+
+        doc = prereg.load(args.prereg)
+        if args.control not in doc["controls"]:
+            raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
+        table, selection = predict(doc, args.bundle, args.control)
+        write_atomic(args.out_selection, selection_json(selection))
+        write_atomic(args.out_prediction, table)
+        print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
+    elif args.command == "perturb":
+        from controls.perturb import check_stamp, perturb
+
+        check_stamp(args.stamp, [args.prediction, args.selection])
+        perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out)
+    elif args.command == "check":
+        from controls.check import check
+        from controls.perturb import check_stamp
+
+        check_stamp(args.stamp, [args.prediction, args.selection])
+        sel = json.loads(Path(args.selection).read_text())
+        v = check(
+            sel["control"],
+            sel["kind"],
+            sel,
+            args.prediction,
+            dict(args.before),
+            dict(args.after),
+            args.out_csv,
+            args.out_json,
+        )
+        print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
+    elif args.command == "summary":
+        from controls.summary import summarise
+
+        rows = summarise(args.verdicts, args.checks, args.out_csv, args.out_md)
+        print(f"controls: {sum(r['verdict'] == 'pass' for r in rows)} of {len(rows)} pass")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

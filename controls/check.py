@@ -1,0 +1,178 @@
+"""Compare what each contestant measured on a perturbed bundle with the stamped prediction."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import blake3
+
+from audit.files import write_atomic
+
+TOL = Decimal("0.000001")
+FILES = ("cells.csv", "census.csv", "nulls.csv")
+
+
+def _rows(path: Path, keys: tuple[str, ...]) -> dict[tuple[str, ...], dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return {tuple(r[k] for k in keys): r for r in csv.DictReader(f)}
+
+
+def _num(s: str) -> Decimal | None:
+    return None if s == "" else Decimal(s)
+
+
+def _fmt(d: Decimal | None, signed: bool = False) -> str:
+    if d is None:
+        return ""
+    return f"{d:+.6f}" if signed else f"{d:.6f}"
+
+
+def _matches(measured: str, predicted: str, text: bool) -> bool:
+    if text or measured == "" or predicted == "":
+        return measured == predicted
+    return abs(Decimal(measured) - Decimal(predicted)) <= TOL
+
+
+def _hash(p: Path) -> str:
+    return blake3.blake3(p.read_bytes()).hexdigest()
+
+
+def measure(prediction: Path, before: Path, after: Path) -> dict:
+    """One contestant: every predicted cell measured, every unpredicted change listed."""
+    key = ("row_id", "column", "policy")
+    pred = _rows(prediction, key)
+    b, a = _rows(before / "cells.csv", key), _rows(after / "cells.csv", key)
+    measured, unpredicted = {}, []
+    for k in sorted(set(b) | set(a)):
+        rb, ra = b.get(k), a.get(k)
+        if k in pred:
+            p = pred[k]
+            text = p["policy"] == "-"  # single_value cells carry text
+            after_v, before_v = (ra or {}).get("recomputed", ""), (rb or {}).get("recomputed", "")
+            change = ""
+            if not text and after_v and before_v:
+                change = _fmt(Decimal(after_v) - Decimal(before_v), signed=True)
+            ok = _matches(after_v, p["after"], text) and _matches(before_v, p["before"], text)
+            measured[k] = {"after": after_v, "change": change, "ok": ok}
+        elif rb != ra:
+            unpredicted.append("|".join(k))
+    cb = _rows(before / "census.csv", ("row_id", "column"))
+    ca = _rows(after / "census.csv", ("row_id", "column"))
+    class_changes = [
+        {"cell": "|".join(k), "before": cb[k]["class"], "after": ca.get(k, {}).get("class", "")}
+        for k in sorted(cb)
+        if cb[k]["class"] != ca.get(k, {}).get("class", "")
+    ]
+    identical = all(_hash(before / f) == _hash(after / f) for f in FILES)
+    return {
+        "measured": measured,
+        "unpredicted": unpredicted,
+        "class_changes": class_changes,
+        "identical_to_unperturbed": identical,
+    }
+
+
+def check(
+    name: str,
+    kind: str,
+    selection: dict,
+    prediction: str,
+    before: dict[str, str],
+    after: dict[str, str],
+    out_csv: str,
+    out_json: str,
+) -> dict:
+    impls = sorted(before)
+    m = {i: measure(Path(prediction), Path(before[i]), Path(after[i])) for i in impls}
+    with Path(prediction).open(newline="", encoding="utf-8") as f:
+        pred_rows = list(csv.DictReader(f))
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        [
+            "control",
+            "row_id",
+            "column",
+            "policy",
+            "predicted_after",
+            "predicted_change",
+            *[f"{i}_{x}" for i in impls for x in ("after", "change")],
+            "verdict",
+        ]
+    )
+    cells_ok = 0
+    for p in pred_rows:
+        k = (p["row_id"], p["column"], p["policy"])
+        got = [m[i]["measured"].get(k, {"after": "", "change": "", "ok": False}) for i in impls]
+        ok = all(g["ok"] for g in got)
+        cells_ok += ok
+        w.writerow(
+            [
+                name,
+                *k,
+                p["after"],
+                p["change"],
+                *[x for g in got for x in (g["after"], g["change"])],
+                "ok" if ok else "mismatch",
+            ]
+        )
+    for i in impls:
+        for cell in m[i]["unpredicted"]:
+            w.writerow(
+                [
+                    name,
+                    *cell.split("|"),
+                    "",
+                    "",
+                    *[""] * (2 * len(impls)),
+                    f"unpredicted change ({i})",
+                ]
+            )
+    same = len({_hash(Path(after[i]) / "cells.csv") for i in impls}) == 1
+    reasons = []
+    if kind == "reorder":
+        reasons += [
+            f"{i}: outputs differ from the unperturbed run"
+            for i in impls
+            if not m[i]["identical_to_unperturbed"]
+        ]
+    if cells_ok != len(pred_rows):
+        reasons.append(f"{len(pred_rows) - cells_ok} predicted cell(s) not measured as predicted")
+    reasons += [
+        f"{i}: {len(m[i]['unpredicted'])} unpredicted change(s)"
+        for i in impls
+        if m[i]["unpredicted"]
+    ]
+    if kind == "swap":
+        detected = [
+            i
+            for i in impls
+            if any(
+                c["before"] == "reproduced" and c["after"] == "divergent"
+                for c in m[i]["class_changes"]
+            )
+        ]
+        if detected != impls:
+            reasons.append("swap not detected as divergence by every contestant")
+    if not same:
+        reasons.append("the contestants' perturbed cells.csv differ")
+    verdict = {
+        "control": name,
+        "kind": kind,
+        "selection": selection,
+        "cells_predicted": len(pred_rows),
+        "cells_ok": cells_ok,
+        "unpredicted": {i: len(m[i]["unpredicted"]) for i in impls},
+        "class_changes": {i: m[i]["class_changes"] for i in impls},
+        "identical_to_unperturbed": {i: m[i]["identical_to_unperturbed"] for i in impls},
+        "contestants_identical": same,
+        "verdict": "pass" if not reasons else "fail",
+        "reasons": reasons,
+    }
+    write_atomic(out_csv, buf.getvalue())
+    write_atomic(out_json, json.dumps(verdict, indent=2, sort_keys=True) + "\n")
+    return verdict

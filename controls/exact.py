@@ -1,0 +1,94 @@
+"""The controls' own arithmetic: exact rationals from the unperturbed bundle.
+
+Shares nothing with either contestant: polars reads, Fractions compute.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+
+Value = Fraction | str | None  # None: no data
+
+
+def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
+    b = doc["bundle"]
+    lb = pl.read_parquet(Path(bundle) / b["leaderboard"])
+    inst = pl.read_parquet(Path(bundle) / b["instances"])
+    floats = [c for c, t in inst.schema.items() if t.is_float()]
+    inst = inst.with_columns([pl.col(c).fill_nan(None) for c in floats])  # NaN counts as null
+    return lb, inst.sort(b["instance_key"])
+
+
+def row_ids(lb: pl.DataFrame, doc: dict) -> list[str]:
+    return sorted(str(v) for v in lb.get_column(doc["bundle"]["row_id"]).to_list())
+
+
+def group_frame(inst: pl.DataFrame, doc: dict, row: str, group: str | None) -> pl.DataFrame:
+    b = doc["bundle"]
+    cond = pl.col(b["row_id"]) == row
+    if group is not None:
+        cond = cond & (pl.col(b["group_by"]) == group)
+    return inst.filter(cond)
+
+
+def denominator(frame: pl.DataFrame, source: str, nulls: str) -> int:
+    values = frame.get_column(source)
+    return values.len() if nulls in ("failure", "zero") else values.len() - values.null_count()
+
+
+def rate(frame: pl.DataFrame, source: str, scale: int, nulls: str) -> Value:
+    n = denominator(frame, source, nulls)
+    k = int(frame.get_column(source).fill_null(False).sum())  # noqa: FBT003
+    return None if n == 0 else Fraction(scale * k, n)
+
+
+def mean(frame: pl.DataFrame, source: str, nulls: str) -> Value:
+    n = denominator(frame, source, nulls)
+    total = sum((Fraction(v) for v in frame.get_column(source).drop_nulls().to_list()), Fraction(0))
+    return None if n == 0 else total / n
+
+
+def cell(
+    inst: pl.DataFrame,
+    doc: dict,
+    row: str,
+    column: str,
+    policy: str,
+    overrides: dict[tuple[str, str], Value] | None = None,
+) -> Value:
+    """Exact value of one cell under one policy; ``overrides`` replace component cells."""
+    if overrides and (column, policy) in overrides:
+        return overrides[(column, policy)]
+    spec = doc["columns"]["measured"][column]
+    recipe = spec["recipe"]
+    if recipe == "single_value":
+        values = group_frame(inst, doc, row, None).get_column(spec["source"]).drop_nulls().unique()
+        return None if values.len() == 0 else str(values[0])
+    if recipe == "mean_of_columns":
+        parts = [cell(inst, doc, row, c, policy, overrides) for c in spec["columns"]]
+        present = [p for p in parts if p is not None]
+        return None if not present else sum(present, Fraction(0)) / len(present)  # type: ignore[arg-type]
+    nulls = doc["policies"][policy]["nulls"]
+    frame = group_frame(inst, doc, row, spec["group"])
+    if recipe == "rate":
+        return rate(frame, spec["source"], spec["scale"], nulls)
+    return mean(frame, spec["source"], nulls)
+
+
+def policies_of(doc: dict, column: str) -> list[str]:
+    return list(doc["columns"]["measured"][column].get("policies", [])) or ["-"]
+
+
+def fmt6(value: Value, signed: bool = False) -> str:
+    """Six decimals, half to even, of an exact value; text as is; empty for no data."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    units = round(value * 1_000_000)  # Fraction rounds half to even
+    sign = "-" if units < 0 else ("+" if signed else "")
+    units = abs(units)
+    return f"{sign}{units // 1_000_000}.{units % 1_000_000:06d}"

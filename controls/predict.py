@@ -1,0 +1,146 @@
+"""Predict each control's effect from the unperturbed bundle, before it is applied."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from fractions import Fraction
+
+import polars as pl
+
+from controls import exact, select
+from controls.exact import Value
+
+
+class ControlError(Exception):
+    """A control that cannot be applied to this bundle (e.g. no eligible row)."""
+
+
+def _rows_dependent_on(doc: dict, columns: set[str]) -> list[str]:
+    """Measured columns whose value depends on any of ``columns`` (themselves included)."""
+    measured = doc["columns"]["measured"]
+    out = set(columns)
+    changed = True
+    while changed:
+        changed = False
+        for name, spec in measured.items():
+            if (
+                name not in out
+                and spec["recipe"] == "mean_of_columns"
+                and out & set(spec["columns"])
+            ):
+                out.add(name)
+                changed = True
+    return sorted(out)
+
+
+def _direct_columns(doc: dict, recipe: str, source: str, group: str) -> list[str]:
+    return sorted(
+        n
+        for n, s in doc["columns"]["measured"].items()
+        if s["recipe"] == recipe and s["source"] == source and s["group"] == group
+    )
+
+
+def _target_row(doc, name, spec, lb, inst, eligible) -> str:
+    rows = exact.row_ids(lb, doc)
+    if spec["target"] == "seeded":
+        pool = [r for r in rows if eligible(r)]
+        if not pool:
+            raise ControlError(f"control {name}: no leaderboard row is eligible")
+        return select.choose(doc["seed"], name, select.ROWS, pool, 1)[0]
+    row = spec["target"]["row_id"]
+    if row not in rows:
+        raise ControlError(f"control {name}: row {row!r} is not on the leaderboard")
+    if not eligible(row):
+        raise ControlError(f"control {name}: row {row!r} cannot take this perturbation")
+    return row
+
+
+def _keys(frame: pl.DataFrame, doc: dict) -> list[list[str]]:
+    cols = doc["bundle"]["instance_key"]
+    return [[str(v) for v in r] for r in frame.select(cols).iter_rows()]
+
+
+def _flip_or_shift(doc, name, spec, lb, inst):
+    column = spec["column"]
+    cspec = doc["columns"]["measured"][column]
+    source, group = cspec["source"], cspec["group"]
+    k = spec["size"] if spec["kind"] == "flip" else 1
+
+    def candidates(row: str) -> pl.DataFrame:
+        frame = exact.group_frame(inst, doc, row, group)
+        if spec["kind"] == "flip":
+            return frame.filter(pl.col(source).fill_null(False))  # noqa: FBT003
+        return frame.filter(pl.col(source).is_not_null())
+
+    row = _target_row(doc, name, spec, lb, inst, lambda r: candidates(r).height >= k)
+    chosen = select.choose(doc["seed"], name, select.INSTANCES, _keys(candidates(row), doc), k)
+    recipe = "rate" if spec["kind"] == "flip" else "mean"
+    direct = _direct_columns(doc, recipe, source, group)
+    frame = exact.group_frame(inst, doc, row, group)
+    overrides: dict[tuple[str, str], Value] = {}
+    for col in direct:
+        for pol in exact.policies_of(doc, col):
+            before = exact.cell(inst, doc, row, col, pol)
+            n = exact.denominator(frame, source, doc["policies"][pol]["nulls"])
+            if spec["kind"] == "flip":
+                delta = Fraction(-doc["columns"]["measured"][col]["scale"] * k, n)
+            else:
+                delta = Fraction(spec["size"]) / n
+            overrides[(col, pol)] = before + delta  # type: ignore[operator]
+    cells = []
+    for col in _rows_dependent_on(doc, set(direct)):
+        for pol in exact.policies_of(doc, col):
+            before = exact.cell(inst, doc, row, col, pol)
+            after = exact.cell(inst, doc, row, col, pol, overrides)
+            cells.append((row, col, pol, before, after))
+    selection = {"row_id": row, "instances": chosen, "source": source, "group": group}
+    return cells, selection
+
+
+def _swap(doc, name, spec, lb, inst):
+    rows = exact.row_ids(lb, doc)
+    if spec["target"] == "seeded":
+        pair = sorted(select.choose(doc["seed"], name, select.ROWS, rows, 2))
+    else:
+        pair = sorted(spec["target"]["row_ids"])
+        missing = [r for r in pair if r not in rows]
+        if missing:
+            raise ControlError(f"control {name}: rows {missing} are not on the leaderboard")
+    cells = []
+    for col in sorted(doc["columns"]["measured"]):
+        for pol in exact.policies_of(doc, col):
+            a, b = (exact.cell(inst, doc, r, col, pol) for r in pair)
+            cells.append((pair[0], col, pol, a, b))
+            cells.append((pair[1], col, pol, b, a))
+    return cells, {"row_ids": pair}
+
+
+def predict(doc: dict, bundle: str, name: str) -> tuple[str, dict]:
+    """The prediction table (CSV text) and the selection it rests on."""
+    spec = doc["controls"][name]
+    lb, inst = exact.read_bundle(bundle, doc)
+    if spec["kind"] in ("flip", "shift"):
+        cells, selection = _flip_or_shift(doc, name, spec, lb, inst)
+    elif spec["kind"] == "swap":
+        cells, selection = _swap(doc, name, spec, lb, inst)
+    else:
+        cells, selection = [], {"instances": "every row, in the seeded order"}
+    selection = {"control": name, "kind": spec["kind"], "size": spec.get("size"), **selection}
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["row_id", "column", "policy", "before", "after", "change"])
+    for row, col, pol, before, after in sorted(cells, key=lambda c: c[:3]):
+        change = (
+            ""
+            if isinstance(after, str) or None in (before, after)
+            else exact.fmt6(after - before, signed=True)
+        )  # type: ignore[operator]
+        w.writerow([row, col, pol, exact.fmt6(before), exact.fmt6(after), change])
+    return buf.getvalue(), selection
+
+
+def selection_json(selection: dict) -> str:
+    return json.dumps(selection, indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,91 @@
+"""One table over every control: what was predicted, what each contestant measured."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from audit.files import write_atomic
+
+
+def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str) -> list[dict]:
+    rows = [json.loads(Path(v).read_text()) for v in verdicts]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(
+        [
+            "control",
+            "kind",
+            "target",
+            "cells_predicted",
+            "cells_ok",
+            "unpredicted_changes",
+            "class_changes",
+            "contestants_identical",
+            "verdict",
+        ]
+    )
+    for r in sorted(rows, key=lambda r: r["control"]):
+        w.writerow(
+            [
+                r["control"],
+                r["kind"],
+                _target(r["selection"]),
+                r["cells_predicted"],
+                r["cells_ok"],
+                sum(r["unpredicted"].values()),
+                max(len(c) for c in r["class_changes"].values()),
+                str(r["contestants_identical"]).lower(),
+                r["verdict"],
+            ]
+        )
+    write_atomic(out_csv, buf.getvalue())
+    write_atomic(out_md, _markdown(rows, checks))
+    return rows
+
+
+def _target(sel: dict) -> str:
+    if "row_ids" in sel:
+        return " <-> ".join(sel["row_ids"])
+    if "row_id" in sel:
+        return f"{sel['row_id']} / {sel['group']} ({len(sel['instances'])} instance(s))"
+    return "every instance row"
+
+
+def _markdown(rows: list[dict], checks: list[str]) -> str:
+    passed = sum(r["verdict"] == "pass" for r in rows)
+    out = [
+        "# Injected-perturbation controls",
+        "",
+        f"{passed} of {len(rows)} controls pass. Each prediction was stamped in the ledger "
+        "before its perturbed bundle was built.",
+        "",
+        "| control | kind | target | predicted cells | measured as predicted | unpredicted changes"
+        " | verdict |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(rows, key=lambda r: r["control"]):
+        out.append(
+            f"| {r['control']} | {r['kind']} | {_target(r['selection'])} | "
+            f"{r['cells_predicted']} | {r['cells_ok']} | {sum(r['unpredicted'].values())} | "
+            f"**{r['verdict']}**{': ' + '; '.join(r['reasons']) if r['reasons'] else ''} |"
+        )
+    out += ["", "## Predicted against measured", ""]
+    for path in sorted(checks):
+        with Path(path).open(newline="", encoding="utf-8") as f:
+            lines = list(csv.reader(f))
+        if len(lines) <= 1:
+            continue
+        out += [
+            f"### {lines[1][0]}",
+            "",
+            "| " + " | ".join(lines[0][1:]) + " |",
+            "|" + "---|" * (len(lines[0]) - 1),
+        ]
+        out += ["| " + " | ".join(x for x in ln[1:]) + " |" for ln in lines[1:41]]
+        if len(lines) > 41:
+            out.append(f"\n({len(lines) - 41} more lines in {Path(path).name})")
+        out.append("")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,148 @@
+# Injected-perturbation controls. The order is structural: a control's
+# prediction is stamped in the ledger (rule control_stamp) before the rule that
+# builds its perturbed bundle may run, and both refuse a prediction whose bytes
+# changed after the stamp.
+
+
+rule control_predict:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        leaderboard=bundle_file("leaderboard"),
+        instances=bundle_file("instances"),
+    output:
+        prediction=f"{RES}/controls/{{control}}/prediction.csv",
+        selection=f"{RES}/controls/{{control}}/selection.json",
+    params:
+        src=src,
+        bundle=bundle_dir,
+    log:
+        f"{RES}/logs/control_predict_{{control}}.log",
+    shell:
+        "PYTHONPATH={params.src} python -m controls predict --prereg {input.prereg}"
+        " --bundle {params.bundle} --control {wildcards.control}"
+        " --out-prediction {output.prediction} --out-selection {output.selection} 2>&1 | tee {log}"
+
+
+rule control_stamp:
+    input:
+        ledger=f"{RES}/ledger.jsonl",
+        prediction=f"{RES}/controls/{{control}}/prediction.csv",
+        selection=f"{RES}/controls/{{control}}/selection.json",
+    output:
+        f"{RES}/controls/{{control}}/stamp.json",
+    params:
+        src=src,
+    log:
+        f"{RES}/logs/control_stamp_{{control}}.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit stamp {input.prediction} {input.selection}"
+        " --ledger {input.ledger} --receipt {output} 2>&1 | tee {log}"
+
+
+rule control_perturb:
+    input:
+        stamp=f"{RES}/controls/{{control}}/stamp.json",
+        prediction=f"{RES}/controls/{{control}}/prediction.csv",
+        selection=f"{RES}/controls/{{control}}/selection.json",
+        prereg=f"{RES}/lock/prereg.yaml",
+        leaderboard=bundle_file("leaderboard"),
+        instances=bundle_file("instances"),
+    output:
+        leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
+        instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
+    params:
+        src=src,
+        bundle=bundle_dir,
+        out=lambda w, output: str(Path(output.instances).parent),
+    log:
+        f"{RES}/logs/control_perturb_{{control}}.log",
+    shell:
+        "PYTHONPATH={params.src} python -m controls perturb --prereg {input.prereg}"
+        " --bundle {params.bundle} --selection {input.selection} --prediction {input.prediction}"
+        " --stamp {input.stamp} --out {params.out} 2>&1 | tee {log}"
+
+
+rule control_recompute_pandas:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
+        instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
+        env="results/envs/impl-pandas.synced",
+    output:
+        cells=f"{RES}/controls/{{control}}/pandas/cells.csv",
+        census=f"{RES}/controls/{{control}}/pandas/census.csv",
+        nulls=f"{RES}/controls/{{control}}/pandas/nulls.csv",
+    params:
+        src=src,
+        python=impl_python("pandas"),
+        bundle=bundle_dir,
+        out=lambda w, output: str(Path(output.cells).parent),
+    log:
+        f"{RES}/logs/control_recompute_pandas_{{control}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
+        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+
+
+rule control_recompute_pyarrow:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
+        instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
+        env="results/envs/impl-pyarrow.synced",
+    output:
+        cells=f"{RES}/controls/{{control}}/pyarrow/cells.csv",
+        census=f"{RES}/controls/{{control}}/pyarrow/census.csv",
+        nulls=f"{RES}/controls/{{control}}/pyarrow/nulls.csv",
+    params:
+        src=src,
+        python=impl_python("pyarrow"),
+        bundle=bundle_dir,
+        out=lambda w, output: str(Path(output.cells).parent),
+    log:
+        f"{RES}/logs/control_recompute_pyarrow_{{control}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
+        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+
+
+rule control_check:
+    input:
+        stamp=f"{RES}/controls/{{control}}/stamp.json",
+        prediction=f"{RES}/controls/{{control}}/prediction.csv",
+        selection=f"{RES}/controls/{{control}}/selection.json",
+        before=expand(f"{RES}/recompute/{{impl}}/run1/cells.csv", impl=IMPLS),
+        after=expand(f"{RES}/controls/{{{{control}}}}/{{impl}}/cells.csv", impl=IMPLS),
+    output:
+        csv=f"{RES}/controls/{{control}}/check.csv",
+        json=f"{RES}/controls/{{control}}/verdict.json",
+    params:
+        src=src,
+        before=lambda w, input: " ".join(
+            f"--before {i} {Path(f).parent}" for i, f in zip(IMPLS, input.before)
+        ),
+        after=lambda w, input: " ".join(
+            f"--after {i} {Path(f).parent}" for i, f in zip(IMPLS, input.after)
+        ),
+    log:
+        f"{RES}/logs/control_check_{{control}}.log",
+    shell:
+        "PYTHONPATH={params.src} python -m controls check --selection {input.selection}"
+        " --prediction {input.prediction} --stamp {input.stamp} {params.before} {params.after}"
+        " --out-csv {output.csv} --out-json {output.json} 2>&1 | tee {log}"
+
+
+rule controls_summary:
+    input:
+        verdicts=expand(f"{RES}/controls/{{control}}/verdict.json", control=CONTROLS),
+        checks=expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
+    output:
+        csv=f"{RES}/controls.csv",
+        md=f"{RES}/controls.md",
+    params:
+        src=src,
+    log:
+        f"{RES}/logs/controls_summary.log",
+    shell:
+        "PYTHONPATH={params.src} python -m controls summary --verdicts {input.verdicts}"
+        " --checks {input.checks} --out-csv {output.csv} --out-md {output.md} 2>&1 | tee {log}"
