@@ -41,7 +41,7 @@ def denominator(frame: pl.DataFrame, source: str, nulls: str) -> int:
 
 def rate(frame: pl.DataFrame, source: str, scale: int, nulls: str) -> Value:
     n = denominator(frame, source, nulls)
-    k = int(frame.get_column(source).fill_null(False).sum())  # noqa: FBT003
+    k = int(frame.get_column(source).fill_null(False).sum())
     return None if n == 0 else Fraction(scale * k, n)
 
 

@@ -45,7 +45,7 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> None:
         chosen = [SEP.join(k) for k in sel["instances"]]
         hit = _key_expr(b["instance_key"]).is_in(chosen)
         src = sel["source"]
-        new = pl.lit(False) if kind == "flip" else pl.col(src) + pl.lit(float(sel["size"]))  # noqa: FBT003
+        new = pl.lit(False) if kind == "flip" else pl.col(src) + pl.lit(float(sel["size"]))
         inst = inst.with_columns(pl.when(hit).then(new).otherwise(pl.col(src)).alias(src))
         if inst.filter(hit).height != len(chosen):
             raise ControlError(f"{selection_path}: selected instances not found in the bundle")

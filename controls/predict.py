@@ -72,7 +72,7 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     def candidates(row: str) -> pl.DataFrame:
         frame = exact.group_frame(inst, doc, row, group)
         if spec["kind"] == "flip":
-            return frame.filter(pl.col(source).fill_null(False))  # noqa: FBT003
+            return frame.filter(pl.col(source).fill_null(False))
         return frame.filter(pl.col(source).is_not_null())
 
     row = _target_row(doc, name, spec, lb, inst, lambda r: candidates(r).height >= k)

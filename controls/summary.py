@@ -59,11 +59,15 @@ def _markdown(rows: list[dict], checks: list[str]) -> str:
     out = [
         "# Injected-perturbation controls",
         "",
-        f"{passed} of {len(rows)} controls pass. Each prediction was stamped in the ledger "
-        "before its perturbed bundle was built.",
+        (
+            f"{passed} of {len(rows)} controls pass. Each prediction was stamped in the ledger "
+            "before its perturbed bundle was built."
+        ),
         "",
-        "| control | kind | target | predicted cells | measured as predicted | unpredicted changes"
-        " | verdict |",
+        (
+            "| control | kind | target | predicted cells | measured as predicted | unpredicted changes"
+            " | verdict |"
+        ),
         "|---|---|---|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: r["control"]):
