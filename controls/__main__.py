@@ -29,6 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--selection", required=True)
     p.add_argument("--prediction", required=True)
     p.add_argument("--stamp", required=True)
+    p.add_argument("--ledger", required=True, help="records the perturbed bundle once built")
     p.add_argument("--out", required=True)
 
     p = sub.add_parser("check", help="measured against predicted, for both contestants")
@@ -71,10 +72,12 @@ def _run(args: argparse.Namespace) -> int:
         write_atomic(args.out_prediction, table)
         print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
     elif args.command == "perturb":
+        from audit.ledger import append
         from controls.perturb import check_stamp, perturb
 
         check_stamp(args.stamp, [args.prediction, args.selection])
-        perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out)
+        for path in perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out):
+            append(args.ledger, "output_recorded", path)
     elif args.command == "check":
         from controls.check import check
         from controls.perturb import check_stamp

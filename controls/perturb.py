@@ -36,7 +36,8 @@ def _key_expr(cols: list[str]) -> pl.Expr:
     return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=SEP)
 
 
-def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> None:
+def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[str]:
+    """Write the perturbed bundle; return the paths written."""
     sel = json.loads(Path(selection_path).read_text())
     b = doc["bundle"]
     inst = pl.read_parquet(Path(bundle) / b["instances"])
@@ -69,3 +70,4 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> None:
     tmp = out / f".{b['instances']}.tmp"
     inst.write_parquet(tmp, compression="zstd", statistics=False)
     tmp.replace(out / b["instances"])
+    return [str(out / b["leaderboard"]), str(out / b["instances"])]

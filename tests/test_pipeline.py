@@ -39,12 +39,23 @@ def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.slow
-def test_demo_dag_end_to_end(impl_envs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    prereg = ROOT / "prereg" / "demo.yaml"
-    p = snakemake(tmp_path, "--config", f"prereg={prereg}")
+@pytest.fixture(scope="module")
+def demo_run(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    work = tmp_path_factory.mktemp("demo-run")
+    p = snakemake(work, "--config", f"prereg={ROOT / 'prereg' / 'demo.yaml'}")
     assert p.returncode == 0, p.stderr[-3000:]
-    res = tmp_path / "results" / "demo"
+    return work, p.stdout
+
+
+def _ledger(work: Path) -> list[dict]:
+    lines = (work / "results" / "demo" / "ledger.jsonl").read_text().splitlines()
+    return [json.loads(x) for x in lines]
+
+
+@pytest.mark.slow
+def test_demo_dag_end_to_end(demo_run, monkeypatch: pytest.MonkeyPatch) -> None:
+    work, stdout = demo_run
+    res = work / "results" / "demo"
     census = json.loads((res / "census.json").read_text())
     assert census["cells"] == 56
     assert census["classes"] == {
@@ -54,17 +65,54 @@ def test_demo_dag_end_to_end(impl_envs, tmp_path: Path, monkeypatch: pytest.Monk
         "divergent": 3,
         "no_data": 2,
     }
-    assert "56 cells = 4 rows x 14 columns" in p.stdout  # printed at the end of the run
+    assert "56 cells = 4 rows x 14 columns" in stdout  # printed at the end of the run
     agreement = json.loads((res / "agreement.json").read_text())
     assert agreement["disagreements"] == 0 and agreement["all_byte_identical"]
     for impl in ("pandas", "pyarrow"):
         same = json.loads((res / "recompute" / impl / "runs-identical.json").read_text())
         assert same["runs"] == 2 and same["identical"]
-    events = [json.loads(x)["event"] for x in (res / "ledger.jsonl").read_text().splitlines()]
+    events = [e["event"] for e in _ledger(work)]
     assert events[:3] == ["prereg_locked", "bundle_hashed", "bundle_hashed"]
-    assert events.count("output_recorded") == 16
-    monkeypatch.chdir(tmp_path)  # ledger subjects are relative to the run's folder
+    monkeypatch.chdir(work)  # ledger subjects are relative to the run's folder
     assert ledger.verify(Path("results/demo/ledger.jsonl")) == []
+
+
+@pytest.mark.slow
+def test_every_demo_control_passes_and_was_stamped_first(demo_run) -> None:
+    work, _ = demo_run
+    summary = read_csv_rows(work / "results" / "demo" / "controls.csv")
+    assert {r["control"]: r["verdict"] for r in summary} == {
+        "flip_m2_beta": "pass",
+        "reorder_invariant": "pass",
+        "shift_seeded_alpha_cost": "pass",
+        "swap_m1_m2": "pass",
+    }
+    entries = _ledger(work)
+    for control in ("flip_m2_beta", "shift_seeded_alpha_cost", "swap_m1_m2", "reorder_invariant"):
+        stamped = [
+            e["seq"]
+            for e in entries
+            if e["event"] == "prediction_stamped"
+            and e["subject"].endswith(f"{control}/prediction.csv")
+        ]
+        built = [
+            e["seq"]
+            for e in entries
+            if e["event"] == "output_recorded"
+            and e["subject"].endswith(f"{control}/bundle/instances.parquet")
+        ]
+        assert len(stamped) == 1 and len(built) == 1 and stamped[0] < built[0], control
+
+
+@pytest.mark.slow
+def test_a_prediction_edited_after_its_stamp_stops_the_run(impl_envs, tmp_path: Path) -> None:
+    prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
+    assert snakemake(tmp_path, "--config", prereg).returncode == 0
+    pred = tmp_path / "results" / "demo" / "controls" / "flip_m2_beta" / "prediction.csv"
+    pred.write_text(pred.read_text().replace("-20.000000", "-19.000000"))
+    p = snakemake(tmp_path, "--config", prereg)
+    assert p.returncode != 0
+    assert "a prediction cannot change after it is stamped" in p.stdout + p.stderr
 
 
 @pytest.mark.slow
@@ -108,6 +156,30 @@ def test_real_bundle_census(impl_envs, real_bundle: Path, tmp_path: Path) -> Non
     cells = read_csv_rows(res / "census_cells.csv")
     reproduced = [c for c in cells if c["class"] == "reproduced"]
     assert all(c["best_tier"] in {"0", "1", "2"} and c["policies"] for c in reproduced)
+    # a permutation null beside each of the 13 measured columns
+    columns = {r["column"]: r for r in read_csv_rows(res / "census_columns.csv")}
+    measured = [c for c, r in columns.items() if r["kind"] == "measured"]
+    assert len(measured) == 13 and all(columns[c]["null_mean"] != "" for c in measured)
+    # controls: every one passes; the two declared by hand measure what the issue predicts
+    # (3 of 500 resolved flipped: -100 * 3/500 = -0.6; +10.00 on one of 64 non-null
+    # frontend costs: +10/64 = 0.15625, and a fifth of that on the 5-category average).
+    assert {r["verdict"] for r in read_csv_rows(res / "controls.csv")} == {"pass"}
+    flip = {
+        (r["column"], r["policy"]): r
+        for r in read_csv_rows(res / "controls" / "flip_glm51_issue_resolution" / "check.csv")
+    }
+    shift = {
+        (r["column"], r["policy"]): r
+        for r in read_csv_rows(res / "controls" / "shift_opus47_frontend_cost" / "check.csv")
+    }
+    for impl in ("pandas", "pyarrow"):
+        assert flip[("issue_resolution_score", "A")][f"{impl}_change"] == "-0.600000"
+        assert shift[("frontend_cost", "C")][f"{impl}_change"] == "+0.156250"
+        assert shift[("average_cost", "C")][f"{impl}_change"] == "+0.031250"
+    swap = json.loads((res / "controls" / "swap_seeded" / "verdict.json").read_text())
+    assert any(c["after"] == "divergent" for c in swap["class_changes"]["pandas"])
+    reorder = json.loads((res / "controls" / "reorder_invariant" / "verdict.json").read_text())
+    assert reorder["identical_to_unperturbed"] == {"pandas": True, "pyarrow": True}
 
 
 def test_lint_reports_only_the_environment_advice() -> None:
@@ -119,3 +191,25 @@ def test_lint_reports_only_the_environment_advice() -> None:
     ]
     assert bullets, "lint printed nothing: did it run?"
     assert set(bullets) == {"* Specify a conda environment or container for each rule.:"}
+
+
+@pytest.mark.slow
+def test_a_bad_bundle_stops_the_dag_with_one_line_and_no_outputs(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    import polars as pl
+
+    bundle = tmp_path / "bad-bundle"
+    bundle.mkdir()
+    shutil.copyfile(demo_bundle / "instances.parquet", bundle / "instances.parquet")
+    lb = pl.read_parquet(demo_bundle / "leaderboard.parquet").drop("beta_cost")
+    lb.write_parquet(bundle / "leaderboard.parquet")
+    p = snakemake(
+        tmp_path, "--config", f"prereg={ROOT / 'prereg' / 'demo.yaml'}", f"bundle={bundle}"
+    )
+    assert p.returncode != 0
+    line = f"error[missing_column]: {bundle / 'leaderboard.parquet'}: "
+    assert line in p.stdout + p.stderr
+    assert "Traceback" not in p.stdout + p.stderr
+    left = list((tmp_path / "results" / "demo" / "recompute").rglob("*.csv"))
+    assert left == [], f"partial outputs left behind: {left}"

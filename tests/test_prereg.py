@@ -67,6 +67,15 @@ CASES = {
         ),
         "'notes' is not a numeric measured column",
     ),
+    "flip of a cost column": (
+        lambda d: _set(d, "alpha_cost", "controls", "flip_m2_beta", "column"),
+        "flip needs a rate column",
+    ),
+    "control of unknown kind": (
+        lambda d: _set(d, {"kind": "scramble"}, "controls", "x"),
+        "matches no control's shape",
+    ),
+    "missing controls": (lambda d: _drop(d, "controls"), "'controls' is a required property"),
     "recipe missing a decision": (
         lambda d: _drop(d, "columns", "measured", "alpha_score", "scale"),
         "matches no recipe's shape",

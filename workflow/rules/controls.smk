@@ -41,6 +41,7 @@ rule control_stamp:
 
 rule control_perturb:
     input:
+        ledger=f"{RES}/ledger.jsonl",
         stamp=f"{RES}/controls/{{control}}/stamp.json",
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
         selection=f"{RES}/controls/{{control}}/selection.json",
@@ -59,7 +60,7 @@ rule control_perturb:
     shell:
         "PYTHONPATH={params.src} python -m controls perturb --prereg {input.prereg}"
         " --bundle {params.bundle} --selection {input.selection} --prediction {input.prediction}"
-        " --stamp {input.stamp} --out {params.out} 2>&1 | tee {log}"
+        " --stamp {input.stamp} --ledger {input.ledger} --out {params.out} 2>&1 | tee {log}"
 
 
 rule control_recompute_pandas:

@@ -1,0 +1,157 @@
+"""Controls: predictions worked by hand, and a check that catches a wrong one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import blake3
+
+from controls.check import check
+from tests.conftest import ROOT, read_csv_rows, run
+
+PREREG = ROOT / "prereg" / "demo.yaml"
+
+
+def _predict(control: str, bundle: Path, tmp: Path) -> tuple[list[dict[str, str]], dict]:
+    import sys
+
+    res = run(
+        [
+            sys.executable,
+            "-m",
+            "controls",
+            "predict",
+            "--prereg",
+            str(PREREG),
+            "--bundle",
+            str(bundle),
+            "--control",
+            control,
+            "--out-prediction",
+            str(tmp / "p.csv"),
+            "--out-selection",
+            str(tmp / "s.json"),
+        ]
+    )
+    assert res.code == 0, res.stderr
+    return read_csv_rows(tmp / "p.csv"), json.loads((tmp / "s.json").read_text())
+
+
+def test_flip_prediction_by_hand(demo_bundle: Path, tmp_path: Path) -> None:
+    # demo/m2 beta: 7 of 10 resolved, no nulls. Flipping 2: 5 of 10.
+    # A and B: 70 -> 50 (-20). average_score: (200/3 + 70)/2 = 68.333333 -> (200/3 + 50)/2
+    # = 58.333333 (-10).
+    rows, sel = _predict("flip_m2_beta", demo_bundle, tmp_path)
+    got = {(r["column"], r["policy"]): (r["before"], r["after"], r["change"]) for r in rows}
+    assert got == {
+        ("beta_score", "A"): ("70.000000", "50.000000", "-20.000000"),
+        ("beta_score", "B"): ("70.000000", "50.000000", "-20.000000"),
+        ("average_score", "A"): ("68.333333", "58.333333", "-10.000000"),
+        ("average_score", "B"): ("68.333333", "58.333333", "-10.000000"),
+    }
+    assert {r["row_id"] for r in rows} == {"demo/m2"}
+    assert len(sel["instances"]) == 2 and all(k[1] == "beta" for k in sel["instances"])
+
+
+def _stream_min(seed: int, label: str, d: int, n: int) -> int:
+    keys = [
+        int.from_bytes(blake3.blake3(f"{seed}|{label}|{d}|{i}".encode()).digest()[:8], "big")
+        for i in range(n)
+    ]
+    return min(range(n), key=lambda i: (keys[i], i))
+
+
+def test_seeded_shift_prediction_by_hand(demo_bundle: Path, tmp_path: Path) -> None:
+    # Rows with a non-null alpha cost, in id order: m1, m2, m4 (m3's are all null).
+    # The stream (seed 7, label = control name, d = 0) picks one of them.
+    pool = ["demo/m1", "demo/m2", "demo/m4"]
+    row = pool[_stream_min(7, "shift_seeded_alpha_cost", 0, 3)]
+    # +0.5 on one cost: C divides by the non-null count, D by all rows.
+    counts = {"demo/m1": (7, 8), "demo/m2": (3, 3), "demo/m4": (4, 4)}[row]
+    rows, sel = _predict("shift_seeded_alpha_cost", demo_bundle, tmp_path)
+    assert sel["row_id"] == row
+    got = {(r["column"], r["policy"]): r["change"] for r in rows}
+    assert got[("alpha_cost", "C")] == f"+{0.5 / counts[0]:.6f}"
+    assert got[("alpha_cost", "D")] == f"+{0.5 / counts[1]:.6f}"
+    # average_cost: both groups have a cost under C and D for m1, m2, m4: half the change
+    assert got[("average_cost", "C")] == f"+{0.5 / counts[0] / 2:.6f}"
+
+
+def _cells(path: Path, lines: list[str]) -> Path:
+    path.mkdir(parents=True)
+    header = "row_id,column,kind,policy,published,recomputed,abs_diff,tier\n"
+    (path / "cells.csv").write_text(header + "".join(x + "\n" for x in lines))
+    (path / "census.csv").write_text("row_id,column,class,best_tier,policies,min_abs_diff\n")
+    (path / "nulls.csv").write_text("column\n")
+    return path
+
+
+def test_check_passes_a_right_prediction_and_fails_a_wrong_one(tmp_path: Path) -> None:
+    before = _cells(
+        tmp_path / "before",
+        [
+            "r,s,measured,A,50.000000,50.000000,0.000000,0",
+            "r,t,measured,A,1.000000,1.000000,0.000000,0",
+        ],
+    )
+    after = _cells(
+        tmp_path / "after",
+        [
+            "r,s,measured,A,50.000000,40.000000,10.000000,divergent",
+            "r,t,measured,A,1.000000,1.000000,0.000000,0",
+        ],
+    )
+    pred = tmp_path / "p.csv"
+
+    def verdict(change: str, after_v: str) -> dict:
+        pred.write_text(
+            f"row_id,column,policy,before,after,change\nr,s,A,50.000000,{after_v},{change}\n"
+        )
+        return check(
+            "c",
+            "flip",
+            {},
+            str(pred),
+            {"x": str(before)},
+            {"x": str(after)},
+            str(tmp_path / "c.csv"),
+            str(tmp_path / "v.json"),
+        )
+
+    assert verdict("-10.000000", "40.000000")["verdict"] == "pass"
+    wrong = verdict("-5.000000", "45.000000")
+    assert wrong["verdict"] == "fail" and wrong["cells_ok"] == 0
+
+
+def test_check_names_an_unpredicted_change(tmp_path: Path) -> None:
+    before = _cells(
+        tmp_path / "before",
+        [
+            "r,s,measured,A,50.000000,50.000000,0.000000,0",
+            "r,t,measured,A,1.000000,1.000000,0.000000,0",
+        ],
+    )
+    after = _cells(
+        tmp_path / "after",
+        [
+            "r,s,measured,A,50.000000,40.000000,10.000000,divergent",
+            "r,t,measured,A,1.000000,2.000000,1.000000,divergent",
+        ],
+    )
+    pred = tmp_path / "p.csv"
+    pred.write_text(
+        "row_id,column,policy,before,after,change\nr,s,A,50.000000,40.000000,-10.000000\n"
+    )
+    v = check(
+        "c",
+        "flip",
+        {},
+        str(pred),
+        {"x": str(before)},
+        {"x": str(after)},
+        str(tmp_path / "c.csv"),
+        str(tmp_path / "v.json"),
+    )
+    assert v["verdict"] == "fail" and v["unpredicted"] == {"x": 1}
+    assert "r,t,A" in (tmp_path / "c.csv").read_text().replace("|", ",")
