@@ -13,7 +13,7 @@ import blake3
 from audit.files import write_atomic
 
 TOL = Decimal("0.000001")
-FILES = ("cells.csv", "census.csv", "nulls.csv")
+FILES = ("cells.csv", "census.csv", "nulls.csv", "null_hist.csv")
 
 
 def _rows(path: Path, keys: tuple[str, ...]) -> dict[tuple[str, ...], dict[str, str]]:

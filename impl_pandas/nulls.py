@@ -32,10 +32,19 @@ def draw_order(seed: int, column: str, draw: int, size: int) -> list[int]:
     return sorted(range(size), key=lambda i: (keys[i], i))
 
 
-def null_line(
-    column: str, jd: Judged, order: list[int], observed: int, seed: int, draws: int
-) -> list[str]:
-    """One nulls.csv row. `order` lists leaderboard positions in canonical row id order."""
+HIST_HEADER = ["column", "count", "draws"]
+
+
+def histogram(column: str, counts: list[int]) -> list[list[str]]:
+    """null_hist.csv rows: how many draws gave each count, counts ascending."""
+    tally: dict[int, int] = {}
+    for c in counts:
+        tally[c] = tally.get(c, 0) + 1
+    return [[column, str(c), str(tally[c])] for c in sorted(tally)]
+
+
+def null_counts(column: str, jd: Judged, order: list[int], seed: int, draws: int) -> list[int]:
+    """The reproducing count of every draw. `order`: positions in canonical row id order."""
     size = len(order)
     table = np.zeros((size, size), dtype=bool)
     for j in range(size):
@@ -46,6 +55,11 @@ def null_line(
     for d in range(draws):
         perm = np.array(draw_order(seed, column, d, size), dtype=np.intp)
         counts.append(int(table[rows, perm].sum()) if size else 0)
+    return counts
+
+
+def null_line(column: str, counts: list[int], observed: int, draws: int) -> list[str]:
+    """One nulls.csv row."""
     total = sum(counts)
     total_sq = sum(c * c for c in counts)
     if draws == 1:
@@ -71,10 +85,13 @@ def build(
     order: list[int],
     seed: int,
     draws: int,
-) -> list[list[str]]:
-    """All nulls.csv rows, measured columns sorted by name."""
+) -> tuple[list[list[str]], list[list[str]]]:
+    """All nulls.csv rows and null_hist.csv rows, measured columns sorted by name."""
     lines: list[list[str]] = []
+    hist: list[list[str]] = []
     for column in sorted(judged):
         observed = sum(1 for cls in classes[column] if cls == "reproduced")
-        lines.append(null_line(column, judged[column], order, observed, seed, draws))
-    return lines
+        counts = null_counts(column, judged[column], order, seed, draws)
+        lines.append(null_line(column, counts, observed, draws))
+        hist.extend(histogram(column, counts))
+    return lines, hist

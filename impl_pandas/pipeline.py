@@ -12,6 +12,7 @@ from .write import render
 CELLS = "cells.csv"
 CENSUS = "census.csv"
 NULLS = "nulls.csv"
+HIST = "null_hist.csv"
 
 
 def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
@@ -53,9 +54,10 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
 
     judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
     cell_rows, census_rows, classes = cells.build(pre, board, shown_ids, judged)
-    null_rows = nulls.build(judged, classes, order, pre.seed, pre.null_draws)
+    null_rows, hist_rows = nulls.build(judged, classes, order, pre.seed, pre.null_draws)
     return {
         CELLS: render(cells.CELLS_HEADER, cell_rows),
         CENSUS: render(cells.CENSUS_HEADER, census_rows),
         NULLS: render(nulls.NULLS_HEADER, null_rows),
+        HIST: render(nulls.HIST_HEADER, hist_rows),
     }

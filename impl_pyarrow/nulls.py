@@ -88,14 +88,18 @@ def reproduce_masks(m: Measured, lb: Leaderboard, rec: list[dict[str, Any]]) -> 
     return masks
 
 
+HIST_HEADER = ["column", "count", "draws"]
+
+
 def null_row(
     pr: Prereg,
     lb: Leaderboard,
     rec: Recomputed,
     column: str,
     judged: list[list[Judged]],
+    hist: list[list[str]],
 ) -> list[str]:
-    """One line of nulls.csv."""
+    """One line of nulls.csv; appends the column's lines of null_hist.csv to ``hist``."""
     n = len(lb.row_ids)
     draws = pr.null_draws
     masks = reproduce_masks(pr.measured[column], lb, rec[column])
@@ -104,6 +108,10 @@ def null_row(
     for d in range(draws):
         perm = permutation(pr.seed, column, d, n)
         counts.append(sum((masks[j] >> perm[j]) & 1 for j in range(n)))
+    tally: dict[int, int] = {}
+    for c in counts:
+        tally[c] = tally.get(c, 0) + 1
+    hist.extend([column, str(c), str(tally[c])] for c in sorted(tally))
     total = sum(counts)
     squares = sum(c * c for c in counts)
     mean = float(total) / float(draws)
@@ -131,6 +139,8 @@ def nulls_rows(
     lb: Leaderboard,
     rec: Recomputed,
     judged: dict[str, list[list[Judged]]],
-) -> list[list[str]]:
-    """Rows of nulls.csv, one per measured column sorted by name."""
-    return [null_row(pr, lb, rec, c, judged[c]) for c in sorted(pr.measured)]
+) -> tuple[list[list[str]], list[list[str]]]:
+    """Rows of nulls.csv (one per measured column, by name) and of null_hist.csv."""
+    hist: list[list[str]] = []
+    rows = [null_row(pr, lb, rec, c, judged[c], hist) for c in sorted(pr.measured)]
+    return rows, hist

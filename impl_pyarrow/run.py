@@ -5,7 +5,7 @@ from __future__ import annotations
 from . import checks, prereg
 from .aggregate import aggregate
 from .cells import CELLS_HEADER, CENSUS_HEADER, cells_rows, census_rows, judge, leaderboard
-from .nulls import NULLS_HEADER, nulls_rows
+from .nulls import HIST_HEADER, NULLS_HEADER, nulls_rows
 from .read import bundle_path, open_parquet, read_all, read_columns, require_file
 from .recipes import recompute
 from .write import render_csv, write_outputs
@@ -46,14 +46,16 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     source_types = {f.name: f.type for f in instances.schema}
     rec = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
     judged = judge(pr, lb, rec)
+    null_rows, hist_rows = nulls_rows(pr, lb, rec, judged)
     return {
         "cells.csv": render_csv(CELLS_HEADER, cells_rows(pr, lb, judged)),
         "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged)),
-        "nulls.csv": render_csv(NULLS_HEADER, nulls_rows(pr, lb, rec, judged)),
+        "nulls.csv": render_csv(NULLS_HEADER, null_rows),
+        "null_hist.csv": render_csv(HIST_HEADER, hist_rows),
     }
 
 
 def run(prereg_path: str, bundle_dir: str, out_dir: str) -> None:
-    """Compute everything, then write OUT_DIR/{cells,census,nulls}.csv."""
+    """Compute everything, then write OUT_DIR/{cells,census,nulls,null_hist}.csv."""
     files = compute(prereg_path, bundle_dir)
     write_outputs(out_dir, files)

@@ -73,6 +73,7 @@ rule control_recompute_pandas:
         cells=f"{RES}/controls/{{control}}/pandas/cells.csv",
         census=f"{RES}/controls/{{control}}/pandas/census.csv",
         nulls=f"{RES}/controls/{{control}}/pandas/nulls.csv",
+        hist=f"{RES}/controls/{{control}}/pandas/null_hist.csv",
     params:
         src=src,
         python=impl_python("pandas"),
@@ -95,6 +96,7 @@ rule control_recompute_pyarrow:
         cells=f"{RES}/controls/{{control}}/pyarrow/cells.csv",
         census=f"{RES}/controls/{{control}}/pyarrow/census.csv",
         nulls=f"{RES}/controls/{{control}}/pyarrow/nulls.csv",
+        hist=f"{RES}/controls/{{control}}/pyarrow/null_hist.csv",
     params:
         src=src,
         python=impl_python("pyarrow"),

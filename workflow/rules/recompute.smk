@@ -30,6 +30,7 @@ rule recompute_pandas:
         cells=f"{RES}/recompute/pandas/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pandas/run{{run}}/census.csv",
         nulls=f"{RES}/recompute/pandas/run{{run}}/nulls.csv",
+        hist=f"{RES}/recompute/pandas/run{{run}}/null_hist.csv",
     params:
         src=src,
         python=impl_python("pandas"),
@@ -53,6 +54,7 @@ rule recompute_pyarrow:
         cells=f"{RES}/recompute/pyarrow/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pyarrow/run{{run}}/census.csv",
         nulls=f"{RES}/recompute/pyarrow/run{{run}}/nulls.csv",
+        hist=f"{RES}/recompute/pyarrow/run{{run}}/null_hist.csv",
     params:
         src=src,
         python=impl_python("pyarrow"),
