@@ -98,40 +98,77 @@ def head(path: str | Path) -> str:
     return str(json.loads(lines[-1])["hash"]) if lines else GENESIS
 
 
-def verify(path: str | Path, expected_head: str | None = None, rehash: bool = True) -> list[str]:
-    """Walk the chain; return one message per problem (empty when it holds)."""
-    problems: list[str] = []
+# Classes of a broken ledger, as `verify-ledger` reports the first problem found.
+LINE_NOT_JSON = "ledger_line_not_json"  # a line cut short or overwritten
+OUT_OF_SEQUENCE = "ledger_out_of_sequence"  # a line deleted, inserted or moved
+CHAIN_BROKEN = "ledger_chain_broken"  # prev is not the previous line's hash
+LINE_EDITED = "ledger_line_edited"  # the line's content does not hash to its hash
+SUBJECT_MISSING = "subject_missing"
+SUBJECT_CHANGED = "subject_changed"
+HEAD_MISMATCH = "ledger_head_mismatch"  # tail cut or extended against an anchored head
+
+
+def check(
+    path: str | Path, expected_head: str | None = None, rehash: bool = True
+) -> list[tuple[str, str]]:
+    """Walk the chain; return (class, message) per problem, in line order (empty: it holds).
+
+    A ledger that cannot be read at all is (``missing_file`` or ``unreadable``, message)."""
+    problems: list[tuple[str, str]] = []
     p = Path(path)
     try:
         raw = p.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        return [f"{path}: cannot read ({e.strerror})"]
+    except (OSError, UnicodeDecodeError) as e:
+        kind = "missing_file" if not p.is_file() else "unreadable"
+        return [(kind, f"{path}: cannot read ({getattr(e, 'strerror', None) or e})")]
     prev = GENESIS
     for n, text in enumerate(raw, start=1):
         where = f"{path}:{n}"
         try:
             entry = json.loads(text)
         except json.JSONDecodeError:
-            problems.append(f"{where}: not a JSON line")
+            problems.append((LINE_NOT_JSON, f"{where}: not a JSON line"))
+            prev = "?"
+            continue
+        if not isinstance(entry, dict):
+            problems.append((LINE_NOT_JSON, f"{where}: not a JSON object"))
             prev = "?"
             continue
         if entry.get("seq") != n:
             problems.append(
-                f"{where}: seq is {entry.get('seq')!r}, expected {n} (line deleted or moved)"
+                (
+                    OUT_OF_SEQUENCE,
+                    f"{where}: seq is {entry.get('seq')!r}, expected {n} (line deleted or moved)",
+                )
             )
         if entry.get("prev") != prev and prev != "?":
-            problems.append(f"{where}: prev does not match the hash of line {n - 1}")
+            problems.append(
+                (CHAIN_BROKEN, f"{where}: prev does not match the hash of line {n - 1}")
+            )
         if line_hash(entry) != entry.get("hash"):
-            problems.append(f"{where}: hash does not match the line's content (line edited)")
+            problems.append(
+                (LINE_EDITED, f"{where}: hash does not match the line's content (line edited)")
+            )
         if rehash and "subject" in entry:
             subject = str(entry["subject"])
             if not Path(subject).is_file():
-                problems.append(f"{where}: subject {subject} is missing")
+                problems.append((SUBJECT_MISSING, f"{where}: subject {subject} is missing"))
             elif file_blake3(subject) != entry.get("blake3"):
-                problems.append(f"{where}: subject {subject} changed since it was recorded")
+                problems.append(
+                    (SUBJECT_CHANGED, f"{where}: subject {subject} changed since it was recorded")
+                )
         prev = str(entry.get("hash"))
     if expected_head is not None and prev != expected_head:
         problems.append(
-            f"{path}: last line's hash is {prev}, the anchored head is {expected_head} (tail cut or extended)"
+            (
+                HEAD_MISMATCH,
+                f"{path}: last line's hash is {prev}, the anchored head is {expected_head}"
+                " (tail cut or extended)",
+            )
         )
     return problems
+
+
+def verify(path: str | Path, expected_head: str | None = None, rehash: bool = True) -> list[str]:
+    """Walk the chain; return one message per problem (empty when it holds)."""
+    return [message for _, message in check(path, expected_head, rehash)]

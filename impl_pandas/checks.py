@@ -89,6 +89,19 @@ def leaderboard_types(table: Table, prereg: Prereg) -> None:
             )
 
 
+def row_id_kinds(board: Table, instances: Table, prereg: Prereg) -> None:
+    """bad_type (instance table) when the row id column's kind differs between the tables.
+
+    Ids of different kinds never compare equal, so no row could find its instances."""
+    lb_kind, in_kind = board.kinds[prereg.row_id], instances.kinds[prereg.row_id]
+    if lb_kind != in_kind:
+        raise InputError(
+            BAD_TYPE,
+            instances.display,
+            f"row id column '{prereg.row_id}' is {in_kind} here but {lb_kind} in the leaderboard",
+        )
+
+
 def instance_types(table: Table, prereg: Prereg) -> None:
     """bad_type for a rate source not boolean, a mean source not numeric or holding infinities."""
     assert table.frame is not None

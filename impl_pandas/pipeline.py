@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import cells, checks, nulls, read, recipes
+from . import cells, checks, instances, nulls, read, recipes
 from . import prereg as prereg_mod
 from .values import format_value
 from .write import render
@@ -31,7 +31,9 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     for path in paths:  # missing_file
         if path is not None:
             read.require_file(path, path)
-    tables = [None if path is None else read.load_table(path, path) for path in paths]  # unreadable
+    # unreadable; the instance table's data is read later, only the columns the prereg names
+    loaders = (read.load_table, read.load_schema)
+    tables = [None if path is None else load(path, path) for load, path in zip(loaders, paths)]
     pre = prereg_mod.parse(doc, prereg_path)  # bad_prereg (also an unusable bundle file name)
     board, inst = tables
     assert board is not None and inst is not None
@@ -42,15 +44,17 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     checks.duplicate_columns(board)  # duplicate_column
     checks.duplicate_columns(inst)
     checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
-    checks.duplicate_keys(inst, list(pre.instance_key), "instance key")
+    data = instances.load(inst, inst.display, pre)  # unreadable (data pages)
+    instances.check_duplicate_keys(data, pre)
     checks.leaderboard_types(board, pre)  # bad_type
-    checks.instance_types(inst, pre)
+    checks.row_id_kinds(board, inst, pre)
+    instances.check_types(data, pre)
 
     assert board.frame is not None
     id_kind = board.kinds[pre.row_id]
     shown_ids = [format_value(v, id_kind) for v in board.frame[pre.row_id].tolist()]
     order = sorted(range(len(shown_ids)), key=lambda i: (shown_ids[i], i))
-    recomputed = recipes.recompute(pre, board, inst, shown_ids, order)  # ambiguous_value
+    recomputed = recipes.recompute(pre, board, data, shown_ids, order)  # ambiguous_value
 
     judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
     cell_rows, census_rows, classes = cells.build(pre, board, shown_ids, judged)

@@ -6,6 +6,7 @@ import math
 import os
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 import yaml
@@ -139,6 +140,8 @@ def _tolerance(chk: _Checker, tolerances: dict[Any, Any], name: str, where: str)
         raise chk.fail(f"{where}.tolerance: unknown tolerance '{name}'")
     spec = chk.mapping(tolerances[name], f"tolerances.{name}")
     decimals = chk.integer(spec, "exact_decimals", f"tolerances.{name}")
+    if decimals < 0:
+        raise chk.fail(f"tolerances.{name}.exact_decimals must not be negative")
     raw = chk.get(spec, "tiers", f"tolerances.{name}")
     if not isinstance(raw, list):
         raise chk.fail(f"tolerances.{name}.tiers must be a list of numbers")
@@ -152,6 +155,10 @@ def _tolerance(chk: _Checker, tolerances: dict[Any, Any], name: str, where: str)
             tiers.append(Fraction(repr(item)))
         else:
             tiers.append(Fraction(item))
+    if any(t <= 0 for t in tiers):
+        raise chk.fail(f"tolerances.{name}.tiers must be positive")
+    if any(b <= a for a, b in pairwise(tiers)):
+        raise chk.fail(f"tolerances.{name}.tiers must strictly increase")
     return Tolerance(name=name, exact_decimals=decimals, tiers=tuple(tiers))
 
 
@@ -244,6 +251,9 @@ def parse(doc: Any, path: str) -> Prereg:
     row_id = chk.string(bundle, "row_id", "bundle")
     instance_key = chk.strings(bundle, "instance_key", "bundle", nonempty=True)
     group_by = chk.string(bundle, "group_by", "bundle")
+    for key, only in (("rounding", "half_even"), ("nan_in_sources", "as_null")):
+        if chk.string(top, key, "") != only:
+            raise chk.fail(f"{key} must be '{only}', the only rule this contract implements")
 
     columns = chk.mapping(chk.get(top, "columns", ""), "columns")
     structural = chk.strings(columns, "structural", "columns", nonempty=False)

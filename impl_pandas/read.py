@@ -14,6 +14,7 @@ from fastparquet import parquet_thrift
 from fastparquet.cencoding import from_buffer
 
 from .errors import MISSING_FILE, UNREADABLE, InputError
+from .footer import FooterError, check_footer
 from .values import BOOLEAN, FLOATING, INTEGER, OTHER, STRING
 
 _MAGIC = b"PAR1"
@@ -78,13 +79,20 @@ def _kind(element: Any) -> str:
 
 def _schema(display: str, path: str) -> tuple[list[str], list[str]]:
     """Parse the footer: top-level column names (duplicates kept) and kinds."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise InputError(UNREADABLE, display, f"cannot read: {exc.strerror or exc}") from None
     if len(data) < 12 or data[:4] != _MAGIC or data[-4:] != _MAGIC:
         raise InputError(UNREADABLE, display, "not a parquet file (magic bytes missing)")
     size = struct.unpack("<I", data[-8:-4])[0]
     if size <= 0 or size > len(data) - 12:
         raise InputError(UNREADABLE, display, "not a parquet file (bad footer length)")
+    try:
+        check_footer(data[-8 - size : -8])
+    except FooterError as exc:
+        raise InputError(UNREADABLE, display, f"corrupted parquet footer: {exc}") from None
     try:
         meta = from_buffer(data[-8 - size : -8], "FileMetaData")
         elements = list(meta.schema)
@@ -119,21 +127,36 @@ def _decode_strings(frame: pd.DataFrame, kinds: dict[str, str]) -> None:
                 frame[name] = col.map(lambda v: v.decode("utf-8") if isinstance(v, bytes) else v)
 
 
-def load_table(display: str, path: str) -> Table:
-    """Parse the footer and read every column as Python objects (unreadable on failure).
+def load_table(display: str, path: str, columns: list[str] | None = None) -> Table:
+    """Parse the footer and read every column (or only `columns`) as Python objects.
 
-    Reading as object keeps a null (None) apart from a NaN in float columns."""
+    Unreadable on failure. Reading as object keeps a null (None) apart from a
+    NaN in float columns."""
     names, kind_list = _schema(display, path)
     kinds = dict(zip(names, kind_list))
     if len(set(names)) != len(names):
         return Table(display, names, kinds, None)
     try:
         pfile = fastparquet.ParquetFile(path, verify=True)
-        dtypes = {name: np.dtype("O") for name in pfile.columns}
-        frame = pfile.to_pandas(index=False, categories=[], dtypes=dtypes)
-        if list(frame.columns) != names:
+        # fastparquet returns every column named in `dtypes`, whatever `columns` says
+        dtypes = {name: np.dtype("O") for name in (pfile.columns if columns is None else columns)}
+        frame = pfile.to_pandas(columns=columns, index=False, categories=[], dtypes=dtypes)
+        if list(frame.columns) != (names if columns is None else columns):
             raise ValueError("column layout not supported")
         _decode_strings(frame, kinds)
     except Exception as exc:  # noqa: BLE001 - any read failure means unreadable
         raise InputError(UNREADABLE, display, f"cannot read parquet data: {exc}") from None
     return Table(display, names, kinds, frame.reset_index(drop=True))
+
+
+def load_schema(display: str, path: str) -> Table:
+    """Parse the footer only (unreadable on failure); the data is read later, by column.
+
+    Used for the instance table, which can be large: see instances.py."""
+    names, kind_list = _schema(display, path)
+    if len(set(names)) == len(names):
+        try:
+            fastparquet.ParquetFile(path, verify=True)
+        except Exception as exc:  # noqa: BLE001 - any read failure means unreadable
+            raise InputError(UNREADABLE, display, f"cannot read parquet metadata: {exc}") from None
+    return Table(display, names, dict(zip(names, kind_list)), None)

@@ -2,68 +2,60 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .checks import float_values
 from .errors import AMBIGUOUS_VALUE, InputError
+from .instances import Instances, Runs
 from .prereg import MEAN, MEAN_OF_COLUMNS, NO_POLICY, RATE, SINGLE_VALUE, Measured, Prereg
 from .read import Table
-from .values import FLOATING, format_value, is_null
+from .values import divide, exact_total, format_value
 
 # recomputed[column][leaderboard position][policy] -> float, str or None (no data)
 Recomputed = dict[str, list[dict[str, Any]]]
 
 
-class Instances:
-    """The instance table grouped by row id, optionally within one group."""
+class Sorted:
+    """Source columns in the runs' order, each prepared once (several columns share a source)."""
 
-    def __init__(self, table: Table, prereg: Prereg) -> None:
-        assert table.frame is not None
-        self.table = table
-        self.frame = table.frame
-        self.row_id = prereg.row_id
-        self.group_by = prereg.group_by
-        self._positions: dict[str | None, dict[Any, np.ndarray]] = {}
+    def __init__(self, inst: Instances, runs: Runs) -> None:
+        self.inst = inst
+        self.runs = runs
+        self._counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._values: dict[str, np.ndarray] = {}
+        self._codes: dict[str, np.ndarray] = {}
 
-    def positions(self, group: str | None) -> dict[Any, np.ndarray]:
-        """Row id -> positions of its instance rows (in the group, if one is given)."""
-        if group not in self._positions:
-            frame = self.frame
-            if group is not None:
-                frame = frame[(frame[self.group_by] == group).to_numpy(dtype=bool)]
-            index = frame.index.to_numpy()
-            grouped = frame.groupby(self.row_id, sort=False, dropna=True).indices
-            self._positions[group] = {key: index[pos] for key, pos in grouped.items()}
-        return self._positions[group]
+    def counts(self, source: str) -> tuple[np.ndarray, np.ndarray]:
+        """Cumulative counts of (true, non-null) values of a rate source."""
+        if source not in self._counts:
+            true, valid = self.inst.flags[source]
+            self._counts[source] = (self.runs.counts(true), self.runs.counts(valid))
+        return self._counts[source]
 
+    def values(self, source: str) -> np.ndarray:
+        """A mean source's doubles (NaN: null)."""
+        if source not in self._values:
+            self._values[source] = self.inst.numbers[source][self.runs.order]
+        return self._values[source]
 
-def _lookup(positions: dict[Any, np.ndarray], key: Any) -> np.ndarray:
-    if is_null(key):
-        return np.empty(0, dtype=np.int64)
-    try:
-        return positions.get(key, np.empty(0, dtype=np.int64))
-    except TypeError:  # unhashable key never matches
-        return np.empty(0, dtype=np.int64)
+    def codes(self, source: str) -> np.ndarray:
+        """A single_value source's codes (-1: null)."""
+        if source not in self._codes:
+            self._codes[source] = self.inst.codes[source][self.runs.order]
+        return self._codes[source]
 
 
-def _rate(col: Measured, inst: Instances, keys: list[Any]) -> list[dict[str, Any]]:
+def _rate(col: Measured, data: Sorted, keys: list[Any]) -> list[dict[str, Any]]:
     """k true values over n rows (nulls: failure) or n non-null values (nulls: exclude)."""
     assert col.source is not None and col.scale is not None
-    flags = pd.array(inst.frame[col.source].to_numpy(dtype=object), dtype="boolean")
-    positions = inst.positions(col.group)
+    true, valid = data.counts(col.source)
     out: list[dict[str, Any]] = []
     for key in keys:
-        pos = _lookup(positions, key)
-        sel = flags[pos]
-        counts = {
-            "failure": len(sel),
-            "exclude": int((~sel.isna()).sum()),
-        }
-        k = int(sel.sum(skipna=True))
+        a, b = data.runs.span(key, col.group)
+        counts = {"failure": b - a, "exclude": int(valid[b] - valid[a])}
+        k = int(true[b] - true[a])
         cell: dict[str, Any] = {}
         for policy in col.policies:
             n = counts[col.nulls[policy]]
@@ -72,41 +64,46 @@ def _rate(col: Measured, inst: Instances, keys: list[Any]) -> list[dict[str, Any
     return out
 
 
-def _mean(col: Measured, inst: Instances, keys: list[Any]) -> list[dict[str, Any]]:
+def _mean(col: Measured, data: Sorted, keys: list[Any]) -> list[dict[str, Any]]:
     """math.fsum of the non-null values (exclude) or of every row with null as 0.0 (zero)."""
     assert col.source is not None
-    values = float_values(inst.frame[col.source])
-    positions = inst.positions(col.group)
+    values = data.values(col.source)
     out: list[dict[str, Any]] = []
     for key in keys:
-        sel = values[_lookup(positions, key)]
-        nulls = np.isnan(sel)
+        a, b = data.runs.span(key, col.group)
+        sel = values[a:b]
+        present = sel[~np.isnan(sel)].tolist()
+        total = exact_total(present)
+        # nulls as 0.0 leave the correctly rounded sum as it is, but for the sign of a zero
+        zero_total = total if len(present) == len(sel) else total + 0
         cell: dict[str, Any] = {}
         for policy in col.policies:
             if col.nulls[policy] == "exclude":
-                used = sel[~nulls].tolist()
+                cell[policy] = None if not present else divide(total, len(present))
             else:
-                used = np.where(nulls, 0.0, sel).tolist()
-            cell[policy] = None if not used else math.fsum(used) / len(used)
+                cell[policy] = None if len(sel) == 0 else divide(zero_total, len(sel))
         out.append(cell)
     return out
 
 
 def _single(
-    col: Measured, inst: Instances, keys: list[Any], order: list[int], shown: list[str]
+    col: Measured, data: Sorted, keys: list[Any], order: list[int], shown: list[str]
 ) -> list[dict[str, Any]]:
     """The one distinct non-null value of the source, as a string; ambiguous_value if more."""
     assert col.source is not None
+    inst = data.inst
     kind = inst.table.kinds[col.source]
-    values = inst.frame[col.source].to_numpy(dtype=object)
-    positions = inst.positions(col.group)
+    codes = data.codes(col.source)
+    values = inst.encoders[col.source].values
     out: list[dict[str, Any]] = [{} for _ in keys]
     for i in order:
-        distinct = set()
-        for v in values[_lookup(positions, keys[i])]:
-            if is_null(v) or (kind == FLOATING and math.isnan(float(v))):
-                continue
-            distinct.add(v)
+        a, b = data.runs.span(keys[i], col.group)
+        sel = codes[a:b]
+        sel = sel[sel >= 0]
+        if len(values) <= 1 << 16:  # a tally, no hashing
+            distinct = np.flatnonzero(np.bincount(sel, minlength=len(values)))
+        else:
+            distinct = pd.unique(sel)
         if len(distinct) > 1:
             raise InputError(
                 AMBIGUOUS_VALUE,
@@ -114,7 +111,7 @@ def _single(
                 f"'{col.source}' (for '{col.name}') holds {len(distinct)} distinct values "
                 f"for row id '{shown[i]}'",
             )
-        out[i] = {NO_POLICY: format_value(distinct.pop(), kind) if distinct else None}
+        out[i] = {NO_POLICY: format_value(values[distinct[0]], kind) if len(distinct) else None}
     return out
 
 
@@ -126,28 +123,28 @@ def _mean_of_columns(col: Measured, done: Recomputed, size: int) -> list[dict[st
         for policy in col.policies:
             used = [done[name][i][policy] for name in col.columns]
             used = [v for v in used if v is not None]
-            cell[policy] = None if not used else math.fsum(used) / len(used)
+            cell[policy] = None if not used else divide(exact_total(used), len(used))
         out.append(cell)
     return out
 
 
 def recompute(
-    prereg: Prereg, board: Table, instances: Table, shown: list[str], order: list[int]
+    prereg: Prereg, board: Table, instances: Instances, shown: list[str], order: list[int]
 ) -> Recomputed:
     """Every measured column's recomputed values (ambiguous_value raised here).
 
     `shown` are the written row ids, `order` the leaderboard positions in canonical order."""
     assert board.frame is not None
     keys = board.frame[prereg.row_id].to_numpy(dtype=object).tolist()
-    inst = Instances(instances, prereg)
+    data = Sorted(instances, Runs(instances, prereg))
     done: Recomputed = {}
     for col in prereg.measured.values():
         if col.recipe == RATE:
-            done[col.name] = _rate(col, inst, keys)
+            done[col.name] = _rate(col, data, keys)
         elif col.recipe == MEAN:
-            done[col.name] = _mean(col, inst, keys)
+            done[col.name] = _mean(col, data, keys)
         elif col.recipe == SINGLE_VALUE:
-            done[col.name] = _single(col, inst, keys, order, shown)
+            done[col.name] = _single(col, data, keys, order, shown)
 
     def resolve(name: str) -> None:
         col = prereg.measured[name]

@@ -31,6 +31,26 @@ def format_float(x: float) -> str:
     return "0.000000" if text == "-0.000000" else text
 
 
+def exact_total(values: list[float]) -> float | Fraction:
+    """math.fsum of the values; the exact sum when it rounds beyond the largest double.
+
+    fsum raises OverflowError as soon as a partial sum overflows, even when the
+    sum itself is a double: then the exact sum decides (contract, Recipes)."""
+    try:
+        return math.fsum(values)
+    except OverflowError:
+        exact = sum(map(Fraction, values), Fraction(0))
+        try:
+            return float(exact)  # int / int: correctly rounded
+        except OverflowError:
+            return exact
+
+
+def divide(total: float | Fraction, n: int) -> float:
+    """total / n as one IEEE division; an out-of-range exact sum: the exact mean, rounded once."""
+    return total / n if isinstance(total, float) else float(total / n)
+
+
 def format_fraction6(x: Fraction) -> str:
     """An exact non-negative rational rounded half to even to six decimals."""
     scaled = round(x * 1_000_000)

@@ -102,6 +102,32 @@ def leaderboard_types(pr: Prereg, schema: pa.Schema, path: str) -> None:
             raise InputError("bad_type", path, f"measured column {m.name!r} has type {typ}")
 
 
+def _kind(typ: pa.DataType) -> str:
+    """The contract's kind of a column type: boolean, integer, floating, string or other."""
+    typ = base_type(typ)
+    if pa.types.is_boolean(typ):
+        return "boolean"
+    if pa.types.is_integer(typ):
+        return "integer"
+    if pa.types.is_floating(typ):
+        return "floating"
+    if pa.types.is_string(typ) or pa.types.is_large_string(typ):
+        return "string"
+    return "other"
+
+
+def row_id_kinds(pr: Prereg, lb_schema: pa.Schema, in_schema: pa.Schema, path: str) -> None:
+    """bad_type (instance table) if the row id column is of another kind than the leaderboard's."""
+    lb_kind = _kind(lb_schema.field(pr.row_id).type)
+    in_kind = _kind(in_schema.field(pr.row_id).type)
+    if lb_kind != in_kind:
+        raise InputError(
+            "bad_type",
+            path,
+            f"row id column {pr.row_id!r} is {in_kind}, the leaderboard's is {lb_kind}",
+        )
+
+
 def instance_types(pr: Prereg, table: pa.Table, path: str) -> None:
     """bad_type for rate / mean sources of the wrong type, then infinite mean values."""
     for m in pr.measured.values():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import pairwise
 from typing import Any
 
 import yaml
@@ -165,6 +166,10 @@ def _tolerance(tolerances: dict[Any, Any], name: str, path: str) -> Tolerance:
         if q is None:
             raise _bad(path, f"key {where}tiers holds a value that is not a finite number")
         tiers.append(q)
+    if any(q <= 0 for q in tiers):
+        raise _bad(path, f"key {where}tiers holds a value that is not positive")
+    if any(b <= a for a, b in pairwise(tiers)):
+        raise _bad(path, f"key {where}tiers does not strictly increase")
     return Tolerance(name=name, exact_decimals=decimals, tiers=tuple(tiers))
 
 

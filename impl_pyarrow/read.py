@@ -22,7 +22,19 @@ def require_file(path: str) -> None:
 
 
 def open_parquet(path: str) -> pq.ParquetFile:
-    """Open a parquet file and read its footer; unreadable on failure."""
+    """Open a parquet file and read its footer; unreadable on failure.
+
+    Arrow looks for the magic bytes only at the end; a parquet file starts with
+    them too, so a file whose head is not ``PAR1`` is refused here."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+    except OSError as exc:
+        raise InputError("unreadable", path, f"cannot read: {exc.strerror or exc}") from None
+    if head != b"PAR1":
+        raise InputError(
+            "unreadable", path, "not a parquet file (magic bytes missing at the start)"
+        )
     try:
         pf = pq.ParquetFile(path, memory_map=True)
         _ = pf.schema_arrow

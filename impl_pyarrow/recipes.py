@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import pyarrow as pa
@@ -14,6 +15,22 @@ from .values import format_value
 
 # recomputed[column][row position][policy] -> float, str or None (no data)
 Recomputed = dict[str, list[dict[str, Any]]]
+
+
+def mean_value(values: list[float], n: int) -> float:
+    """The contract's mean: the correctly rounded sum, then one division by n.
+
+    When the exact sum rounds beyond the largest double (math.fsum then raises,
+    as it also does when only a partial sum overflows), the exact mean is
+    rounded once instead; it lies between the values, so it is a double."""
+    try:
+        return math.fsum(values) / float(n)
+    except OverflowError:
+        exact = sum((Fraction(v) for v in values), Fraction(0))
+    try:
+        return float(exact) / float(n)
+    except OverflowError:
+        return float(exact / n)
 
 
 def _rate(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
@@ -32,11 +49,10 @@ def _mean(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float
     assert m.source is not None
     values = run_values(g, m.source, idx)
     n_all = sum(g.count(i) for i in idx)
-    total = math.fsum(values)
     out: dict[str, float | None] = {}
     for p in m.policies:
         n = len(values) if pr.policies[p].nulls == "exclude" else n_all
-        out[p] = total / float(n) if n else None
+        out[p] = mean_value(values, n) if n else None
     return out
 
 
@@ -111,7 +127,7 @@ def recompute(
                 cell: dict[str, Any] = {}
                 for p in m.policies:
                     vals = [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
-                    cell[p] = math.fsum(vals) / float(len(vals)) if vals else None
+                    cell[p] = mean_value(vals, len(vals)) if vals else None
                 rows.append(cell)
             out[name] = rows
     return out

@@ -38,6 +38,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     checks.duplicate_row_id(lb_ids, lb_table.schema.field(pr.row_id).type, lb_path)
     checks.duplicate_instance_key(instances, pr.instance_key, in_path)
     checks.leaderboard_types(pr, lb_table.schema, lb_path)
+    checks.row_id_kinds(pr, lb_table.schema, instances.schema, in_path)
     checks.instance_types(pr, instances, in_path)
     instances = instances.select(checks.aggregation_names(pr))  # frees key-only columns
 

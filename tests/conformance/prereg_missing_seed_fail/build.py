@@ -1,0 +1,9 @@
+"""Builds the prereg_missing_seed_fail case from the demo bundle."""
+
+from __future__ import annotations
+
+
+def build(ws) -> None:
+    doc = ws.prereg_doc()
+    del doc["seed"]
+    ws.write_prereg(doc)

@@ -1,0 +1,9 @@
+"""Builds the schema_cost_as_string_fail case from the demo bundle."""
+
+from __future__ import annotations
+
+import polars as pl
+
+
+def build(ws) -> None:
+    ws.write_instances(ws.instances().with_columns(pl.col("cost").cast(pl.String)))

@@ -1,0 +1,7 @@
+"""Builds the schema_duplicate_column_instances_fail case from the demo bundle."""
+
+from __future__ import annotations
+
+
+def build(ws) -> None:
+    ws.duplicate_column(ws.instances_file, "cost")

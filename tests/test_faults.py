@@ -1,0 +1,162 @@
+"""Faults during a run: a killed DAG resumes with the usual command; two runs do not mix.
+
+Every run here is the demo DAG as the README starts it (``snakemake --cores 2``),
+in a temporary working folder. Outputs are compared with an uninterrupted run,
+file by file, except what holds the ledger's times: ``ledger.jsonl`` (whose
+chain is verified instead), the logs, and the annex files that quote the
+ledger's head or the run's time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_audit
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+# Files that differ between two uninterrupted runs: they hold or quote the ledger's times.
+VOLATILE = {"annex/README.md", "annex/certificate.md", "annex/manifest.json", "annex/run.json"}
+# The demo's census, worked by hand (audit/demo_bundle.py).
+DEMO_CENSUS = {
+    "structural": 12,
+    "no_antecedent": 16,
+    "reproduced": 23,
+    "divergent": 3,
+    "no_data": 2,
+}
+
+
+def _argv(work: Path) -> list[str]:
+    return [
+        SNAKEMAKE,
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(work),
+        "--cores",
+        "2",
+        "--config",
+        f"prereg={ROOT / 'prereg' / 'demo.yaml'}",
+    ]
+
+
+def _workdir(path: Path) -> Path:
+    (path / "config").mkdir(parents=True)
+    shutil.copyfile(ROOT / "config" / "config.yaml", path / "config" / "config.yaml")
+    return path
+
+
+def _start(work: Path) -> subprocess.Popen:
+    """The DAG as its own process group (so a kill reaches every job it started).
+
+    Its output goes to work/run.log (outside results/), read with _log()."""
+    with (work / "run.log").open("w") as log:
+        return subprocess.Popen(
+            _argv(work), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+
+
+def _log(work: Path) -> str:
+    return (work / "run.log").read_text(encoding="utf-8", errors="replace")[-3000:]
+
+
+def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 300) -> None:
+    end = time.monotonic() + timeout
+    while not path.exists():
+        assert proc.poll() is None, f"the run ended before {path} appeared"
+        assert time.monotonic() < end, f"{path} never appeared"
+        time.sleep(0.02)
+
+
+def _outputs(work: Path) -> dict[str, bytes]:
+    res = work / "results" / "demo"
+    out = {}
+    for p in sorted(res.rglob("*")):
+        rel = p.relative_to(res).as_posix()
+        if p.is_file() and p.name != "ledger.jsonl" and not rel.startswith("logs/"):
+            out[rel] = p.read_bytes()
+    return out
+
+
+def _assert_same_outputs(work: Path, reference: Path) -> None:
+    got, want = _outputs(work), _outputs(reference)
+    assert sorted(got) == sorted(want), (
+        f"files differ: extra {sorted(set(got) - set(want))}, "
+        f"missing {sorted(set(want) - set(got))}"
+    )
+    differ = [f for f in want if got[f] != want[f] and f not in VOLATILE]
+    assert differ == [], f"outputs differ from the uninterrupted run's: {differ}"
+    for name in ("census.json", "controls.csv", "agreement.json"):
+        assert name in got, name
+
+
+def _assert_ledger_holds(work: Path) -> list[dict]:
+    res = run_audit("verify-ledger", "results/demo/ledger.jsonl", cwd=work)
+    assert res.code == 0, res.stdout + res.stderr
+    text = (work / "results" / "demo" / "ledger.jsonl").read_text(encoding="utf-8")
+    return [json.loads(x) for x in text.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def busy_folder(impl_envs, tmp_path_factory: pytest.TempPathFactory):
+    """A run, and a second one started in the same folder while the first is under way.
+
+    The first run is never interrupted: it is also the reference the killed run
+    is compared with (and checked against the demo's hand-worked census)."""
+    work = _workdir(tmp_path_factory.mktemp("busy"))
+    first = _start(work)
+    try:
+        _wait_for(work / "results" / "demo" / "lock" / "lock.json", first)
+        second = subprocess.run(
+            _argv(work), capture_output=True, text=True, timeout=900, check=False
+        )
+        first_alive = first.poll() is None
+    finally:
+        first.wait(timeout=900)
+    return work, first.returncode, second, first_alive
+
+
+@pytest.mark.slow
+def test_a_second_run_on_the_same_folder_is_refused(busy_folder) -> None:
+    work, first_code, second, first_alive = busy_folder
+    said = second.stdout + second.stderr
+    assert first_alive, "the first run ended before the second was refused: not a test"
+    assert second.returncode != 0, "a second run on a busy folder was not refused"
+    # Snakemake refuses it: its lock, or the first run's outputs marked incomplete.
+    assert "Directory cannot be locked" in said or "IncompleteFilesException" in said, said
+    assert "Traceback" not in said
+    assert first_code == 0, _log(work)
+    census = json.loads((work / "results" / "demo" / "census.json").read_text())
+    assert census["classes"] == DEMO_CENSUS
+    entries = _assert_ledger_holds(work)
+    assert [e["event"] for e in entries].count("prereg_locked") == 1
+
+
+@pytest.mark.slow
+def test_a_killed_run_resumes_with_the_usual_command(busy_folder, tmp_path: Path) -> None:
+    reference = busy_folder[0]
+    work = _workdir(tmp_path / "killed")
+    proc = _start(work)
+    _wait_for(work / "results" / "demo" / "recompute", proc)
+    os.killpg(proc.pid, signal.SIGKILL)  # snakemake and every job it started
+    proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    assert not (work / "results" / "demo" / "census.json").exists(), "killed too late"
+    assert any((work / ".snakemake" / "locks").glob("*.lock")), "the kill left no stale lock"
+
+    # The README's command, unchanged: no --unlock, no --rerun-incomplete.
+    p = subprocess.run(_argv(work), capture_output=True, text=True, timeout=900, check=False)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert "stale Snakemake lock(s)" in p.stdout + p.stderr
+    _assert_same_outputs(work, reference)
+    entries = _assert_ledger_holds(work)
+    assert [e["event"] for e in entries].count("prereg_locked") == 1

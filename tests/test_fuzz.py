@@ -1,0 +1,318 @@
+"""Differential fuzzing: random small bundles through both contestants.
+
+Hypothesis draws a bundle (nulls, NaN, duplicates, empty groups, extreme and
+negative values, unicode and CSV-hostile ids, narrow and integer published
+columns) and a prereg's tolerances; polars writes it as parquet; both
+contestants run on it, each in its own environment. They must write
+byte-identical files, or both refuse it with the same error class naming the
+same file; an escaped exception is a failure.
+
+Each contestant runs as one long-lived process of its own environment
+(tests/fuzz_worker.py calls its command line's ``main`` once per bundle), so
+an example costs milliseconds rather than a second of imports.
+
+Examples: 400 in CI (about 25 s), derandomized (the same every run). A nightly run draws
+fresh ones, as many as SECONDSEAT_FUZZ_EXAMPLES says:
+
+    SECONDSEAT_FUZZ_EXAMPLES=20000 uv run pytest tests/test_fuzz.py
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+import yaml
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from tests.conftest import IMPLS, ROOT, impl_python, run_impl
+
+NIGHTLY = os.environ.get("SECONDSEAT_FUZZ_EXAMPLES")
+EXAMPLES = int(NIGHTLY) if NIGHTLY else 400
+
+# Ids: plain, look-alike (Cyrillic, NFC vs NFD, full width), CSV-hostile, empty.
+IDS = ["m1", "m2", "m3", "é", "e\u0301", "m\u0435", "ｍ1", "a,b", 'q"uote', "line\nbreak", "", " "]
+GROUPS = ["alpha", "beta", "Alpha", None]
+EXTREMES = [0.0, -0.0, 1e308, -1e308, 5e-324, 2.2250738585072014e-308, 1e-7, 0.5, 37.5, 100.0]
+finite = st.one_of(
+    st.floats(allow_nan=False, allow_infinity=False, width=64),
+    st.sampled_from(EXTREMES),
+    st.integers(-1000, 1000).map(lambda n: n / 8),
+)
+number = st.one_of(st.none(), finite, finite, st.just(math.nan))
+published = st.one_of(number, st.just(math.inf), st.just(-math.inf))
+
+
+@st.composite
+def bundles(draw: st.DrawFn) -> dict[str, Any]:
+    ids = draw(st.lists(st.sampled_from(IDS), min_size=0, max_size=5))
+    if draw(st.booleans()):
+        ids = list(dict.fromkeys(ids))  # mostly unique ids: duplicates are one outcome
+    n = len(ids)
+    board = {
+        "id": ids,
+        "notes": draw(st.lists(st.one_of(st.none(), st.text(max_size=3)), min_size=n, max_size=n)),
+        "model": draw(st.lists(st.sampled_from(["x", "y", None]), min_size=n, max_size=n)),
+    }
+    for col in ("a_score", "b_score", "a_cost", "b_cost", "avg_score", "avg_cost"):
+        board[col] = draw(st.lists(published, min_size=n, max_size=n))
+    narrow = draw(st.sampled_from(["Float64", "Float32", "Int64"]))
+
+    pool = [*ids, "orphan", None] if ids else ["orphan", None]
+    rows = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(pool),
+                st.sampled_from(GROUPS),
+                st.sampled_from(["i0", "i1", "i2", "i3"]),
+                st.sampled_from([True, False, None]),
+                st.one_of(number, number, number, st.just(math.inf)),
+                st.sampled_from(["x", "x", "y", None]),
+            ),
+            max_size=14,
+        )
+    )
+    if draw(st.booleans()):  # mostly unique keys: a duplicate key is one outcome
+        rows = list({(r[0], r[1], r[2]): r for r in rows}.values())
+    prereg = {
+        "score": {
+            "exact_decimals": draw(st.integers(0, 3)),
+            "tiers": sorted(set(draw(st.lists(st.sampled_from([0.05, 0.5, 1, 5]), max_size=2)))),
+        },
+        "cost": {
+            "exact_decimals": draw(st.integers(0, 6)),
+            "tiers": sorted(set(draw(st.lists(st.sampled_from([1e-6, 0.005, 0.05]), max_size=2)))),
+        },
+        "scale": draw(st.sampled_from([1, 100])),
+        "seed": draw(st.integers(0, 2**32)),
+        "null_draws": draw(st.integers(1, 12)),
+    }
+    return {"board": board, "narrow": narrow, "rows": rows, "prereg": prereg}
+
+
+def prereg_doc(p: dict[str, Any]) -> dict[str, Any]:
+    def rate(group: str) -> dict[str, Any]:
+        return {
+            "recipe": "rate",
+            "source": "resolved",
+            "group": group,
+            "scale": p["scale"],
+            "policies": ["A", "B"],
+            "tolerance": "score",
+        }
+
+    def mean(group: str) -> dict[str, Any]:
+        return {
+            "recipe": "mean",
+            "source": "cost",
+            "group": group,
+            "policies": ["C", "D"],
+            "tolerance": "cost",
+        }
+
+    return {
+        "version": 1,
+        "name": "fuzz",
+        "bundle": {
+            "leaderboard": "leaderboard.parquet",
+            "instances": "instances.parquet",
+            "row_id": "id",
+            "instance_key": ["id", "group", "instance_id"],
+            "group_by": "group",
+        },
+        "rounding": "half_even",
+        "nan_in_sources": "as_null",
+        "columns": {
+            "structural": ["id"],
+            "no_antecedent": ["notes"],
+            "measured": {
+                "model": {"recipe": "single_value", "source": "model"},
+                "a_score": rate("alpha"),
+                "b_score": rate("beta"),
+                "a_cost": mean("alpha"),
+                "b_cost": mean("beta"),
+                "avg_score": {
+                    "recipe": "mean_of_columns",
+                    "columns": ["a_score", "b_score"],
+                    "policies": ["A", "B"],
+                    "tolerance": "score",
+                },
+                "avg_cost": {
+                    "recipe": "mean_of_columns",
+                    "columns": ["a_cost", "b_cost"],
+                    "policies": ["C", "D"],
+                    "tolerance": "cost",
+                },
+            },
+        },
+        "policies": {
+            "A": {"recipe": "rate", "nulls": "failure", "description": "null is a failure"},
+            "B": {"recipe": "rate", "nulls": "exclude", "description": "null left out"},
+            "C": {"recipe": "mean", "nulls": "exclude", "description": "null left out"},
+            "D": {"recipe": "mean", "nulls": "zero", "description": "null counts as 0"},
+        },
+        "tolerances": {"score": p["score"], "cost": p["cost"]},
+        "seed": p["seed"],
+        "null_draws": p["null_draws"],
+        "controls": {},
+    }
+
+
+def write_bundle(b: dict[str, Any], folder: Path) -> None:
+    folder.mkdir(parents=True)
+    board = pl.DataFrame(
+        b["board"],
+        schema={
+            "id": pl.String,
+            "notes": pl.String,
+            "model": pl.String,
+            **{c: pl.Float64 for c in b["board"] if c.endswith(("score", "cost"))},
+        },
+    )
+    if b["narrow"] == "Float32":
+        board = board.with_columns(pl.col("a_score").cast(pl.Float32))
+    elif b["narrow"] == "Int64":  # integers as published: whatever is not one becomes null
+        board = board.with_columns(
+            pl.when(pl.col("b_score").is_finite() & (pl.col("b_score").abs() < 2**53))
+            .then(pl.col("b_score").round(0))
+            .otherwise(None)
+            .cast(pl.Int64)
+            .alias("b_score")
+        )
+    board.write_parquet(folder / "leaderboard.parquet")
+    schema = {
+        "id": pl.String,
+        "group": pl.String,
+        "instance_id": pl.String,
+        "resolved": pl.Boolean,
+        "cost": pl.Float64,
+        "model": pl.String,
+    }
+    pl.DataFrame(b["rows"], schema=schema, orient="row").write_parquet(folder / "instances.parquet")
+    (folder / "prereg.yaml").write_text(yaml.safe_dump(prereg_doc(b["prereg"])), encoding="utf-8")
+
+
+class Worker:
+    """One contestant, kept running, answering one bundle at a time."""
+
+    def __init__(self, impl: str) -> None:
+        self.impl = impl
+        self.proc = subprocess.Popen(
+            [str(impl_python(impl)), str(ROOT / "tests" / "fuzz_worker.py"), f"impl_{impl}"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(ROOT)),
+            cwd=ROOT,
+        )
+
+    def run(self, prereg: Path, bundle: Path, out: Path) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        job = {"prereg": str(prereg), "bundle": str(bundle), "out": str(out)}
+        self.proc.stdin.write(json.dumps(job) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        assert line, f"the {self.impl} worker died"
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+@pytest.fixture(scope="module")
+def workers(impl_envs):
+    ws = {impl: Worker(impl) for impl in IMPLS}
+    yield ws
+    for w in ws.values():
+        w.close()
+
+
+def _error(answer: dict[str, Any]) -> tuple[str, str] | None:
+    """(class, file) of a one-line refusal."""
+    lines = answer["stderr"].splitlines()
+    if answer["code"] != 2 or len(lines) != 1 or not lines[0].startswith("error["):
+        return None
+    cls, rest = lines[0][len("error[") :].split("]: ", 1)
+    return cls, rest.split(": ", 1)[0]
+
+
+def check_agree(workers: dict[str, Worker], folder: Path) -> str:
+    """Run both on the bundle in folder; return "ok" or the shared error class."""
+    answers = {}
+    for impl, w in workers.items():
+        answers[impl] = w.run(folder / "prereg.yaml", folder, folder / f"out-{impl}")
+        assert answers[impl]["traceback"] is None, f"{impl} crashed:\n{answers[impl]['traceback']}"
+        assert answers[impl]["code"] in (0, 2), f"{impl}: {answers[impl]}"
+    a, b = answers["pandas"], answers["pyarrow"]
+    if a["code"] == b["code"] == 0:
+        da, db = folder / "out-pandas", folder / "out-pyarrow"
+        names = sorted(p.name for p in da.iterdir())
+        assert names == sorted(p.name for p in db.iterdir())
+        for name in names:
+            assert (da / name).read_bytes() == (db / name).read_bytes(), f"{name} differs"
+        return "ok"
+    ea, eb = _error(a), _error(b)
+    assert ea is not None and ea == eb, f"pandas: {a['stderr']!r} vs pyarrow: {b['stderr']!r}"
+    return ea[0]
+
+
+OUTCOMES: dict[str, int] = {}
+
+
+# Found by this test: a sum beyond the largest double crashed both (math.fsum raises).
+OVERFLOW = {
+    "board": {"id": ["m1"], "notes": [None], "model": ["x"],
+              **{c: [1.0] for c in ("a_score", "b_score", "a_cost", "b_cost",
+                                    "avg_score", "avg_cost")}},
+    "narrow": "Float64",
+    "rows": [("m1", "alpha", "i0", True, 1e308, "x"), ("m1", "alpha", "i1", None, 1e308, "x"),
+             ("m1", "beta", "i0", False, 1.7e308, "x"), ("m1", "beta", "i1", True, -1e308, "x")],
+    "prereg": {"score": {"exact_decimals": 1, "tiers": [0.5]},
+               "cost": {"exact_decimals": 2, "tiers": []}, "scale": 100, "seed": 1,
+               "null_draws": 3},
+}  # fmt: skip
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not NIGHTLY,
+    database=None if not NIGHTLY else settings.default.database,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(b=bundles())
+@example(b=OVERFLOW)
+def test_contestants_agree_on_random_bundles(b, workers, tmp_path_factory) -> None:
+    folder = tmp_path_factory.mktemp("fuzz") / "bundle"
+    write_bundle(b, folder)
+    outcome = check_agree(workers, folder)
+    OUTCOMES[outcome] = OUTCOMES.get(outcome, 0) + 1
+
+
+def test_the_worker_writes_what_the_command_line_writes(workers, demo_bundle, tmp_path) -> None:
+    """The long-lived worker is the contestant's own command line, not a variant of it."""
+    prereg = ROOT / "prereg" / "demo.yaml"
+    for impl, w in workers.items():
+        answer = w.run(prereg, demo_bundle, tmp_path / f"worker-{impl}")
+        assert answer == {"code": 0, "stderr": "", "traceback": None}
+        res = run_impl(impl, prereg, demo_bundle, tmp_path / f"cli-{impl}")
+        assert res.code == 0, res.stderr
+        for f in (tmp_path / f"cli-{impl}").iterdir():
+            assert (tmp_path / f"worker-{impl}" / f.name).read_bytes() == f.read_bytes(), f.name
+
+
+def test_the_fuzzing_reached_both_outcomes() -> None:
+    """Runs after the fuzz test (file order): the draws must not all be refusals."""
+    if not OUTCOMES:
+        pytest.skip("the fuzz test did not run")
+    assert OUTCOMES.get("ok", 0) >= sum(OUTCOMES.values()) // 4, OUTCOMES
+    assert len(OUTCOMES) >= 3, OUTCOMES
