@@ -10,6 +10,8 @@
 #   controls/<control>/                   prediction, stamp, perturbed bundle, both
 #                                         contestants' outputs, check
 #   controls.{csv,md}                     every control's verdict
+#   report/                               report.md, report.html and the plots
+#   annex/                                the sealed annex a second seat verifies
 #   logs/                                 one log per job
 from snakemake.utils import min_version
 
@@ -19,12 +21,27 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
-include: "workflow/rules/common.smk"
-include: "workflow/rules/bundle.smk"
-include: "workflow/rules/lock.smk"
-include: "workflow/rules/recompute.smk"
-include: "workflow/rules/audit.smk"
-include: "workflow/rules/controls.smk"
+report: "workflow/report/workflow.rst"
+
+
+KIND = config.get("kind", "leaderboard")  # leaderboard (cells v1) or trials (trials v1)
+
+
+if KIND == "trials":
+
+    include: "workflow/rules/trials_common.smk"
+    include: "workflow/rules/trials.smk"
+    include: "workflow/rules/trials_audit.smk"
+
+else:
+
+    include: "workflow/rules/common.smk"
+    include: "workflow/rules/bundle.smk"
+    include: "workflow/rules/lock.smk"
+    include: "workflow/rules/recompute.smk"
+    include: "workflow/rules/audit.smk"
+    include: "workflow/rules/controls.smk"
+    include: "workflow/rules/annex.smk"
 
 
 rule all:
@@ -34,4 +51,8 @@ rule all:
 
 
 onsuccess:
-    shell("cat {RES}/census.txt {RES}/controls.csv")
+    shell(
+        "cat {RES}/census.txt"
+        + ("; cat {RES}/compare/compare.txt 2>/dev/null || true" if KIND == "trials" else " {RES}/controls.csv")
+        + "; grep '^Ledger head' {RES}/annex/README.md"
+    )

@@ -18,6 +18,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bundle", required=True)
     p.add_argument("--out-dir", required=True)
     p.add_argument("--ledger", required=True)
+    p.add_argument("--expect-bundle", default=None, help="a first seat's lock.json to match")
 
     p = sub.add_parser("same-runs", help="require byte-identical outputs from repeated runs")
     p.add_argument("runs", nargs="+")
@@ -27,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--a", required=True, help="first contestant's output folder")
     p.add_argument("--b", required=True, help="second contestant's output folder")
     p.add_argument("--names", nargs=2, default=["pandas", "pyarrow"])
+    p.add_argument("--kind", choices=["cells", "trials"], default="cells", help="file set")
     p.add_argument("--out-json", required=True)
     p.add_argument("--out-md", required=True)
 
@@ -40,6 +42,12 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo-bundle", help="write the embedded demo bundle")
     p.add_argument("--out", required=True)
 
+    p = sub.add_parser("generate", help="write a synthetic bundle of any size (planted.csv)")
+    p.add_argument("--rows", type=int, required=True, help="about this many instance rows")
+    p.add_argument("--models", type=int, default=40, help="leaderboard rows")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", required=True)
+
     p = sub.add_parser("record", help="append output_recorded lines to the ledger")
     p.add_argument("files", nargs="+")
     p.add_argument("--ledger", required=True)
@@ -49,6 +57,65 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+")
     p.add_argument("--ledger", required=True)
     p.add_argument("--receipt", required=True)
+
+    p = sub.add_parser("report", help="write the Markdown and HTML report with its plots")
+    p.add_argument("--res", required=True, help="results/<arm>")
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("seal", help="seal the annex and anchor the ledger's head")
+    p.add_argument("--res", required=True, help="results/<arm>")
+    p.add_argument("--arm", required=True)
+    p.add_argument("--ledger", required=True)
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("verify", help="verify an annex: hashes, ledger chain, head, schemas")
+    p.add_argument("annex")
+    p.add_argument("--head", default=None, help="the ledger head you hold, to catch a cut tail")
+
+    p = sub.add_parser("compare-annex", help="two seats' annexes, file by file")
+    p.add_argument("a")
+    p.add_argument("b")
+
+    p = sub.add_parser("adapt-trials", help="jobs directory -> trials.parquet + adapter.json")
+    p.add_argument("jobs_dir", nargs="?", default=None, help="the jobs directory (or --jobs)")
+    p.add_argument("--jobs", default=None)
+    p.add_argument("--format", default="harbor-trial-v1")
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("settings-census", help="what each trial recorded it ran with")
+    p.add_argument("trials")
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("compare-runs", help="paired comparison of two runs over tasks")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--denominator", required=True, choices=["attempted", "scored"])
+    p.add_argument("--k", nargs="+", required=True, help="K[,K...]")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--draws", type=int, required=True)
+    p.add_argument("--under-study", nargs="*", default=[], help="NAME[,NAME...]")
+    p.add_argument("--trials", default=None, help="a trial table; A and B are then run names")
+    p.add_argument("--out", default=None)
+
+    p = sub.add_parser("lock-trials", help="the lock of a trials arm (trials contract)")
+    p.add_argument("--prereg", required=True)
+    p.add_argument("--expected-blake3", required=True)
+    p.add_argument("--bundle", required=True)
+    p.add_argument("--assembled", default=None, help="folder holding the adapter's trials.parquet")
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--ledger", required=True)
+    p.add_argument("--expect-bundle", default=None)
+
+    p = sub.add_parser("trials-census", help="classes, rule recovery, intervals, entries")
+    p.add_argument("--agreement", required=True)
+    p.add_argument("--cells", required=True, help="an agreed contestant output folder")
+    p.add_argument("--prereg", required=True)
+    p.add_argument("--lock", required=True)
+    p.add_argument("--out-dir", required=True)
+
+    p = sub.add_parser("trials-report", help="the report of a trials arm")
+    p.add_argument("--res", required=True, help="results/<arm>")
+    p.add_argument("--out", required=True)
 
     p = sub.add_parser("verify-ledger", help="walk a ledger's hash chain and rehash its subjects")
     p.add_argument("ledger")
@@ -68,7 +135,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "lock":
         from audit.lock import lock
 
-        rec = lock(args.prereg, args.expected_blake3, args.bundle, args.out_dir, args.ledger)
+        rec = lock(
+            args.prereg,
+            args.expected_blake3,
+            args.bundle,
+            args.out_dir,
+            args.ledger,
+            args.expect_bundle,
+        )
         print(f"locked prereg {rec['prereg']['name']} blake3 {rec['prereg']['blake3']}")
     elif args.command == "same-runs":
         from audit.runs import same_runs
@@ -76,9 +150,10 @@ def _run(args: argparse.Namespace) -> int:
         res = same_runs(args.runs, args.out)
         print(f"{res['runs']} runs byte-identical: {', '.join(sorted(res['files']))}")
     elif args.command == "agree":
-        from audit.agree import agree
+        from audit.agree import TRIAL_KEYS, agree
 
-        rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md)
+        keys = TRIAL_KEYS if args.kind == "trials" else None
+        rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)
         print(
             f"agreement: {rep['census_cells_compared']} cells, {rep['disagreements']} disagreement(s)"
         )
@@ -90,6 +165,14 @@ def _run(args: argparse.Namespace) -> int:
         from audit.demo_bundle import write
 
         write(args.out)
+    elif args.command == "generate":
+        from audit.generate import generate
+
+        shape = generate(args.rows, args.models, args.seed, args.out)
+        print(
+            f"{args.out}: {shape['instance_rows']} instance rows, {shape['models']} models, "
+            f"{shape['planted']} planted divergent cells"
+        )
     elif args.command == "record":
         from audit.record import record
 
@@ -100,13 +183,82 @@ def _run(args: argparse.Namespace) -> int:
 
         for e in stamp(args.ledger, args.files, args.receipt):
             print(f"stamped {e['subject']} at ledger line {e['seq']}")
-    elif args.command == "verify-ledger":
-        from audit.ledger import verify
+    elif args.command == "report":
+        from audit.report import build
 
-        problems = verify(args.ledger, args.head)
+        build(args.res, args.out)
+    elif args.command == "seal":
+        from audit.annex import seal
+
+        anchored, final = seal(args.res, args.arm, args.ledger, args.out)
+        print(f"annex sealed: {args.out}")
+        print(f"ledger head anchored in the certificate: {anchored}")
+        print(f"ledger head after sealing: {final}")
+    elif args.command == "verify":
+        from audit.verify import verify
+
+        problems = verify(args.annex, args.head)
         for line in problems:
-            print(line, file=sys.stderr)
+            print(f"FAILED: {line}", file=sys.stderr)
         if problems:
+            return 1
+        print(f"{args.annex}: verified (hashes, ledger chain, anchor, schemas)")
+    elif args.command == "compare-annex":
+        from audit.compare import compare, render
+
+        result = compare(args.a, args.b)
+        print(render(result, args.a, args.b), end="")
+        return 0 if result["agree"] else 1
+    elif args.command == "adapt-trials":
+        from audit.adapter import adapt_to, summary_lines
+
+        jobs = args.jobs or args.jobs_dir
+        if jobs is None:
+            raise AuditError("bad_args", "adapt-trials", "name the jobs directory")
+        table, doc = adapt_to(jobs, args.out, args.format)
+        print("\n".join(summary_lines(table, doc)))
+    elif args.command == "settings-census":
+        from audit.settings_census import write as settings_write
+
+        print("\n".join(settings_write(args.trials, args.out)))
+    elif args.command == "compare-runs":
+        from audit.compare_runs import run as compare_runs
+
+        return compare_runs(args)
+    elif args.command == "lock-trials":
+        from audit.trials_lock import lock as lock_trials
+
+        rec = lock_trials(
+            args.prereg,
+            args.expected_blake3,
+            args.bundle,
+            args.out_dir,
+            args.ledger,
+            args.assembled,
+            args.expect_bundle,
+        )
+        print(f"locked prereg {rec['prereg']['name']} blake3 {rec['prereg']['blake3']}")
+    elif args.command == "trials-census":
+        from audit.trials_census import summarise as trials_summarise
+
+        trials_summarise(args.agreement, args.cells, args.prereg, args.lock, args.out_dir)
+    elif args.command == "trials-report":
+        from audit.trials_report import build as trials_build
+
+        trials_build(args.res, args.out)
+    elif args.command == "verify-ledger":
+        from audit.ledger import check
+
+        problems = check(args.ledger, args.head)
+        if problems:
+            kind, first = problems[0]
+            if kind in ("missing_file", "unreadable"):
+                raise AuditError(kind, args.ledger, first.removeprefix(f"{args.ledger}: "))
+            # Every problem on stdout; one line on stderr: the first, classed.
+            for _, line in problems:
+                print(line)
+            more = f" (and {len(problems) - 1} more, listed on stdout)" if len(problems) > 1 else ""
+            print(f"error[{kind}]: {first}{more}", file=sys.stderr)
             return 1
         print(f"{args.ledger}: chain holds")
     return 0

@@ -17,6 +17,17 @@ KEYS: dict[str, list[str]] = {
     "nulls.csv": ["column"],
     "null_hist.csv": ["column", "count"],
 }
+# trials v1 (docs/trials-contract.md section 9): every contestant file, by its key
+TRIAL_KEYS: dict[str, list[str]] = {
+    "tasks.csv": ["entry", "policy", "task"],
+    "entries.csv": ["entry", "policy"],
+    "cells.csv": ["row_id", "column", "policy"],
+    "census.csv": ["row_id", "column"],
+    "recovery.csv": ["row_id", "column"],
+    "recovery_rows.csv": ["row_id"],
+    "nulls.csv": ["column"],
+    "null_hist.csv": ["column", "count"],
+}
 
 
 def read_csv(path: Path) -> pl.DataFrame:
@@ -26,10 +37,12 @@ def read_csv(path: Path) -> pl.DataFrame:
     return pl.read_csv(path, infer_schema=False, empty_string_is_null=False)
 
 
-def compare_file(name: str, a: Path, b: Path, names: tuple[str, str]) -> dict:
+def compare_file(
+    name: str, a: Path, b: Path, names: tuple[str, str], keys_of: dict | None = None
+) -> dict:
     """Differences between two versions of one canonical file, named by key and field."""
     left, right = read_csv(a), read_csv(b)
-    keys = KEYS[name]
+    keys = (keys_of or KEYS)[name]
     result: dict = {
         "file": name,
         "byte_identical": file_blake3(a) == file_blake3(b),
@@ -69,9 +82,17 @@ def compare_file(name: str, a: Path, b: Path, names: tuple[str, str]) -> dict:
     return result
 
 
-def agree(a_dir: str, b_dir: str, names: tuple[str, str], out_json: str, out_md: str) -> dict:
+def agree(
+    a_dir: str,
+    b_dir: str,
+    names: tuple[str, str],
+    out_json: str,
+    out_md: str,
+    keys_of: dict | None = None,
+) -> dict:
     """Write the agreement report; the verdict lives in the files, not the exit status."""
-    files = [compare_file(n, Path(a_dir) / n, Path(b_dir) / n, names) for n in KEYS]
+    keys_of = keys_of or KEYS
+    files = [compare_file(n, Path(a_dir) / n, Path(b_dir) / n, names, keys_of) for n in keys_of]
     disagreements = sum(
         len(f["differences"]) + len(f["only_in"][names[0]]) + len(f["only_in"][names[1]])
         for f in files

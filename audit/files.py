@@ -43,6 +43,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, p)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -12,8 +12,37 @@ from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
 
 
-def lock(prereg_path: str, expected: str, bundle: str, out_dir: str, ledger_path: str) -> dict:
-    """Refuse a prereg whose blake3 is not ``expected``; else write the lock and the ledger."""
+def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundle: str) -> None:
+    """A second seat's bundle must hold the content the first seat locked."""
+    want = json.loads(Path(expect_lock).read_text(encoding="utf-8"))["bundle"]
+    for role, t in tables.items():
+        w = want[role]
+        if t["content_digest"] != w["content_digest"]:
+            raise AuditError(
+                "bundle_changed",
+                str(Path(bundle) / str(t["file"])),
+                f"content digest is {t['content_digest']} but {expect_lock} locked "
+                f"{w['content_digest']} (file blake3 {t['blake3']} vs {w['blake3']})",
+            )
+        if t["blake3"] != w["blake3"]:
+            print(
+                f"note: {Path(bundle) / str(t['file'])}: same content as locked, other bytes "
+                f"(blake3 {t['blake3']} vs {w['blake3']}); a different parquet writer"
+            )
+
+
+def lock(
+    prereg_path: str,
+    expected: str,
+    bundle: str,
+    out_dir: str,
+    ledger_path: str,
+    expect_lock: str | None = None,
+) -> dict:
+    """Refuse a prereg whose blake3 is not ``expected``; else write the lock and the ledger.
+
+    ``expect_lock``: a first seat's lock.json, whose bundle content this bundle must match.
+    """
     actual = file_blake3(prereg_path)
     if actual != expected:
         raise AuditError(
@@ -33,9 +62,11 @@ def lock(prereg_path: str, expected: str, bundle: str, out_dir: str, ledger_path
             "blake3": file_blake3(path),
             **table_digest(path),
         }
+    if expect_lock is not None:
+        _check_against(expect_lock, tables, bundle)
     record = {
         "format": "secondseat-lock-v1",
-        "prereg": {"file": Path(prereg_path).name, "blake3": actual, "name": doc["name"]},
+        "prereg": {"blake3": actual, "name": doc["name"]},
         "bundle": tables,
     }
     out = Path(out_dir)

@@ -111,3 +111,28 @@ def read_csv_rows(path: Path) -> list[dict[str, str]]:
 
     with path.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
+
+
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+
+
+def run_dag(workdir: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    """The repository's Snakefile run in ``workdir``, so results land there, not in the repo."""
+    (workdir / "config").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "config" / "config.yaml", workdir / "config" / "config.yaml")
+    return subprocess.run(
+        [
+            SNAKEMAKE,
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+            "--directory",
+            str(workdir),
+            "--cores",
+            "2",
+            *args,
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -12,31 +12,11 @@ import pytest
 
 from audit import ledger
 from audit.files import file_blake3
-from tests.conftest import ROOT, read_csv_rows
-
-SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+from tests.conftest import ROOT, SNAKEMAKE, read_csv_rows, run_dag
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
-    """Run the repository's Snakefile in ``workdir`` (results land there, not in the repo)."""
-    (workdir / "config").mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(ROOT / "config" / "config.yaml", workdir / "config" / "config.yaml")
-    return subprocess.run(
-        [
-            SNAKEMAKE,
-            "--snakefile",
-            str(ROOT / "Snakefile"),
-            "--directory",
-            str(workdir),
-            "--cores",
-            "2",
-            *args,
-        ],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
+    return run_dag(workdir, *args)
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +160,34 @@ def test_real_bundle_census(impl_envs, real_bundle: Path, tmp_path: Path) -> Non
     assert any(c["after"] == "divergent" for c in swap["class_changes"]["pandas"])
     reorder = json.loads((res / "controls" / "reorder_invariant" / "verdict.json").read_text())
     assert reorder["identical_to_unperturbed"] == {"pandas": True, "pyarrow": True}
+    # a second seat, in its own working directory, reruns from the annex: same bytes
+    second = tmp_path / "second-seat"
+    q = snakemake(
+        second,
+        "--configfile",
+        str(ROOT / "config" / "openhands-index.yaml"),
+        "--config",
+        "seat=second",
+        f"annex={res / 'annex'}",
+        f"bundle={real_bundle}",
+    )
+    assert q.returncode == 0, q.stderr[-3000:]
+    cmp = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "audit",
+            "compare-annex",
+            str(res / "annex"),
+            str(second / "results" / "openhands-index" / "annex"),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert cmp.returncode == 0, cmp.stdout + cmp.stderr
+    assert "verdict: every non-volatile file identical" in cmp.stdout
 
 
 def test_lint_reports_only_the_environment_advice() -> None:

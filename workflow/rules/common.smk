@@ -1,9 +1,14 @@
+import json
 from pathlib import Path
 
 import yaml
 from snakemake.utils import validate
 
 
+include: "preflight.smk"
+
+
+check_config(config)  # bad_config, one line and exit 2, before snakemake's own check
 validate(config, schema="../schemas/config.schema.yaml", set_default=False)
 
 SRC = workflow.basedir  # the repository: packages and environments live here
@@ -13,7 +18,24 @@ BUNDLE = config["bundle"].rstrip("/")
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
 
-with open(config["prereg"], encoding="utf-8") as _f:
+SEAT = config["seat"]
+if SEAT == "second":
+    # A second seat reruns the first seat's locked method, on a bundle that
+    # must match the first seat's lock (checked by the lock rule).
+    ANNEX = config["annex"].rstrip("/")
+    if not Path(ANNEX, "lock", "lock.json").is_file():
+        refuse("missing_file", f"{ANNEX}/lock/lock.json", "not an annex (the config's annex)")
+    PREREG = f"{ANNEX}/lock/prereg.yaml"
+    with open(f"{ANNEX}/lock/lock.json", encoding="utf-8") as _f:
+        PREREG_BLAKE3 = json.load(_f)["prereg"]["blake3"]
+    EXPECT_BUNDLE = f"--expect-bundle {ANNEX}/lock/lock.json"
+else:
+    PREREG = config["prereg"]
+    PREREG_BLAKE3 = config["prereg_blake3"]
+    EXPECT_BUNDLE = ""
+
+check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
+with open(PREREG, encoding="utf-8") as _f:
     # Only names are read here (bundle files, controls); the lock rule checks
     # the prereg's hash and validates it before anything uses the method.
     _PREREG = yaml.safe_load(_f) or {}
@@ -22,6 +44,8 @@ BUNDLE_FILES = {
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
 }
 CONTROLS = sorted(_PREREG.get("controls") or {})
+check_bundle(BUNDLE, BUNDLE_FILES.values(), built_by_rule="results/demo-bundle")
+clear_stale_locks()  # a killed run resumes with the usual command
 
 
 wildcard_constraints:
@@ -48,6 +72,7 @@ def get_final_output():
         f"{RES}/census.txt",
         f"{RES}/controls.md",
         f"{RES}/ledger-receipt.json",
+        f"{RES}/annex",
     ]
 
 

@@ -1,6 +1,6 @@
 rule lock:
     input:
-        prereg=config["prereg"],
+        prereg=PREREG,
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
     output:
@@ -9,7 +9,8 @@ rule lock:
         ledger=f"{RES}/ledger.jsonl",
     params:
         src=src,
-        expected=config["prereg_blake3"],
+        expected=PREREG_BLAKE3,
+        expect_bundle=EXPECT_BUNDLE,
         bundle=bundle_dir,
         out=lambda w, output: str(Path(output.lock).parent),
     log:
@@ -17,4 +18,4 @@ rule lock:
     shell:
         "PYTHONPATH={params.src} python -m audit lock --prereg {input.prereg}"
         " --expected-blake3 {params.expected} --bundle {params.bundle}"
-        " --out-dir {params.out} --ledger {output.ledger} 2>&1 | tee {log}"
+        " --out-dir {params.out} --ledger {output.ledger} {params.expect_bundle} 2>&1 | tee {log}"

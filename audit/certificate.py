@@ -1,0 +1,118 @@
+"""certificate.md: what reproduces, at which tolerance, under which policies; nothing else."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+ANCHOR_PREFIX = "Ledger head anchored by this certificate: "
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _tolerance_text(tol: dict) -> str:
+    parts = [f"tier 0: equal at {tol['exact_decimals']} decimal(s)"]
+    parts += [f"tier {k}: abs diff <= {t}" for k, t in enumerate(tol["tiers"], start=1)]
+    return "; ".join(parts)
+
+
+def render(res: Path, doc: dict, head: str) -> str:
+    summary = json.loads((res / "census.json").read_text())
+    lock = json.loads((res / "lock" / "lock.json").read_text())
+    columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
+    cells = _csv(res / "census_cells.csv")
+    measured = doc["columns"]["measured"]
+    c = summary["classes"]
+    out = [
+        f"# Certificate: {doc['name']}",
+        "",
+        f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
+        *[
+            f"Bundle {role} `{t['file']}`: blake3 `{t['blake3']}`, content digest "
+            f"`{t['content_digest']}` ({t['rows']} rows x {t['columns']} columns)."
+            for role, t in sorted(lock["bundle"].items())
+        ],
+        "",
+        f"Of {summary['cells']:,} cells, {summary['with_antecedent']} have an antecedent; "
+        f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "
+        "Two independent implementations computed every cell, each twice, with identical bytes, "
+        "and agreed on every cell.",
+        "",
+        "## Columns that reproduce",
+        "",
+        "| column | cells reproduced | of | best tiers | policies | tolerance |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, spec in measured.items():
+        col = columns[name]
+        n_rep = int(col["reproduced"])
+        if n_rep == 0:
+            continue
+        total = n_rep + int(col["divergent"]) + int(col["no_data"])
+        tiers = ", ".join(
+            f"{k.replace('tier_', 'tier ')}: {v}"
+            for k, v in col.items()
+            if k.startswith("tier_") and v not in ("0", "")
+        )
+        pols = ", ".join(
+            f"{k.replace('reproduced_', '')}: {v}"
+            for k, v in col.items()
+            if k.startswith("reproduced_") and v not in ("0", "")
+        )
+        if spec["recipe"] == "single_value":
+            tol = "exact text"
+        else:
+            tol = _tolerance_text(doc["tolerances"][spec["tolerance"]])
+        out.append(f"| {name} | {n_rep} | {total} | {tiers} | {pols or '-'} | {tol} |")
+    out += [
+        "",
+        "## Cells that do not reproduce",
+        "",
+        "| row | column | class | smallest abs diff |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {r['row_id']} | {r['column']} | {r['class']} | {r['min_abs_diff'] or '-'} |"
+        for r in cells
+        if r["class"] in ("divergent", "no_data")
+    ]
+    if (res / "controls.csv").exists():
+        rows = _csv(res / "controls.csv")
+        passed = sum(r["verdict"] == "pass" for r in rows)
+        out += [
+            "",
+            "## Controls",
+            "",
+            f"{passed} of {len(rows)} injected perturbations were measured exactly as predicted "
+            "(predictions stamped in the ledger before the perturbed bundles existed):",
+            "",
+        ]
+        out += [f"- {r['control']} ({r['kind']}, {r['target']}): {r['verdict']}" for r in rows]
+    out += [
+        "",
+        "## What this does not show",
+        "",
+        f"- The {c['no_antecedent']} no-antecedent cells are not failures: nothing shipped in the "
+        "instance table can reproduce them, so they are neither confirmed nor refuted.",
+        f"- The {c['structural']} structural cells (identity and labels) were not compared.",
+        "- A cell divergent under every declared policy says nothing about policies that were not "
+        "declared; a different but legitimate aggregation might reproduce it.",
+        "- A reproduced cell shows that the shipped instances support the published number under "
+        "the stated tolerance; it does not show the instances themselves are right.",
+        "- Two implementations agreeing is not correctness: they share the contract, the bundle "
+        "and the preregistration, and a mistake in any of those is shared too.",
+        "- The permutation null says how many cells would reproduce by chance matching of rows; "
+        "it is not a test of any single cell.",
+        "",
+        "## Anchor",
+        "",
+        f"{ANCHOR_PREFIX}`{head}`",
+        "(the hash of the ledger line before `annex_sealed`; `python -m audit verify ANNEX "
+        "--head HASH` checks an annex against it).",
+        "",
+    ]
+    return "\n".join(out)

@@ -1,0 +1,202 @@
+"""The annex: a first seat seals it, a second seat verifies it, reruns, and compares."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_audit, run_dag
+
+CHROMIUM = shutil.which("chromium")
+
+
+def _seat(work: Path, *config: str) -> subprocess.CompletedProcess:
+    return run_dag(work, "--config", *config)
+
+
+@pytest.fixture(scope="module")
+def seats(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """First seat, then a second seat rerunning from the first seat's annex."""
+    first = tmp_path_factory.mktemp("seat1")
+    p = _seat(first, f"prereg={ROOT / 'prereg' / 'demo.yaml'}")
+    assert p.returncode == 0, p.stderr[-3000:]
+    annex = first / "results" / "demo" / "annex"
+    head = next(ln for ln in p.stdout.splitlines() if ln.startswith("Ledger head"))
+    second = tmp_path_factory.mktemp("seat2")
+    q = _seat(second, "seat=second", f"annex={annex}")
+    assert q.returncode == 0, q.stderr[-3000:]
+    return annex, second / "results" / "demo" / "annex", head.split("`")[1]
+
+
+@pytest.mark.slow
+def test_second_seat_reproduces_every_non_volatile_file(seats) -> None:
+    a, b, _ = seats
+    res = run_audit("compare-annex", a, b)
+    assert res.code == 0, res.stdout
+    assert "verdict: every non-volatile file identical" in res.stdout
+    assert "DIFFERENT" not in res.stdout and "ONLY IN" not in res.stdout
+    # the volatile files are listed apart, never counted as agreement
+    for name in ("ledger.jsonl", "run.json", "README.md"):
+        assert f"volatile (not counted): {name}" in res.stdout
+
+
+@pytest.mark.slow
+def test_both_annexes_verify_against_their_heads(seats) -> None:
+    a, b, head = seats
+    assert head in (a / "certificate.md").read_text()
+    res = run_audit("verify", a, "--head", head)
+    assert res.code == 0, res.stderr
+    assert run_audit("verify", b).code == 0
+
+
+def _copy(seats, tmp_path: Path) -> tuple[Path, str]:
+    a, _, head = seats
+    dst = tmp_path / "annex"
+    shutil.copytree(a, dst)
+    return dst, head
+
+
+def _flip_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+
+
+TAMPER_FILES = [
+    "recompute/pandas/run1/cells.csv",
+    "census_cells.csv",
+    "certificate.md",
+    "manifest.json",
+    "report/census_map.svg",
+    "controls/flip_m2_beta/prediction.csv",
+    "lock/prereg.yaml",
+    "ledger.jsonl",
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("rel", TAMPER_FILES)
+def test_one_changed_byte_fails_verification_naming_the_file(seats, tmp_path, rel) -> None:
+    annex, head = _copy(seats, tmp_path)
+    _flip_byte(annex / rel)
+    res = run_audit("verify", annex, "--head", head)
+    assert res.code == 1, res.stdout + res.stderr
+    named = rel if rel != "ledger.jsonl" else "ledger.jsonl:"
+    assert named in res.stderr, res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def _ledger_lines(annex: Path) -> list[str]:
+    return (annex / "ledger.jsonl").read_text().splitlines(keepends=True)
+
+
+@pytest.mark.slow
+def test_a_deleted_ledger_line_is_named(seats, tmp_path) -> None:
+    annex, head = _copy(seats, tmp_path)
+    lines = _ledger_lines(annex)
+    del lines[3]
+    (annex / "ledger.jsonl").write_text("".join(lines))
+    res = run_audit("verify", annex, "--head", head)
+    assert res.code == 1 and "ledger.jsonl:4: seq is 5, expected 4" in res.stderr
+
+
+@pytest.mark.slow
+def test_two_swapped_ledger_lines_are_named(seats, tmp_path) -> None:
+    annex, head = _copy(seats, tmp_path)
+    lines = _ledger_lines(annex)
+    lines[4], lines[5] = lines[5], lines[4]
+    (annex / "ledger.jsonl").write_text("".join(lines))
+    res = run_audit("verify", annex, "--head", head)
+    assert res.code == 1 and "ledger.jsonl:5: prev does not match" in res.stderr
+
+
+@pytest.mark.slow
+def test_a_cut_tail_fails_against_the_anchored_head(seats, tmp_path) -> None:
+    annex, head = _copy(seats, tmp_path)
+    lines = _ledger_lines(annex)
+    (annex / "ledger.jsonl").write_text("".join(lines[:-3]))
+    res = run_audit("verify", annex, "--head", head)
+    assert res.code == 1
+    assert "does not end with annex_sealed" in res.stderr
+    assert f"the anchored head {head}" in res.stderr
+
+
+@pytest.mark.slow
+def test_an_added_and_a_missing_file_are_named(seats, tmp_path) -> None:
+    annex, head = _copy(seats, tmp_path)
+    (annex / "extra.csv").write_text("x\n")
+    (annex / "controls.md").unlink()
+    res = run_audit("verify", annex, "--head", head)
+    assert res.code == 1
+    assert "extra.csv: added (not in the manifest)" in res.stderr
+    assert "controls.md: missing (listed in the manifest)" in res.stderr
+
+
+def test_verify_of_no_annex_is_unusable_input(tmp_path: Path) -> None:
+    res = run_audit("verify", tmp_path / "nope")
+    assert res.code == 2
+    assert (
+        res.stderr.strip()
+        == f"error[missing_file]: {tmp_path / 'nope'}: annex folder does not exist"
+    )
+
+
+@pytest.mark.slow
+def test_second_seat_refuses_a_bundle_with_other_content(seats, tmp_path, demo_bundle) -> None:
+    import polars as pl
+
+    annex, _, _ = seats
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    lb = pl.read_parquet(bundle / "leaderboard.parquet")
+    lb.with_columns(pl.col("alpha_score") + 0.1).write_parquet(bundle / "leaderboard.parquet")
+    p = _seat(tmp_path / "seat", "seat=second", f"annex={annex}", f"bundle={bundle}")
+    assert p.returncode != 0
+    assert f"error[bundle_changed]: {bundle / 'leaderboard.parquet'}: content digest is" in (
+        p.stdout + p.stderr
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_report_renders_in_headless_chromium(seats, tmp_path) -> None:
+    annex, _, _ = seats
+    page = (annex / "report" / "report.html").as_uri()
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+    dom = subprocess.run(
+        [CHROMIUM, *flags, "--dump-dom", page],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    html = dom.stdout
+    for ident in ("census-table", "census-map", "column-table", "null-histograms", "controls-plot"):
+        assert f'id="{ident}"' in html, ident
+    assert html.count("<svg") >= 3 and "reproduced" in html
+    shot = ROOT / "results" / "screenshots" / "report.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    png = subprocess.run(
+        [CHROMIUM, *flags, "--window-size=1400,2400", f"--screenshot={shot}", page],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert png.returncode == 0 and shot.stat().st_size > 20_000
+    assert json.loads((annex / "census.json").read_text())["cells"] == 56
