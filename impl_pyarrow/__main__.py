@@ -11,6 +11,11 @@ from .run import run
 
 def main(argv: list[str] | None = None) -> int:
     """Run the recompute; 0 on success, 2 on unusable input, 1 if output fails."""
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in[:1] == ["trials"]:  # trials v1: python -m impl_pyarrow trials --prereg ...
+        from .trials.__main__ import main as trials_main
+
+        return trials_main(args_in[1:])
     parser = argparse.ArgumentParser(
         prog="python -m impl_pyarrow",
         description="Recompute a leaderboard from its instance table (contract cells v1).",

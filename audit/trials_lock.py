@@ -1,0 +1,130 @@
+"""The DAG's root for a trials arm: check the prereg's hash, hash the bundle, start the ledger.
+
+Registry source: the registry table and the leaderboard. Trials source: every
+regular file under the jobs root (code-point order of relative paths), then the
+adapter's ``trials.parquet`` (trials contract section 2.6), then the
+leaderboard, byte-copied into the assembled bundle folder the contestants read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from audit import ledger, trials_prereg
+from audit.digest import table_digest
+from audit.errors import AuditError
+from audit.files import file_blake3, write_atomic
+
+
+def _table(path: Path, name: str) -> dict[str, Any]:
+    return {"file": name, "blake3": file_blake3(path), **table_digest(str(path))}
+
+
+def jobs_files(root: Path) -> list[str]:
+    """Every regular file under ``root`` (symlinked folders followed), relative, sorted."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        dirnames.sort()
+        for f in filenames:
+            p = Path(dirpath) / f
+            if p.is_file():
+                out.append(p.relative_to(root).as_posix())
+    return sorted(out)
+
+
+def _check_against(expect_lock: str, record: dict[str, Any], bundle: str) -> None:
+    want = json.loads(Path(expect_lock).read_text(encoding="utf-8"))
+    for role, t in record["bundle"].items():
+        w = want["bundle"].get(role, {})
+        if t["content_digest"] != w.get("content_digest"):
+            raise AuditError(
+                "bundle_changed",
+                str(Path(bundle) / t["file"]),
+                f"content digest is {t['content_digest']} but {expect_lock} locked "
+                f"{w.get('content_digest')}",
+            )
+    if record.get("jobs") and record["jobs"]["files"] != want.get("jobs", {}).get("files"):
+        raise AuditError(
+            "bundle_changed", bundle, f"the jobs files differ from those {expect_lock} locked"
+        )
+
+
+def lock(
+    prereg_path: str,
+    expected: str,
+    bundle: str,
+    out_dir: str,
+    ledger_path: str,
+    assembled: str | None = None,
+    expect_lock: str | None = None,
+) -> dict[str, Any]:
+    actual = file_blake3(prereg_path)
+    if actual != expected:
+        raise AuditError(
+            "prereg_changed",
+            prereg_path,
+            f"blake3 is {actual} but the config expects {expected}; "
+            "a changed method is a new arm (an amendment), not an edit",
+        )
+    doc = trials_prereg.load(prereg_path)
+    if not Path(bundle).is_dir():
+        raise AuditError("missing_file", bundle, "bundle folder does not exist")
+    src = doc["source"]
+    tables: dict[str, dict[str, Any]] = {}
+    hashed: list[tuple[str, str, dict[str, object]]] = []
+    record: dict[str, Any] = {
+        "format": "secondseat-lock-v1",
+        "kind": "trials",
+        "prereg": {"blake3": actual, "name": doc["name"]},
+    }
+    lb = doc["leaderboard"]
+    if src["kind"] == "registry":
+        tables["registry"] = _table(Path(bundle) / src["table"], src["table"])
+        hashed.append(("bundle_hashed", str(Path(bundle) / src["table"]), {"role": "registry"}))
+        read_from = Path(bundle)
+    else:
+        if assembled is None:
+            raise AuditError("bad_args", prereg_path, "a trials source needs --assembled")
+        root = Path(bundle) / src["jobs"]
+        if not root.is_dir():
+            raise AuditError("missing_file", str(root), "jobs directory does not exist")
+        files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in jobs_files(root)]
+        record["jobs"] = {"root": src["jobs"], "files": files}
+        hashed += [("bundle_hashed", str(root / f["path"]), {"role": "jobs_file"}) for f in files]
+        read_from = Path(assembled)
+        tables["trials"] = _table(read_from / "trials.parquet", "trials.parquet")
+        hashed.append(("bundle_hashed", str(read_from / "trials.parquet"), {"role": "trials"}))
+    if lb is not None:
+        lb_src = Path(bundle) / lb["table"]
+        tables["leaderboard"] = _table(lb_src, lb["table"])
+        if read_from != Path(bundle):
+            dst = read_from / lb["table"]
+            shutil.copyfile(lb_src, dst)
+            if file_blake3(dst) != tables["leaderboard"]["blake3"]:
+                raise AuditError("bundle_changed", str(lb_src), "changed while it was copied")
+        hashed.append(("bundle_hashed", str(lb_src), {"role": "leaderboard"}))
+    for _, subject, extra in hashed:
+        role = str(extra["role"])
+        if role in tables:
+            extra["content_digest"] = tables[role]["content_digest"]
+    record["bundle"] = tables
+    if expect_lock is not None:
+        _check_against(expect_lock, record, bundle)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / ".prereg.yaml.tmp"
+    shutil.copyfile(prereg_path, tmp)
+    if file_blake3(tmp) != actual:
+        tmp.unlink()
+        raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
+    tmp.replace(out / "prereg.yaml")
+    write_atomic(out / "lock.json", json.dumps(record, indent=2, sort_keys=True) + "\n")
+    ledger.start(
+        ledger_path,
+        [("prereg_locked", prereg_path, {"expected_blake3": expected}), *hashed],
+    )
+    return record

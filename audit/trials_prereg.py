@@ -1,0 +1,106 @@
+"""Load a trials-v1 preregistration (docs/trials-contract.md section 4) and check it
+against workflow/schemas/trials-prereg.schema.yaml and its own logic."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from audit.errors import AuditError
+from audit.prereg import load_yaml, schema
+
+BUILT_INS = {
+    "attempted": {
+        "select": "all",
+        "k": None,
+        "copies": "drop",
+        "errored": "zero",
+        "unscored": "zero",
+        "empty_slots": "ignore",
+        "slots": None,
+    },
+    "scored": {
+        "select": "all",
+        "k": None,
+        "copies": "drop",
+        "errored": "exclude",
+        "unscored": "exclude",
+        "empty_slots": "ignore",
+        "slots": None,
+    },
+}
+
+
+def is_trials(path: str | Path) -> bool:
+    """A trials-v1 prereg says ``kind: trials``; a cells-v1 prereg has no ``kind``."""
+    doc = load_yaml(path)
+    return isinstance(doc, dict) and doc.get("kind") == "trials"
+
+
+def _check_schema(doc: Any, path: str) -> None:
+    validator = jsonschema.Draft202012Validator(schema("trials-prereg"))
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        err = errors[0]
+        where = "/".join(str(x) for x in err.absolute_path) or "(top level)"
+        msg = err.message if len(err.message) < 200 else err.message[:197] + "..."
+        if err.validator == "oneOf":
+            msg = "matches none of the allowed shapes"
+        raise AuditError("bad_prereg", path, f"at {where}: {msg}")
+
+
+def policy_names(doc: dict[str, Any]) -> list[str]:
+    """Every policy computed: the declared ones plus, for trial sources, the built-ins."""
+    names = set(doc["policies"])
+    if doc["source"]["kind"] == "trials":
+        names |= set(BUILT_INS)
+    return sorted(names)
+
+
+def _check_logic(doc: dict[str, Any], path: str) -> None:
+    def bad(detail: str) -> AuditError:
+        return AuditError("bad_prereg", path, detail)
+
+    kind = doc["source"]["kind"]
+    for name, spec in sorted(doc["policies"].items()):
+        if name in BUILT_INS:
+            raise bad(f"policy {name!r} is built in and may not be declared")
+        if ("registry_means" in spec) != (kind == "registry"):
+            raise bad(f"policy {name!r} has the wrong shape for a {kind} source")
+        if kind == "trials":
+            if (spec["k"] is None) != (spec["select"] == "all"):
+                raise bad(f"policy {name!r}: k must be null iff select is all")
+            if (spec["slots"] is None) != (spec["empty_slots"] == "ignore"):
+                raise bad(f"policy {name!r}: slots must be null iff empty_slots is ignore")
+    for name, tol in sorted(doc["tolerances"].items()):
+        if any(b <= a for a, b in pairwise(tol["tiers"])):
+            raise bad(f"tolerance {name!r}: tiers must strictly increase, got {tol['tiers']}")
+    known = set(policy_names(doc))
+    lb = doc["leaderboard"]
+    if lb is not None:
+        cols = lb["columns"]
+        seen: set[str] = set()
+        for name in [*cols["structural"], *cols["no_antecedent"], *cols["measured"]]:
+            if name in seen:
+                raise bad(f"leaderboard column {name!r} is classified twice")
+            seen.add(name)
+        for name, spec in sorted(cols["measured"].items()):
+            for pol in spec["policies"]:
+                if pol not in known:
+                    raise bad(f"column {name!r}: unknown policy {pol!r}")
+            for tol in [spec["tolerance"], *spec["row_tolerances"].values()]:
+                if tol not in doc["tolerances"]:
+                    raise bad(f"column {name!r}: unknown tolerance {tol!r}")
+    if doc["compare"] is not None and kind != "trials":
+        raise bad("compare applies to a trials source only")
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A checked trials prereg, or an AuditError naming the file and the first problem."""
+    doc = load_yaml(path)
+    _check_schema(doc, str(path))
+    _check_logic(doc, str(path))
+    return doc

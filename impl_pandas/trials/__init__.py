@@ -1,0 +1,3 @@
+"""Trial-level recompute (contract trials v1): registry and trial-table sources."""
+
+from __future__ import annotations

@@ -1,0 +1,31 @@
+"""Command line: python -m impl_pandas.trials --prereg P --bundle B --out DIR.
+
+The same as `python -m impl_pandas trials --prereg P --bundle B --out DIR`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import InputError, report
+from ..write import write_all
+from .pipeline import run
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the trial-level recompute; exit 0, or 2 with one stderr line on unusable input."""
+    parser = argparse.ArgumentParser(prog="python -m impl_pandas trials", description=__doc__)
+    parser.add_argument("--prereg", required=True, help="preregistration (YAML, trials v1)")
+    parser.add_argument("--bundle", required=True, help="bundle directory")
+    parser.add_argument("--out", required=True, help="output directory")
+    args = parser.parse_args(argv)
+    try:
+        files = run(args.prereg, args.bundle)
+    except InputError as err:
+        return report(err)
+    write_all(args.out, files)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,217 @@
+"""The whole trial-level recompute: checks in the contract's order, values, statistics, files."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import yaml
+
+from .. import read
+from ..errors import MISSING_FILE, UNREADABLE, InputError
+from ..values import format_float
+from ..write import render
+from . import judge, nulls, stats, tables, tasks
+from .prereg import REGISTRY, parse, table_names
+
+TASKS_HEADER = [
+    "entry",
+    "policy",
+    "task",
+    "copies",
+    "selected",
+    "scored",
+    "errored",
+    "unscored",
+    "excluded",
+    "zeros_added",
+    "values",
+    "reward_mean",
+    "pass_share",
+    "reward_exact",
+]
+ENTRIES_HEADER = [
+    "entry",
+    "policy",
+    "tasks",
+    "tasks_left_out",
+    "unordered_tasks",
+    "rounded_tasks",
+    *stats.COUNT_FIELDS,
+    "reward_macro",
+    "reward_ci95",
+    "reward_boot_low",
+    "reward_boot_high",
+    "reward_bound",
+    "reward_ci95_bound",
+    "pass_macro",
+    "pass_ci95",
+    "pass_boot_low",
+    "pass_boot_high",
+]
+
+
+def load_document(path: str) -> Any:
+    """Read and parse the YAML prereg (missing_file, unreadable)."""
+    if not os.path.isfile(path):
+        raise InputError(MISSING_FILE, path, "no such regular file")
+    try:
+        with open(path, "rb") as handle:
+            return yaml.safe_load(handle.read())
+    except (OSError, yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
+        raise InputError(UNREADABLE, path, f"cannot parse YAML: {exc}") from None
+
+
+def _int(x: int | None) -> str:
+    return "" if x is None else str(x)
+
+
+def _float(x: float | None) -> str:
+    return "" if x is None else format_float(x)
+
+
+def _bool(x: bool | None) -> str:
+    return "" if x is None else ("true" if x else "false")
+
+
+def _task_line(entry: str, policy: str, t: tasks.TaskValue) -> list[str]:
+    return [
+        entry,
+        policy,
+        t.task,
+        _int(t.copies),
+        _int(t.selected),
+        _int(t.scored),
+        _int(t.errored),
+        _int(t.unscored),
+        _int(t.excluded),
+        _int(t.zeros_added),
+        _int(t.values),
+        _float(t.mean),
+        _float(t.pass_share),
+        _bool(t.exact),
+    ]
+
+
+def _entry_line(entry: str, policy: str, s: stats.EntryStats) -> list[str]:
+    rb = s.reward_boot or (None, None)
+    pb = s.pass_boot or (None, None)
+    return [
+        entry,
+        policy,
+        _int(s.tasks),
+        _int(s.tasks_left_out),
+        _int(s.unordered_tasks),
+        _int(s.rounded_tasks),
+        *[_int(s.counts[name]) for name in stats.COUNT_FIELDS],
+        _float(s.reward_macro),
+        _float(s.reward_ci95),
+        _float(rb[0]),
+        _float(rb[1]),
+        _float(s.reward_bound),
+        _float(s.reward_ci95_bound),
+        _float(s.pass_macro),
+        _float(s.pass_ci95),
+        _float(pb[0]),
+        _float(pb[1]),
+    ]
+
+
+def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
+    """Compute the eight output files (bytes); InputError on unusable input.
+
+    Classes in the order of section 5; within a class, files in the order
+    prereg, leaderboard, source table."""
+    doc = load_document(prereg_path)  # missing_file, unreadable (prereg)
+    board_name, source_name = table_names(doc)
+    paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
+    for path in paths:  # missing_file
+        if path is not None:
+            read.require_file(path, path)
+    loaded = [None if p is None else read.load_table(p, p) for p in paths]  # unreadable
+    pre = parse(doc, prereg_path)  # bad_prereg
+    board_table = loaded[0] if pre.leaderboard is not None else None
+    source_table = loaded[1]
+    assert source_table is not None
+    lb = pre.leaderboard
+    if lb is not None:
+        assert board_table is not None
+        tables.missing_columns(board_table, tables.leaderboard_names(lb))  # missing_column
+    tables.missing_columns(source_table, tables.source_names(pre.source))
+    if lb is not None:
+        assert board_table is not None
+        tables.undeclared_columns(board_table, lb)  # undeclared_column
+        tables.duplicate_columns(board_table)  # duplicate_column
+    tables.duplicate_columns(source_table)
+    if lb is not None:
+        assert board_table is not None
+        tables.leaderboard_types(board_table, lb)  # bad_type
+    tables.source_types(source_table, pre.source)
+    ids: list[str] = []
+    if lb is not None:
+        assert board_table is not None
+        ids = tables.leaderboard_ids(board_table, lb)  # bad_key
+    tables.source_keys(source_table, pre.source)
+    if lb is not None:
+        assert board_table is not None
+        tables.duplicate_ids(board_table.display, ids, "row id")  # duplicate_key
+    tables.source_duplicates(source_table, pre.source)
+    if lb is not None:
+        assert board_table is not None
+        tables.unknown_rows(board_table.display, lb, ids)  # unknown_row
+    registry = pre.source.kind == REGISTRY
+    if registry:  # bad_value
+        reg_rows = tables.registry_rows(source_table, pre.source)
+    else:
+        trial_rows = tables.trial_rows(source_table)
+
+    task_lines: list[list[str]] = []
+    entry_lines: list[list[str]] = []
+    all_stats: dict[str, dict[str, stats.EntryStats]] = {}
+    for name, policy in pre.policies.items():
+        if registry:
+            per_entry = tasks.registry_entries(reg_rows, pre.source, policy)
+        else:
+            per_entry = tasks.trial_entries(trial_rows, policy)
+        for entry, values in per_entry.items():
+            for t in values:
+                task_lines.append(_task_line(entry, name, t))
+            s = stats.entry_stats(
+                values,
+                pre.scale,
+                pre.seed,
+                pre.bootstrap_draws,
+                pre.source if registry else None,
+            )
+            all_stats.setdefault(entry, {})[name] = s
+            entry_lines.append(_entry_line(entry, name, s))
+    task_lines.sort(key=lambda r: (r[0], r[1], r[2]))
+    entry_lines.sort(key=lambda r: (r[0], r[1]))
+
+    cells: list[list[str]] = []
+    census: list[list[str]] = []
+    recovery: list[list[str]] = []
+    recovery_rows: list[list[str]] = []
+    null_lines: list[list[str]] = []
+    hist_lines: list[list[str]] = []
+    if lb is not None:
+        assert board_table is not None and board_table.frame is not None
+        values = {
+            n: board_table.frame[n].to_numpy(dtype=object).tolist() for n in board_table.names
+        }
+        judged = judge.build(lb, board_table.names, board_table.kinds, values, ids, all_stats)
+        cells, census = judged.cells, judged.census
+        recovery, recovery_rows = judged.recovery, judged.recovery_rows
+        null_lines, hist_lines = nulls.build(
+            lb, board_table.kinds, values, ids, all_stats, judged.classes, pre.seed, pre.null_draws
+        )
+    return {
+        "tasks.csv": render(TASKS_HEADER, task_lines),
+        "entries.csv": render(ENTRIES_HEADER, entry_lines),
+        "cells.csv": render(judge.CELLS_HEADER, cells),
+        "census.csv": render(judge.CENSUS_HEADER, census),
+        "recovery.csv": render(judge.RECOVERY_HEADER, recovery),
+        "recovery_rows.csv": render(judge.RECOVERY_ROWS_HEADER, recovery_rows),
+        "nulls.csv": render(nulls.NULLS_HEADER, null_lines),
+        "null_hist.csv": render(nulls.HIST_HEADER, hist_lines),
+    }

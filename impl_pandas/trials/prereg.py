@@ -1,0 +1,419 @@
+"""Loading and validating a trials-v1 preregistration (contract trials v1, section 4)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..errors import BAD_PREREG, InputError
+
+REGISTRY = "registry"
+TRIALS = "trials"
+MEASURES = ("reward_macro", "reward_ci95", "pass_macro", "pass_ci95", "task_count")
+REGISTRY_MEANS = ("exact_where_possible", "rounded_score")
+BUILTINS = ("attempted", "scored")
+NO_POLICY = "-"
+
+_TOP_KEYS = (
+    "version",
+    "kind",
+    "name",
+    "source",
+    "leaderboard",
+    "policies",
+    "scale",
+    "rounding",
+    "tolerances",
+    "seed",
+    "bootstrap_draws",
+    "null_draws",
+    "controls",
+    "compare",
+)
+_REGISTRY_SOURCE = (
+    "kind",
+    "table",
+    "entry",
+    "task",
+    "score",
+    "score_scale",
+    "score_decimals",
+    "trials",
+    "pass_count",
+    "perfect_count",
+)
+_TRIALS_SOURCE = ("kind", "format", "jobs", "table")
+_LEADERBOARD = ("table", "row_key", "columns")
+_COLUMNS = ("structural", "no_antecedent", "measured")
+_MEASURED = ("measure", "policies", "tolerance", "row_tolerances")
+_REGISTRY_POLICY = ("registry_means", "description")
+_TRIAL_POLICY = (
+    "select",
+    "k",
+    "copies",
+    "errored",
+    "unscored",
+    "empty_slots",
+    "slots",
+    "description",
+)
+_TOLERANCE = ("exact_decimals", "tiers")
+_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*", re.ASCII)
+_POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
+_MAX_DRAWS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """exact_decimals and the tier bounds (exact decimals, strictly increasing)."""
+
+    name: str
+    exact_decimals: int
+    tiers: tuple[Fraction, ...]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A registry policy (registry_means set) or a trial-selection rule."""
+
+    name: str
+    registry_means: str | None = None
+    select: str = "all"
+    k: int | None = None
+    copies: str = "drop"
+    errored: str = "zero"
+    unscored: str = "zero"
+    empty_slots: str = "ignore"
+    slots: int | None = None
+
+
+ATTEMPTED = Policy("attempted")
+SCORED = Policy("scored", errored="exclude", unscored="exclude")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measured leaderboard column."""
+
+    name: str
+    measure: str
+    policies: tuple[str, ...]
+    tolerance: Tolerance
+    row_tolerances: dict[str, Tolerance]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """The leaderboard block."""
+
+    table: str
+    row_key: tuple[str, ...]
+    structural: tuple[str, ...]
+    no_antecedent: tuple[str, ...]
+    measured: dict[str, Measured]
+
+    def kind_of(self) -> dict[str, str]:
+        """Leaderboard column name to its kind."""
+        kinds = {name: "structural" for name in self.structural}
+        kinds.update({name: "no_antecedent" for name in self.no_antecedent})
+        kinds.update({name: "measured" for name in self.measured})
+        return kinds
+
+
+@dataclass(frozen=True)
+class Source:
+    """The source block: a registry (column names) or a trial table."""
+
+    kind: str
+    table: str
+    entry: tuple[str, ...] = ()
+    task: str = ""
+    score: str = ""
+    score_scale: int = 1
+    score_decimals: int = 0
+    trials: str = ""
+    pass_count: str = ""
+    perfect_count: str = ""
+
+
+@dataclass(frozen=True)
+class Prereg:
+    """The validated preregistration."""
+
+    source: Source
+    leaderboard: Leaderboard | None
+    policies: dict[str, Policy] = field(default_factory=dict)
+    scale: int = 1
+    seed: int = 0
+    bootstrap_draws: int = 1
+    null_draws: int = 1
+
+
+def table_names(doc: Any) -> tuple[str | None, str | None]:
+    """(leaderboard.table, source.table) when they are strings, read leniently.
+
+    Used before validation, so that missing_file and unreadable come first."""
+
+    def pick(block: Any) -> str | None:
+        name = block.get("table") if isinstance(block, dict) else None
+        return name if isinstance(name, str) else None
+
+    if not isinstance(doc, dict):
+        return None, None
+    return pick(doc.get("leaderboard")), pick(doc.get("source"))
+
+
+class _Checker:
+    """Typed access to the parsed document; every failure is bad_prereg."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def fail(self, detail: str) -> InputError:
+        return InputError(BAD_PREREG, self.path, detail)
+
+    def block(self, value: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+        """A mapping with exactly these keys (missing first, then unknown)."""
+        if not isinstance(value, dict):
+            raise self.fail(f"{where} must be a mapping")
+        for key in keys:
+            if key not in value:
+                raise self.fail(f"key '{_dotted(where, key)}' is missing")
+        for key in value:
+            if key not in keys:
+                raise self.fail(f"unknown key '{_dotted(where, str(key))}'")
+        return value
+
+    def string(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(f"{where} must be a string")
+        return value
+
+    def choice(self, value: Any, where: str, allowed: tuple[str, ...]) -> str:
+        if not isinstance(value, str) or value not in allowed:
+            raise self.fail(f"{where} must be one of {', '.join(allowed)}")
+        return value
+
+    def integer(self, value: Any, where: str, low: int, high: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"{where} must be an integer")
+        if value < low or (high is not None and value > high):
+            bound = f">= {low}" if high is None else f"in {low}..{high}"
+            raise self.fail(f"{where} must be {bound}")
+        return value
+
+    def strings(self, value: Any, where: str, nonempty: bool) -> list[str]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"{where} must be a list of strings")
+        if nonempty and not value:
+            raise self.fail(f"{where} must not be empty")
+        if len(set(value)) != len(value):
+            raise self.fail(f"{where} lists a name twice")
+        return value
+
+    def column(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value:
+            raise self.fail(f"{where} must be a non-empty string")
+        return value
+
+    def columns(self, value: Any, where: str, nonempty: bool) -> list[str]:
+        names = self.strings(value, where, nonempty)
+        if any(not v for v in names):
+            raise self.fail(f"{where} must not hold an empty name")
+        return names
+
+    def file(self, value: Any, where: str) -> str:
+        if not isinstance(value, str) or not value or "/" in value:
+            raise self.fail(f"{where} must be a file name inside the bundle folder (no '/')")
+        return value
+
+
+def _dotted(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def _source(chk: _Checker, raw: Any) -> Source:
+    if not isinstance(raw, dict):
+        raise chk.fail("source must be a mapping")
+    kind = chk.choice(raw.get("kind"), "source.kind", (REGISTRY, TRIALS))
+    if kind == TRIALS:
+        spec = chk.block(raw, "source", _TRIALS_SOURCE)
+        if spec["format"] != "harbor-trial-v1":
+            raise chk.fail("source.format must be harbor-trial-v1")
+        jobs = spec["jobs"]
+        if not isinstance(jobs, str) or not jobs or jobs.startswith("/"):
+            raise chk.fail("source.jobs must be a folder inside the bundle folder")
+        if spec["table"] != "trials.parquet":
+            raise chk.fail("source.table must be trials.parquet, the adapter's output")
+        return Source(kind=TRIALS, table=spec["table"])
+    spec = chk.block(raw, "source", _REGISTRY_SOURCE)
+    return Source(
+        kind=REGISTRY,
+        table=chk.file(spec["table"], "source.table"),
+        entry=tuple(chk.columns(spec["entry"], "source.entry", nonempty=True)),
+        task=chk.column(spec["task"], "source.task"),
+        score=chk.column(spec["score"], "source.score"),
+        score_scale=chk.integer(spec["score_scale"], "source.score_scale", 1),
+        score_decimals=chk.integer(spec["score_decimals"], "source.score_decimals", 0),
+        trials=chk.column(spec["trials"], "source.trials"),
+        pass_count=chk.column(spec["pass_count"], "source.pass_count"),
+        perfect_count=chk.column(spec["perfect_count"], "source.perfect_count"),
+    )
+
+
+def _tolerances(chk: _Checker, raw: Any) -> dict[str, Tolerance]:
+    if not isinstance(raw, dict):
+        raise chk.fail("tolerances must be a mapping")
+    out: dict[str, Tolerance] = {}
+    for name, spec_raw in raw.items():
+        if not isinstance(name, str):
+            raise chk.fail("tolerance names must be strings")
+        where = f"tolerances.{name}"
+        spec = chk.block(spec_raw, where, _TOLERANCE)
+        decimals = chk.integer(spec["exact_decimals"], f"{where}.exact_decimals", 0, 12)
+        items = spec["tiers"]
+        if not isinstance(items, list):
+            raise chk.fail(f"{where}.tiers must be a list of numbers")
+        tiers: list[Fraction] = []
+        for item in items:
+            if isinstance(item, bool) or not isinstance(item, (int, float)):
+                raise chk.fail(f"{where}.tiers must be a list of numbers")
+            if isinstance(item, float) and not math.isfinite(item):
+                raise chk.fail(f"{where}.tiers must be finite")
+            tiers.append(Fraction(repr(item)) if isinstance(item, float) else Fraction(item))
+        if any(t <= 0 for t in tiers):
+            raise chk.fail(f"{where}.tiers must be positive")
+        if any(b <= a for a, b in itertools.pairwise(tiers)):
+            raise chk.fail(f"{where}.tiers must strictly increase")
+        out[name] = Tolerance(name, decimals, tuple(tiers))
+    return out
+
+
+def _policy(chk: _Checker, name: str, raw: Any, source_kind: str) -> Policy:
+    where = f"policies.{name}"
+    if source_kind == REGISTRY:
+        spec = chk.block(raw, where, _REGISTRY_POLICY)
+        means = chk.choice(spec["registry_means"], f"{where}.registry_means", REGISTRY_MEANS)
+        chk.string(spec["description"], f"{where}.description")
+        return Policy(name, registry_means=means)
+    spec = chk.block(raw, where, _TRIAL_POLICY)
+    select = chk.choice(spec["select"], f"{where}.select", ("all", "earliest", "latest"))
+    k = None
+    if select == "all":
+        if spec["k"] is not None:
+            raise chk.fail(f"{where}.k must be null when select is all")
+    else:
+        k = chk.integer(spec["k"], f"{where}.k", 1)
+    copies = chk.choice(spec["copies"], f"{where}.copies", ("keep", "drop"))
+    errored = chk.choice(spec["errored"], f"{where}.errored", ("zero", "exclude"))
+    unscored = chk.choice(spec["unscored"], f"{where}.unscored", ("zero", "exclude"))
+    empty = chk.choice(spec["empty_slots"], f"{where}.empty_slots", ("zero", "ignore"))
+    slots = None
+    if empty == "ignore":
+        if spec["slots"] is not None:
+            raise chk.fail(f"{where}.slots must be null when empty_slots is ignore")
+    else:
+        slots = chk.integer(spec["slots"], f"{where}.slots", 1)
+    chk.string(spec["description"], f"{where}.description")
+    return Policy(name, None, select, k, copies, errored, unscored, empty, slots)
+
+
+def _policies(chk: _Checker, raw: Any, source_kind: str) -> dict[str, Policy]:
+    if not isinstance(raw, dict):
+        raise chk.fail("policies must be a mapping")
+    out: dict[str, Policy] = {}
+    for name, spec in raw.items():
+        if not isinstance(name, str) or not _POLICY_NAME.fullmatch(name):
+            raise chk.fail(f"policy name '{name}' must match ^[A-Za-z][A-Za-z0-9_]*$")
+        if name in BUILTINS:
+            raise chk.fail(f"policy '{name}' is built in and must not be declared")
+        out[name] = _policy(chk, name, spec, source_kind)
+    if source_kind == TRIALS:
+        out["attempted"] = ATTEMPTED
+        out["scored"] = SCORED
+    return out
+
+
+def _leaderboard(
+    chk: _Checker, raw: Any, policies: dict[str, Policy], tolerances: dict[str, Tolerance]
+) -> Leaderboard | None:
+    if raw is None:
+        return None
+    spec = chk.block(raw, "leaderboard", _LEADERBOARD)
+    table = chk.file(spec["table"], "leaderboard.table")
+    row_key = chk.columns(spec["row_key"], "leaderboard.row_key", nonempty=True)
+    columns = chk.block(spec["columns"], "leaderboard.columns", _COLUMNS)
+    structural = chk.columns(columns["structural"], "leaderboard.columns.structural", False)
+    no_ante = chk.columns(columns["no_antecedent"], "leaderboard.columns.no_antecedent", False)
+    measured_raw = columns["measured"]
+    if not isinstance(measured_raw, dict):
+        raise chk.fail("leaderboard.columns.measured must be a mapping")
+    for key in measured_raw:
+        if not isinstance(key, str):
+            raise chk.fail("leaderboard.columns.measured keys must be strings")
+    seen: set[str] = set()
+    for name in [*structural, *no_ante, *measured_raw]:
+        if name in seen:
+            raise chk.fail(f"column '{name}' is classified more than once")
+        seen.add(name)
+    measured: dict[str, Measured] = {}
+    for name, col_raw in measured_raw.items():
+        where = f"leaderboard.columns.measured.{name}"
+        col = chk.block(col_raw, where, _MEASURED)
+        measure = chk.choice(col["measure"], f"{where}.measure", MEASURES)
+        listed = chk.strings(col["policies"], f"{where}.policies", nonempty=True)
+        if len(set(listed)) != len(listed):
+            raise chk.fail(f"{where}.policies lists a policy twice")
+        for policy in listed:
+            if policy not in policies:
+                raise chk.fail(f"{where}.policies: unknown policy '{policy}'")
+        tol_name = chk.string(col["tolerance"], f"{where}.tolerance")
+        if tol_name not in tolerances:
+            raise chk.fail(f"{where}.tolerance: unknown tolerance '{tol_name}'")
+        rows_raw = col["row_tolerances"]
+        if not isinstance(rows_raw, dict):
+            raise chk.fail(f"{where}.row_tolerances must be a mapping")
+        row_tols: dict[str, Tolerance] = {}
+        for row_id, name_raw in rows_raw.items():
+            if not isinstance(row_id, str):
+                raise chk.fail(f"{where}.row_tolerances keys must be strings")
+            tname = chk.string(name_raw, f"{where}.row_tolerances.{row_id}")
+            if tname not in tolerances:
+                raise chk.fail(f"{where}.row_tolerances.{row_id}: unknown tolerance '{tname}'")
+            row_tols[row_id] = tolerances[tname]
+        measured[name] = Measured(name, measure, tuple(listed), tolerances[tol_name], row_tols)
+    return Leaderboard(table, tuple(row_key), tuple(structural), tuple(no_ante), measured)
+
+
+def parse(doc: Any, path: str) -> Prereg:
+    """Validate the whole document (bad_prereg on the first problem)."""
+    chk = _Checker(path)
+    top = chk.block(doc, "", _TOP_KEYS) if isinstance(doc, dict) else None
+    if top is None:
+        raise chk.fail("the document must be a mapping")
+    if isinstance(top["version"], bool) or top["version"] != 1:
+        raise chk.fail("version must be 1")
+    if top["kind"] != "trials":
+        raise chk.fail("kind must be trials")
+    name = top["name"]
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise chk.fail("name must match ^[a-z0-9][a-z0-9._-]*$")
+    source = _source(chk, top["source"])
+    tolerances = _tolerances(chk, top["tolerances"])
+    policies = _policies(chk, top["policies"], source.kind)
+    leaderboard = _leaderboard(chk, top["leaderboard"], policies, tolerances)
+    scale = chk.integer(top["scale"], "scale", 1)
+    if top["rounding"] != "half_even":
+        raise chk.fail("rounding must be half_even")
+    seed = chk.integer(top["seed"], "seed", 0)
+    boot = chk.integer(top["bootstrap_draws"], "bootstrap_draws", 1, _MAX_DRAWS)
+    nulls = chk.integer(top["null_draws"], "null_draws", 1, _MAX_DRAWS)
+    controls = top["controls"]
+    if not isinstance(controls, dict) or controls:
+        raise chk.fail("controls must be {}: trials v1 defines no controls")
+    # `compare` is the referee's: present (checked above), not read here.
+    return Prereg(source, leaderboard, policies, scale, seed, boot, nulls)

@@ -1,0 +1,305 @@
+"""Table checks of contract trials v1 section 5, in its order of classes, and the rows they pass."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from ..errors import (
+    BAD_TYPE,
+    DUPLICATE_COLUMN,
+    DUPLICATE_KEY,
+    MISSING_COLUMN,
+    UNDECLARED_COLUMN,
+    InputError,
+)
+from ..read import Table
+from ..values import FLOATING, INTEGER, NUMERIC_KINDS, STRING, is_null
+from .prereg import REGISTRY, Leaderboard, Source
+
+BAD_KEY = "bad_key"
+UNKNOWN_ROW = "unknown_row"
+BAD_VALUE = "bad_value"
+TRIAL_COLUMNS = ("run", "task", "trial_id", "copy", "status", "reward", "started_at")
+STATUSES = ("scored", "errored", "unscored")
+_CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
+
+
+@dataclass(frozen=True)
+class RegistryRow:
+    """One registry cell (entry, task)."""
+
+    entry: str
+    task: str
+    score: float
+    score_exact: Fraction
+    trials: int
+    passes: int
+    perfect: int
+
+
+@dataclass(frozen=True)
+class TrialRow:
+    """One trial row, as the recompute needs it."""
+
+    run: str
+    task: str
+    trial_id: str
+    copy: int
+    status: str
+    reward: float | None
+    started_at: str | None
+
+
+def _values(table: Table, name: str) -> list[Any]:
+    assert table.frame is not None
+    return table.frame[name].to_numpy(dtype=object).tolist()
+
+
+def leaderboard_names(board: Leaderboard) -> list[str]:
+    """Leaderboard columns the prereg names, in the order they are checked."""
+    return [*board.row_key, *board.structural, *board.no_antecedent, *board.measured]
+
+
+def source_names(source: Source) -> list[str]:
+    """Source columns the prereg (or the contract, for trial tables) names."""
+    if source.kind == REGISTRY:
+        return [
+            *source.entry,
+            source.task,
+            source.score,
+            source.trials,
+            source.pass_count,
+            source.perfect_count,
+        ]
+    return list(TRIAL_COLUMNS)
+
+
+def missing_columns(table: Table, wanted: list[str]) -> None:
+    """missing_column for the first named column absent from the table."""
+    present = set(table.names)
+    for name in wanted:
+        if name not in present:
+            raise InputError(MISSING_COLUMN, table.display, f"column '{name}' is not in the table")
+
+
+def undeclared_columns(table: Table, board: Leaderboard) -> None:
+    """undeclared_column for the first leaderboard column the prereg does not classify."""
+    kinds = board.kind_of()
+    for name in table.names:
+        if name not in kinds:
+            raise InputError(
+                UNDECLARED_COLUMN, table.display, f"column '{name}' is not classified by the prereg"
+            )
+
+
+def duplicate_columns(table: Table) -> None:
+    """duplicate_column for the first name that occurs twice."""
+    counts = Counter(table.names)
+    for name in table.names:
+        if counts[name] > 1:
+            raise InputError(
+                DUPLICATE_COLUMN, table.display, f"column '{name}' occurs {counts[name]} times"
+            )
+
+
+def _want_kind(table: Table, name: str, kinds: tuple[str, ...], what: str) -> None:
+    if table.kinds[name] not in kinds:
+        raise InputError(
+            BAD_TYPE,
+            table.display,
+            f"{what} column '{name}' is {table.kinds[name]}, not {' or '.join(kinds)}",
+        )
+
+
+def leaderboard_types(table: Table, board: Leaderboard) -> None:
+    """bad_type: row_key columns not string, measured columns not integer or floating."""
+    for name in board.row_key:
+        _want_kind(table, name, (STRING,), "row_key")
+    for name in board.measured:
+        _want_kind(table, name, NUMERIC_KINDS, "measured")
+
+
+def source_types(table: Table, source: Source) -> None:
+    """bad_type for the source table's named columns."""
+    if source.kind == REGISTRY:
+        for name in source.entry:
+            _want_kind(table, name, (STRING,), "entry")
+        _want_kind(table, source.task, (STRING,), "task")
+        _want_kind(table, source.score, NUMERIC_KINDS, "score")
+        for name in (source.trials, source.pass_count, source.perfect_count):
+            _want_kind(table, name, (INTEGER,), "count")
+        return
+    for name in ("run", "task", "trial_id", "status", "started_at"):
+        _want_kind(table, name, (STRING,), "trial table")
+    _want_kind(table, "copy", (INTEGER,), "trial table")
+    _want_kind(table, "reward", (FLOATING,), "trial table")
+
+
+def _key_values(table: Table, names: list[str], piped: list[str]) -> list[list[Any]]:
+    """bad_key for a null in any of `names` or a '|' in any of `piped`; the columns' values."""
+    columns = [_values(table, name) for name in names]
+    for name, values in zip(names, columns):
+        for i, value in enumerate(values):
+            if is_null(value):
+                raise InputError(BAD_KEY, table.display, f"null in key column '{name}' (row {i})")
+            if name in piped and "|" in str(value):
+                raise InputError(
+                    BAD_KEY, table.display, f"key column '{name}' holds '|' (row {i}: {value!r})"
+                )
+    return columns
+
+
+def leaderboard_ids(table: Table, board: Leaderboard) -> list[str]:
+    """bad_key checks; the row ids ('|'-joined row_key values), in table order."""
+    columns = _key_values(table, list(board.row_key), list(board.row_key))
+    return ["|".join(parts) for parts in zip(*columns)] if columns else []
+
+
+def source_keys(table: Table, source: Source) -> None:
+    """bad_key for the source table."""
+    if source.kind == REGISTRY:
+        _key_values(table, [*source.entry, source.task], list(source.entry))
+    else:
+        _key_values(table, ["run", "task", "trial_id", "copy"], [])
+
+
+def _first_duplicate(keys: list[tuple[Any, ...]]) -> tuple[Any, ...] | None:
+    seen: set[tuple[Any, ...]] = set()
+    for key in keys:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
+def duplicate_ids(display: str, ids: list[str], what: str) -> None:
+    """duplicate_key for the first repeated row id."""
+    dup = _first_duplicate([(i,) for i in ids])
+    if dup is not None:
+        raise InputError(DUPLICATE_KEY, display, f"{what} '{dup[0]}' occurs more than once")
+
+
+def source_duplicates(table: Table, source: Source) -> None:
+    """duplicate_key for the source table's key."""
+    if source.kind == REGISTRY:
+        entries = _entries(table, source)
+        keys = list(zip(entries, _values(table, source.task)))
+        what = "(entry, task)"
+    else:
+        names = ["run", "task", "trial_id", "copy"]
+        keys = list(zip(*[_values(table, n) for n in names]))
+        keys = [(r, t, i, int(c)) for r, t, i, c in keys]
+        what = "(run, task, trial_id, copy)"
+    dup = _first_duplicate(keys)
+    if dup is not None:
+        shown = ", ".join(str(v) for v in dup)
+        raise InputError(DUPLICATE_KEY, table.display, f"{what} ({shown}) occurs more than once")
+
+
+def unknown_rows(display: str, board: Leaderboard, ids: list[str]) -> None:
+    """unknown_row for a row_tolerances key that is no leaderboard row id."""
+    known = set(ids)
+    for col in board.measured.values():
+        for row_id in col.row_tolerances:
+            if row_id not in known:
+                raise InputError(
+                    UNKNOWN_ROW,
+                    display,
+                    f"row_tolerances of '{col.name}' names '{row_id}', which is no row id",
+                )
+
+
+def _entries(table: Table, source: Source) -> list[str]:
+    return ["|".join(parts) for parts in zip(*[_values(table, n) for n in source.entry])]
+
+
+def _count(display: str, name: str, i: int, value: Any) -> int:
+    if is_null(value):
+        raise InputError(BAD_VALUE, display, f"null in '{name}' (row {i})")
+    return int(value)
+
+
+def registry_rows(table: Table, source: Source) -> list[RegistryRow]:
+    """bad_value checks on the registry; its rows."""
+    d = table.display
+    entries = _entries(table, source)
+    tasks = _values(table, source.task)
+    scores = _values(table, source.score)
+    kind = table.kinds[source.score]
+    trials = _values(table, source.trials)
+    passes = _values(table, source.pass_count)
+    perfect = _values(table, source.perfect_count)
+    rows: list[RegistryRow] = []
+    for i, entry in enumerate(entries):
+        n = _count(d, source.trials, i, trials[i])
+        p = _count(d, source.pass_count, i, passes[i])
+        c = _count(d, source.perfect_count, i, perfect[i])
+        if n < 1:
+            raise InputError(BAD_VALUE, d, f"'{source.trials}' is {n} < 1 (row {i})")
+        if c < 0:
+            raise InputError(BAD_VALUE, d, f"'{source.perfect_count}' is {c} < 0 (row {i})")
+        if c > p:
+            raise InputError(BAD_VALUE, d, f"perfect count {c} > pass count {p} (row {i})")
+        if p > n:
+            raise InputError(BAD_VALUE, d, f"pass count {p} > trials {n} (row {i})")
+        raw = scores[i]
+        if is_null(raw):
+            raise InputError(BAD_VALUE, d, f"null score (row {i})")
+        score = float(raw)
+        if not math.isfinite(score):
+            raise InputError(BAD_VALUE, d, f"score {score!r} is not finite (row {i})")
+        exact = Fraction(int(raw)) if kind == INTEGER else Fraction(repr(score))
+        if exact < 0 or exact > source.score_scale:
+            raise InputError(
+                BAD_VALUE, d, f"score {exact} outside [0, {source.score_scale}] (row {i})"
+            )
+        rows.append(RegistryRow(entry, tasks[i], score, exact, n, p, c))
+    return rows
+
+
+def trial_rows(table: Table) -> list[TrialRow]:
+    """bad_value checks on the trial table; its rows."""
+    d = table.display
+    cols = {name: _values(table, name) for name in TRIAL_COLUMNS}
+    rows: list[TrialRow] = []
+    for i in range(len(cols["run"])):
+        status = cols["status"][i]
+        if is_null(status) or status not in STATUSES:
+            raise InputError(BAD_VALUE, d, f"status {status!r} is not one of {STATUSES} (row {i})")
+        raw = cols["reward"][i]
+        reward = None if is_null(raw) else float(raw)
+        if status == "scored" and reward is None:
+            raise InputError(BAD_VALUE, d, f"a scored trial has a null reward (row {i})")
+        if status != "scored" and reward is not None:
+            raise InputError(BAD_VALUE, d, f"an {status} trial has a reward (row {i})")
+        if reward is not None and not math.isfinite(reward):
+            raise InputError(BAD_VALUE, d, f"reward {reward!r} is not finite (row {i})")
+        copy = int(cols["copy"][i])
+        if copy < 0:
+            raise InputError(BAD_VALUE, d, f"copy {copy} < 0 (row {i})")
+        started = cols["started_at"][i]
+        if not is_null(started) and not _CANONICAL_TIME.fullmatch(started):
+            raise InputError(BAD_VALUE, d, f"started_at {started!r} is not canonical (row {i})")
+        rows.append(
+            TrialRow(
+                cols["run"][i],
+                cols["task"][i],
+                cols["trial_id"][i],
+                copy,
+                status,
+                reward,
+                None if is_null(started) else started,
+            )
+        )
+    numbers: dict[tuple[str, str, str], list[int]] = {}
+    for row in rows:
+        numbers.setdefault((row.run, row.task, row.trial_id), []).append(row.copy)
+    for key in sorted(numbers):
+        if sorted(numbers[key]) != list(range(len(numbers[key]))):
+            raise InputError(BAD_VALUE, d, f"copies of ({', '.join(key)}) are not numbered 0..c-1")
+    return rows

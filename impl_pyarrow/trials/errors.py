@@ -1,0 +1,37 @@
+"""Input error classes of the trials contract (section 5), reported as in cells v1."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+
+# Classes in the order the trials contract checks them.
+TRIAL_ERROR_CLASSES: tuple[str, ...] = (
+    "missing_file",
+    "unreadable",
+    "bad_prereg",
+    "missing_column",
+    "undeclared_column",
+    "duplicate_column",
+    "bad_type",
+    "bad_key",
+    "duplicate_key",
+    "unknown_row",
+    "bad_value",
+)
+
+
+class TrialInputError(InputError):
+    """Unusable input: `error[<class>]: <file>: <detail>`, exit 2."""
+
+    def __init__(self, error_class: str, file: str, detail: str) -> None:
+        if error_class not in TRIAL_ERROR_CLASSES:
+            raise ValueError(f"unknown error class {error_class!r}")
+        Exception.__init__(self, f"error[{error_class}]: {file}: {detail}")
+        self.error_class = error_class
+        self.file = file
+        self.detail = detail
+
+
+def fail(error_class: str, file: str, detail: str) -> TrialInputError:
+    """The error to raise."""
+    return TrialInputError(error_class, file, detail)

@@ -1,0 +1,213 @@
+"""The whole trial-level recompute: checks in the contract's order, outputs written last."""
+
+from __future__ import annotations
+
+from ..read import bundle_path
+from ..values import format_float
+from ..write import render_csv, write_outputs
+from . import spec, tables
+from .errors import fail
+from .judge import (
+    CELLS_HEADER,
+    CENSUS_HEADER,
+    RECOVERY_HEADER,
+    RECOVERY_ROWS_HEADER,
+    cells_rows,
+    census_rows,
+    judge,
+    recovery_rows,
+)
+from .nulls import HIST_HEADER, NULLS_HEADER, nulls_rows
+from .pertask import TaskValue, registry_entries, registry_task, trial_entries, trial_task
+from .stats import COUNT_NAMES, BootStream, EntryStats, entry_stats
+
+TASKS_HEADER = [
+    "entry",
+    "policy",
+    "task",
+    "copies",
+    "selected",
+    "scored",
+    "errored",
+    "unscored",
+    "excluded",
+    "zeros_added",
+    "values",
+    "reward_mean",
+    "pass_share",
+    "reward_exact",
+]
+ENTRIES_HEADER = [
+    "entry",
+    "policy",
+    "tasks",
+    "tasks_left_out",
+    "unordered_tasks",
+    "rounded_tasks",
+    *COUNT_NAMES,
+    "reward_macro",
+    "reward_ci95",
+    "reward_boot_low",
+    "reward_boot_high",
+    "reward_bound",
+    "reward_ci95_bound",
+    "pass_macro",
+    "pass_ci95",
+    "pass_boot_low",
+    "pass_boot_high",
+]
+
+
+def _i(x: int | None) -> str:
+    return "" if x is None else str(x)
+
+
+def _f(x: float | None) -> str:
+    return "" if x is None else format_float(x)
+
+
+def task_line(entry: str, policy: str, t: TaskValue) -> list[str]:
+    if t.unordered:
+        return [entry, policy, t.task, _i(t.copies), *[""] * 10]
+    exact = "" if t.exact is None else ("true" if t.exact else "false")
+    return [
+        entry,
+        policy,
+        t.task,
+        _i(t.copies),
+        _i(t.selected),
+        _i(t.scored),
+        _i(t.errored),
+        _i(t.unscored),
+        _i(t.excluded),
+        _i(t.zeros_added),
+        _i(t.values),
+        _f(t.mean),
+        _f(t.pass_share),
+        exact,
+    ]
+
+
+def entry_line(st: EntryStats) -> list[str]:
+    rb = st.reward_boot or (None, None)
+    pb = st.pass_boot or (None, None)
+    return [
+        st.entry,
+        st.policy,
+        str(st.tasks),
+        str(st.tasks_left_out),
+        _i(st.unordered_tasks),
+        str(st.rounded_tasks),
+        *[_i(st.counts[c]) for c in COUNT_NAMES],
+        _f(st.reward_macro),
+        _f(st.reward_ci95),
+        _f(rb[0]),
+        _f(rb[1]),
+        _f(st.reward_bound),
+        _f(st.reward_ci95_bound),
+        _f(st.pass_macro),
+        _f(st.pass_ci95),
+        _f(pb[0]),
+        _f(pb[1]),
+    ]
+
+
+def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
+    """Every output file's bytes; raises TrialInputError on unusable input."""
+    doc = spec.load(prereg_path)
+    lb_name, src_name = spec.table_names(doc, prereg_path)
+    lb_path = None if lb_name is None else bundle_path(bundle_dir, lb_name)
+    src_path = bundle_path(bundle_dir, src_name)
+    for path in (lb_path, src_path):
+        if path is not None and not tables.is_regular_file(path):
+            raise fail("missing_file", path, "no such regular file")
+    lb_file = None if lb_path is None else tables.open_parquet(lb_path)
+    lb_table = None if lb_file is None or lb_path is None else tables.read_table(lb_file, lb_path)
+    src_file = tables.open_parquet(src_path)
+
+    pr = spec.validate(doc, prereg_path)
+    src = pr.source
+    board = pr.leaderboard
+    src_names = src_file.schema_arrow.names
+    if board is not None and lb_table is not None and lb_path is not None:
+        tables.missing_column(tables.leaderboard_names(board), lb_table.column_names, lb_path)
+    tables.missing_column(tables.source_names(src), src_names, src_path)
+    if board is not None and lb_table is not None and lb_path is not None:
+        tables.undeclared_column(board, lb_table.column_names, lb_path)
+        tables.duplicate_column(lb_table.column_names, lb_path)
+    tables.duplicate_column(src_names, src_path)
+    if board is not None and lb_table is not None and lb_path is not None:
+        tables.leaderboard_types(board, lb_table.schema, lb_path)
+    tables.source_types(src, src_file.schema_arrow, src_path)
+    src_table = tables.read_table(src_file, src_path, tables.source_names(src))
+
+    # bad_key, then duplicate_key (leaderboard, then source); unknown_row; bad_value
+    lb_ids: list[str] = []
+    if board is not None and lb_table is not None and lb_path is not None:
+        lb_ids = tables.joined(tables.key_values(lb_table, board.row_key, lb_path, bar=True))
+    if src.kind == "registry":
+        entries = tables.joined(tables.key_values(src_table, src.entry, src_path, bar=True))
+        tasks = tables.key_values(src_table, (src.task,), src_path, bar=False)[0]
+        src_keys: list[object] = list(zip(entries, tasks))
+        what = "(entry, task)"
+    else:
+        trial_keys = tables.key_values(
+            src_table, ("run", "task", "trial_id", "copy"), src_path, bar=False
+        )
+        src_keys = list(zip(*trial_keys))
+        what = "(run, task, trial_id, copy)"
+    lb_data = None
+    if board is not None and lb_table is not None and lb_path is not None:
+        tables.no_duplicates(lb_ids, lb_path, "row id")
+    tables.no_duplicates(src_keys, src_path, what)
+    if board is not None and lb_table is not None and lb_path is not None:
+        lb_data = tables.leaderboard_data(lb_table, lb_ids)
+        tables.unknown_rows(pr, lb_data, lb_path)
+
+    per_task: dict[tuple[str, str], list[TaskValue]] = {}
+    registry = None
+    if src.kind == "registry":
+        cells = tables.registry_cells(src, src_table, entries, tasks, src_path)
+        registry = (src.score_scale, src.score_decimals)
+        for entry, ecells in registry_entries(cells).items():
+            for pname, pol in pr.policies.items():
+                per_task[(entry, pname)] = [registry_task(c, pol, src) for c in ecells]
+    else:
+        rows = tables.trial_rows(src_table, trial_keys, src_path)
+        for run, by_task in trial_entries(rows).items():
+            for pname, pol in pr.policies.items():
+                per_task[(run, pname)] = [trial_task(t, trs, pol) for t, trs in by_task.items()]
+
+    stream = BootStream(pr.seed, pr.bootstrap_draws)
+    stats: dict[tuple[str, str], EntryStats] = {}
+    for (entry, pname), tvals in per_task.items():
+        stats[(entry, pname)] = entry_stats(entry, pname, tvals, pr.scale, stream, registry)
+
+    task_lines = [task_line(e, p, t) for (e, p), tv in per_task.items() for t in tv]
+    task_lines.sort(key=lambda r: (r[0], r[1], r[2]))
+    entry_lines = [entry_line(stats[key]) for key in sorted(stats)]
+
+    if board is not None and lb_data is not None:
+        judged, pubs = judge(board, lb_data, stats)
+        cells_out = cells_rows(board, lb_data, judged)
+        census_out = census_rows(board, lb_data, judged, pubs)
+        rec_out, rec_rows_out = recovery_rows(board, lb_data, judged, pubs)
+        null_out, hist_out = nulls_rows(board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws)
+    else:
+        cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
+    return {
+        "tasks.csv": render_csv(TASKS_HEADER, task_lines),
+        "entries.csv": render_csv(ENTRIES_HEADER, entry_lines),
+        "cells.csv": render_csv(CELLS_HEADER, cells_out),
+        "census.csv": render_csv(CENSUS_HEADER, census_out),
+        "recovery.csv": render_csv(RECOVERY_HEADER, rec_out),
+        "recovery_rows.csv": render_csv(RECOVERY_ROWS_HEADER, rec_rows_out),
+        "nulls.csv": render_csv(NULLS_HEADER, null_out),
+        "null_hist.csv": render_csv(HIST_HEADER, hist_out),
+    }
+
+
+def run(prereg_path: str, bundle_dir: str, out_dir: str) -> None:
+    """Compute everything, then write the eight files of section 9 into OUT_DIR."""
+    files = compute(prereg_path, bundle_dir)
+    write_outputs(out_dir, files)

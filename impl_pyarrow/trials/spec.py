@@ -1,0 +1,473 @@
+"""Reading and validating a trials-v1 preregistration (section 4)."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import pairwise
+from typing import Any
+
+import yaml
+
+from .errors import TrialInputError, fail
+
+MEASURES: tuple[str, ...] = ("reward_macro", "reward_ci95", "pass_macro", "pass_ci95", "task_count")
+BUILT_IN: dict[str, dict[str, Any]] = {
+    "attempted": {
+        "select": "all",
+        "k": None,
+        "copies": "drop",
+        "errored": "zero",
+        "unscored": "zero",
+        "empty_slots": "ignore",
+        "slots": None,
+    },
+    "scored": {
+        "select": "all",
+        "k": None,
+        "copies": "drop",
+        "errored": "exclude",
+        "unscored": "exclude",
+        "empty_slots": "ignore",
+        "slots": None,
+    },
+}
+TOP_KEYS = (
+    "version",
+    "kind",
+    "name",
+    "source",
+    "leaderboard",
+    "policies",
+    "scale",
+    "rounding",
+    "tolerances",
+    "seed",
+    "bootstrap_draws",
+    "null_draws",
+    "controls",
+    "compare",
+)
+REGISTRY_KEYS = (
+    "kind",
+    "table",
+    "entry",
+    "task",
+    "score",
+    "score_scale",
+    "score_decimals",
+    "trials",
+    "pass_count",
+    "perfect_count",
+)
+TRIALS_KEYS = ("kind", "format", "jobs", "table")
+LEADERBOARD_KEYS = ("table", "row_key", "columns")
+COLUMNS_KEYS = ("structural", "no_antecedent", "measured")
+MEASURED_KEYS = ("measure", "policies", "tolerance", "row_tolerances")
+REGISTRY_POLICY_KEYS = ("registry_means", "description")
+TRIALS_POLICY_KEYS = (
+    "select",
+    "k",
+    "copies",
+    "errored",
+    "unscored",
+    "empty_slots",
+    "slots",
+    "description",
+)
+TOLERANCE_KEYS = ("exact_decimals", "tiers")
+SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
+POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+MAX_DRAWS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Exact decimals for tier 0, then thresholds t1 < t2 < ... (exact decimals)."""
+
+    name: str
+    exact_decimals: int
+    tiers: tuple[Fraction, ...]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """A registry policy (registry_means) or a trial-selection rule."""
+
+    name: str
+    registry_means: str | None = None
+    select: str = "all"
+    k: int | None = None
+    copies: str = "drop"
+    errored: str = "zero"
+    unscored: str = "zero"
+    empty_slots: str = "ignore"
+    slots: int | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the per-task values come from."""
+
+    kind: str  # registry | trials
+    table: str
+    entry: tuple[str, ...] = ()
+    task: str = ""
+    score: str = ""
+    score_scale: int = 1
+    score_decimals: int = 0
+    trials: str = ""
+    pass_count: str = ""
+    perfect_count: str = ""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A measured leaderboard column."""
+
+    name: str
+    measure: str
+    policies: tuple[str, ...]
+    tolerance: Tolerance
+    row_tolerances: dict[str, Tolerance]
+
+
+@dataclass(frozen=True)
+class Board:
+    """The leaderboard block."""
+
+    table: str
+    row_key: tuple[str, ...]
+    structural: tuple[str, ...]
+    no_antecedent: tuple[str, ...]
+    measured: dict[str, Measured]
+
+
+@dataclass(frozen=True)
+class TrialsPrereg:
+    """The validated preregistration."""
+
+    path: str
+    source: Source
+    leaderboard: Board | None
+    policies: dict[str, Policy]  # every computed policy: declared, plus built-ins for trials
+    scale: int
+    seed: int
+    bootstrap_draws: int
+    null_draws: int
+
+
+def load(path: str) -> Any:
+    """Parse the prereg file; missing_file / unreadable on failure."""
+    if not os.path.isfile(path):
+        raise fail("missing_file", path, "no such regular file")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+        return yaml.safe_load(raw.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise fail("unreadable", path, f"cannot parse YAML: {exc}") from None
+
+
+def _bad(path: str, detail: str) -> TrialInputError:
+    return fail("bad_prereg", path, detail)
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _keys(doc: Any, keys: tuple[str, ...], path: str, where: str) -> dict[Any, Any]:
+    """doc must be a mapping with exactly these keys."""
+    if not isinstance(doc, dict):
+        raise _bad(path, f"{where or 'document'} is not a mapping")
+    for k in keys:
+        if k not in doc:
+            raise _bad(path, f"missing key {where}{k}")
+    for k in doc:
+        if k not in keys:
+            raise _bad(path, f"unknown key {where}{k}")
+    return doc
+
+
+def _string(doc: dict[Any, Any], key: str, path: str, where: str) -> str:
+    value = doc[key]
+    if not isinstance(value, str):
+        raise _bad(path, f"key {where}{key} is not a string")
+    return value
+
+
+def _strings(
+    doc: dict[Any, Any], key: str, path: str, where: str, non_empty: bool = False
+) -> tuple[str, ...]:
+    value = doc[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(path, f"key {where}{key} is not a list of strings")
+    if len(set(value)) != len(value):
+        raise _bad(path, f"key {where}{key} lists a name twice")
+    if non_empty and not value:
+        raise _bad(path, f"key {where}{key} is empty")
+    return tuple(value)
+
+
+def _int(
+    doc: dict[Any, Any], key: str, path: str, where: str, low: int, high: int | None = None
+) -> int:
+    value = doc[key]
+    if not _is_int(value) or value < low or (high is not None and value > high):
+        rng = f">= {low}" if high is None else f"in {low}..{high}"
+        raise _bad(path, f"key {where}{key} is not an integer {rng}")
+    return int(value)
+
+
+def _const(doc: dict[Any, Any], key: str, value: Any, path: str, where: str = "") -> None:
+    got = doc[key]
+    if type(got) is not type(value) or got != value:
+        raise _bad(path, f"key {where}{key} must be {value!r}")
+
+
+def table_names(doc: Any, path: str) -> tuple[str | None, str]:
+    """(leaderboard table or None, source table): needed before the bundle files are opened."""
+    if not isinstance(doc, dict):
+        raise _bad(path, "document is not a mapping")
+    for key in ("source", "leaderboard"):
+        if key not in doc:
+            raise _bad(path, f"missing key {key}")
+    source = doc["source"]
+    if not isinstance(source, dict):
+        raise _bad(path, "key source is not a mapping")
+    if "table" not in source:
+        raise _bad(path, "missing key source.table")
+    src_table = _string(source, "table", path, "source.")
+    board = doc["leaderboard"]
+    if board is None:
+        return None, src_table
+    if not isinstance(board, dict):
+        raise _bad(path, "key leaderboard is neither null nor a mapping")
+    if "table" not in board:
+        raise _bad(path, "missing key leaderboard.table")
+    return _string(board, "table", path, "leaderboard."), src_table
+
+
+def _source(raw: Any, path: str) -> Source:
+    if not isinstance(raw, dict) or "kind" not in raw:
+        raise _bad(path, "missing key source.kind")
+    kind = raw["kind"]
+    w = "source."
+    if kind == "registry":
+        s = _keys(raw, REGISTRY_KEYS, path, w)
+        return Source(
+            kind="registry",
+            table=_string(s, "table", path, w),
+            entry=_strings(s, "entry", path, w, non_empty=True),
+            task=_string(s, "task", path, w),
+            score=_string(s, "score", path, w),
+            score_scale=_int(s, "score_scale", path, w, 1),
+            score_decimals=_int(s, "score_decimals", path, w, 0),
+            trials=_string(s, "trials", path, w),
+            pass_count=_string(s, "pass_count", path, w),
+            perfect_count=_string(s, "perfect_count", path, w),
+        )
+    if kind == "trials":
+        s = _keys(raw, TRIALS_KEYS, path, w)
+        _const(s, "format", "harbor-trial-v1", path, w)
+        _string(s, "jobs", path, w)
+        return Source(kind="trials", table=_string(s, "table", path, w))
+    raise _bad(path, f"unknown source.kind {kind!r}")
+
+
+def _tolerances(raw: Any, path: str) -> dict[str, Tolerance]:
+    if not isinstance(raw, dict):
+        raise _bad(path, "key tolerances is not a mapping")
+    out: dict[str, Tolerance] = {}
+    for name, spec in raw.items():
+        if not isinstance(name, str):
+            raise _bad(path, "a tolerance name is not a string")
+        w = f"tolerances.{name}."
+        spec = _keys(spec, TOLERANCE_KEYS, path, w)
+        decimals = _int(spec, "exact_decimals", path, w, 0, 12)
+        tiers_raw = spec["tiers"]
+        if not isinstance(tiers_raw, list):
+            raise _bad(path, f"key {w}tiers is not a list")
+        tiers: list[Fraction] = []
+        for t in tiers_raw:
+            if _is_int(t):
+                q = Fraction(t)
+            elif isinstance(t, float) and math.isfinite(t):
+                q = Fraction(repr(t))
+            else:
+                raise _bad(path, f"key {w}tiers holds a value that is not a finite number")
+            if q <= 0:
+                raise _bad(path, f"key {w}tiers holds a value that is not positive")
+            tiers.append(q)
+        if any(b <= a for a, b in pairwise(tiers)):
+            raise _bad(path, f"key {w}tiers does not strictly increase")
+        out[name] = Tolerance(name=name, exact_decimals=decimals, tiers=tuple(tiers))
+    return out
+
+
+def _choice(spec: dict[Any, Any], key: str, allowed: tuple[str, ...], path: str, where: str) -> str:
+    value = spec[key]
+    if not isinstance(value, str) or value not in allowed:
+        raise _bad(path, f"key {where}{key} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _nullable_int(spec: dict[Any, Any], key: str, path: str, where: str) -> int | None:
+    value = spec[key]
+    if value is None:
+        return None
+    if not _is_int(value) or value < 1:
+        raise _bad(path, f"key {where}{key} is neither null nor an integer >= 1")
+    return int(value)
+
+
+def _policies(raw: Any, kind: str, path: str) -> dict[str, Policy]:
+    if not isinstance(raw, dict):
+        raise _bad(path, "key policies is not a mapping")
+    out: dict[str, Policy] = {}
+    for name, spec in raw.items():
+        if not isinstance(name, str) or not POLICY_NAME.fullmatch(name):
+            raise _bad(path, f"policy name {name!r} is not of the form [A-Za-z][A-Za-z0-9_]*")
+        if name in BUILT_IN:
+            raise _bad(path, f"policy {name} is built in and cannot be declared")
+        w = f"policies.{name}."
+        if not isinstance(spec, dict):
+            raise _bad(path, f"key policies.{name} is not a mapping")
+        shape = REGISTRY_POLICY_KEYS if kind == "registry" else TRIALS_POLICY_KEYS
+        if set(spec) != set(shape) and (
+            set(spec) == set(REGISTRY_POLICY_KEYS) or set(spec) == set(TRIALS_POLICY_KEYS)
+        ):
+            raise _bad(path, f"policy {name} has the wrong shape for a {kind} source")
+        spec = _keys(spec, shape, path, w)
+        _string(spec, "description", path, w)
+        if kind == "registry":
+            means = _choice(
+                spec, "registry_means", ("exact_where_possible", "rounded_score"), path, w
+            )
+            out[name] = Policy(name=name, registry_means=means)
+            continue
+        select = _choice(spec, "select", ("all", "earliest", "latest"), path, w)
+        k = _nullable_int(spec, "k", path, w)
+        if (k is None) != (select == "all"):
+            raise _bad(path, f"key {w}k must be null if and only if select is all")
+        copies = _choice(spec, "copies", ("keep", "drop"), path, w)
+        errored = _choice(spec, "errored", ("zero", "exclude"), path, w)
+        unscored = _choice(spec, "unscored", ("zero", "exclude"), path, w)
+        empty = _choice(spec, "empty_slots", ("zero", "ignore"), path, w)
+        slots = _nullable_int(spec, "slots", path, w)
+        if (slots is None) != (empty == "ignore"):
+            raise _bad(path, f"key {w}slots must be null if and only if empty_slots is ignore")
+        out[name] = Policy(
+            name=name,
+            select=select,
+            k=k,
+            copies=copies,
+            errored=errored,
+            unscored=unscored,
+            empty_slots=empty,
+            slots=slots,
+        )
+    return out
+
+
+def _board(
+    raw: Any, policies: dict[str, Policy], tolerances: dict[str, Tolerance], path: str
+) -> Board | None:
+    if raw is None:
+        return None
+    w = "leaderboard."
+    b = _keys(raw, LEADERBOARD_KEYS, path, w)
+    table = _string(b, "table", path, w)
+    row_key = _strings(b, "row_key", path, w, non_empty=True)
+    cw = "leaderboard.columns."
+    cols = _keys(b["columns"], COLUMNS_KEYS, path, cw)
+    structural = _strings(cols, "structural", path, cw)
+    no_antecedent = _strings(cols, "no_antecedent", path, cw)
+    measured_raw = cols["measured"]
+    if not isinstance(measured_raw, dict):
+        raise _bad(path, f"key {cw}measured is not a mapping")
+    seen: set[str] = set()
+    for name in (*structural, *no_antecedent, *measured_raw):
+        if not isinstance(name, str):
+            raise _bad(path, "a measured column name is not a string")
+        if name in seen:
+            raise _bad(path, f"column {name!r} is classified twice")
+        seen.add(name)
+    measured: dict[str, Measured] = {}
+    for name, spec in measured_raw.items():
+        mw = f"{cw}measured.{name}."
+        spec = _keys(spec, MEASURED_KEYS, path, mw)
+        measure = _choice(spec, "measure", MEASURES, path, mw)
+        pols = _strings(spec, "policies", path, mw, non_empty=True)
+        for p in pols:
+            if p not in policies:
+                raise _bad(path, f"column {name}: unknown policy {p!r}")
+        tol_name = _string(spec, "tolerance", path, mw)
+        if tol_name not in tolerances:
+            raise _bad(path, f"column {name}: unknown tolerance {tol_name!r}")
+        rt_raw = spec["row_tolerances"]
+        if not isinstance(rt_raw, dict):
+            raise _bad(path, f"key {mw}row_tolerances is not a mapping")
+        row_tols: dict[str, Tolerance] = {}
+        for rid, tname in rt_raw.items():
+            if not isinstance(rid, str) or not isinstance(tname, str):
+                raise _bad(path, f"key {mw}row_tolerances maps a non-string")
+            if tname not in tolerances:
+                raise _bad(path, f"column {name}: unknown tolerance {tname!r}")
+            row_tols[rid] = tolerances[tname]
+        measured[name] = Measured(
+            name=name,
+            measure=measure,
+            policies=pols,
+            tolerance=tolerances[tol_name],
+            row_tolerances=row_tols,
+        )
+    return Board(
+        table=table,
+        row_key=row_key,
+        structural=structural,
+        no_antecedent=no_antecedent,
+        measured=measured,
+    )
+
+
+def validate(doc: Any, path: str) -> TrialsPrereg:
+    """Every key of section 4; bad_prereg on the first problem."""
+    doc = _keys(doc, TOP_KEYS, path, "")
+    _const(doc, "version", 1, path)
+    _const(doc, "kind", "trials", path)
+    name = doc["name"]
+    if not isinstance(name, str) or not SLUG.fullmatch(name):
+        raise _bad(path, "key name is not a slug ^[a-z0-9][a-z0-9._-]*$")
+    source = _source(doc["source"], path)
+    declared = _policies(doc["policies"], source.kind, path)
+    scale = _int(doc, "scale", path, "", 1)
+    _const(doc, "rounding", "half_even", path)
+    tolerances = _tolerances(doc["tolerances"], path)
+    seed = _int(doc, "seed", path, "", 0)
+    boot = _int(doc, "bootstrap_draws", path, "", 1, MAX_DRAWS)
+    nulls = _int(doc, "null_draws", path, "", 1, MAX_DRAWS)
+    controls = doc["controls"]
+    if not isinstance(controls, dict) or controls:
+        raise _bad(path, "key controls must be {} (trials v1 defines no controls)")
+    if doc["compare"] is not None and not isinstance(doc["compare"], dict):
+        raise _bad(path, "key compare is neither null nor a mapping")
+    policies = dict(declared)
+    if source.kind == "trials":
+        for bname, spec in BUILT_IN.items():
+            policies[bname] = Policy(name=bname, **spec)
+    board = _board(doc["leaderboard"], policies, tolerances, path)
+    return TrialsPrereg(
+        path=path,
+        source=source,
+        leaderboard=board,
+        policies=policies,
+        scale=scale,
+        seed=seed,
+        bootstrap_draws=boot,
+        null_draws=nulls,
+    )

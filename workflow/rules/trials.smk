@@ -1,0 +1,94 @@
+# Trials arm: adapt (trials source), lock, both contestants twice each.
+
+
+rule adapt_trials:
+    input:
+        jobs=f"{BUNDLE}/{SOURCE.get('jobs', '')}",
+    output:
+        table=f"{RES}/bundle/trials.parquet",
+        adapter=f"{RES}/bundle/adapter.json",
+    params:
+        src=src,
+        out=lambda w, output: str(Path(output.table).parent),
+    log:
+        f"{RES}/logs/adapt_trials.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit adapt-trials --jobs {input.jobs}"
+        " --format harbor-trial-v1 --out {params.out} 2>&1 | tee {log}"
+
+
+rule lock_trials:
+    input:
+        unpack(lambda w: {k: v for k, v in source_inputs(w).items() if k != "lock"}),
+        prereg=PREREG,
+    output:
+        prereg=f"{RES}/lock/prereg.yaml",
+        lock=f"{RES}/lock/lock.json",
+        ledger=f"{RES}/ledger.jsonl",
+    params:
+        src=src,
+        expected=PREREG_BLAKE3,
+        expect_bundle=EXPECT_BUNDLE,
+        bundle=BUNDLE,
+        assembled=f"--assembled {RES}/bundle" if IS_TRIALS_SOURCE else "",
+        out=lambda w, output: str(Path(output.lock).parent),
+    log:
+        f"{RES}/logs/lock.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit lock-trials --prereg {input.prereg}"
+        " --expected-blake3 {params.expected} --bundle {params.bundle} {params.assembled}"
+        " --out-dir {params.out} --ledger {output.ledger} {params.expect_bundle} 2>&1 | tee {log}"
+
+
+rule impl_env:
+    input:
+        lock=f"{SRC}/uv.lock",
+        project=f"{SRC}/pyproject.toml",
+    output:
+        "results/envs/impl-{impl}.synced",
+    params:
+        src=src,
+    log:
+        "results/logs/impl_env_{impl}.log",
+    shell:
+        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
+        " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
+        " --compile-bytecode"
+        " > {log} 2>&1 && touch {output}"
+
+
+# One rule for both contestants: each runs in its own environment (impl_python),
+# as its own process, once per run folder.
+rule recompute_trials:
+    input:
+        unpack(source_inputs),
+        prereg=f"{RES}/lock/prereg.yaml",
+        env="results/envs/impl-{impl}.synced",
+    output:
+        expand(f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/{{f}}.csv", f=TRIAL_FILES),
+    params:
+        src=src,
+        python=lambda w: impl_python(w.impl),
+        module=lambda w: trials_module(w.impl),
+        bundle=READ_DIR,
+        out=lambda w, output: str(Path(output[0]).parent),
+    log:
+        f"{RES}/logs/recompute_{{impl}}_run{{run}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} {params.module} --prereg {input.prereg}"
+        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+
+
+rule same_runs:
+    input:
+        expand(f"{RES}/recompute/{{{{impl}}}}/run{{run}}/cells.csv", run=RUNS),
+    output:
+        f"{RES}/recompute/{{impl}}/runs-identical.json",
+    params:
+        src=src,
+        runs=lambda w, input: [str(Path(f).parent) for f in input],
+    log:
+        f"{RES}/logs/same_runs_{{impl}}.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit same-runs {params.runs} --out {output}"
+        " 2>&1 | tee {log}"

@@ -1,0 +1,155 @@
+# Trials arm: agreement, census (classes, rule recovery, intervals), settings
+# census, compare-runs, ledger, report, annex.
+
+
+rule agree_trials:
+    input:
+        same=expand(f"{RES}/recompute/{{impl}}/runs-identical.json", impl=IMPLS),
+        a=f"{RES}/recompute/pandas/run1/cells.csv",
+        b=f"{RES}/recompute/pyarrow/run1/cells.csv",
+    output:
+        json=f"{RES}/agreement.json",
+        md=f"{RES}/agreement.md",
+    params:
+        src=src,
+        a=lambda w, input: str(Path(input.a).parent),
+        b=lambda w, input: str(Path(input.b).parent),
+    log:
+        f"{RES}/logs/agree.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit agree --kind trials --a {params.a} --b {params.b}"
+        " --names pandas pyarrow --out-json {output.json} --out-md {output.md} 2>&1 | tee {log}"
+
+
+rule census_trials:
+    input:
+        agreement=f"{RES}/agreement.json",
+        cells=f"{RES}/recompute/pandas/run1/census.csv",
+        prereg=f"{RES}/lock/prereg.yaml",
+        lock=f"{RES}/lock/lock.json",
+    output:
+        txt=f"{RES}/census.txt",
+        json=f"{RES}/census.json",
+        intervals=f"{RES}/intervals.csv",
+        recovery=f"{RES}/recovery.csv",
+        entries=f"{RES}/entries.csv",
+    params:
+        src=src,
+        cells=lambda w, input: str(Path(input.cells).parent),
+        out=lambda w, output: str(Path(output.txt).parent),
+    log:
+        f"{RES}/logs/census.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit trials-census --agreement {input.agreement}"
+        " --cells {params.cells} --prereg {input.prereg} --lock {input.lock}"
+        " --out-dir {params.out} > {log} 2>&1"
+
+
+rule settings_census:
+    input:
+        table=f"{RES}/bundle/trials.parquet",
+        lock=f"{RES}/lock/lock.json",
+    output:
+        csv=f"{RES}/settings/settings.csv",
+        all=f"{RES}/settings/settings_all.csv",
+        txt=f"{RES}/settings/settings.txt",
+    params:
+        src=src,
+        out=lambda w, output: str(Path(output.csv).parent),
+    log:
+        f"{RES}/logs/settings_census.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit settings-census {input.table}"
+        " --out {params.out} > {log} 2>&1"
+
+
+def compare_flags(wildcards):
+    """Every flag from the prereg's compare block (trials contract section 11)."""
+    c = COMPARE
+    under = f" --under-study {','.join(c['under_study'])}" if c["under_study"] else ""
+    return (
+        f"{c['a']} {c['b']} --denominator {c['denominator']} --k {','.join(map(str, c['k']))}"
+        f" --seed {_PREREG['seed']} --draws {c['draws']}{under}"
+    )
+
+
+rule compare_runs:
+    input:
+        table=f"{RES}/bundle/trials.parquet",
+        lock=f"{RES}/lock/lock.json",
+    output:
+        pairs=f"{RES}/compare/pairs.csv",
+        json=f"{RES}/compare/compare.json",
+        txt=f"{RES}/compare/compare.txt",
+    params:
+        src=src,
+        flags=compare_flags,
+        out=lambda w, output: str(Path(output.pairs).parent),
+    log:
+        f"{RES}/logs/compare_runs.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit compare-runs {params.flags}"
+        " --trials {input.table} --out {params.out} > {log} 2>&1"
+
+
+rule record_outputs_trials:
+    input:
+        ledger=f"{RES}/ledger.jsonl",
+        outputs=[
+            *([f"{RES}/bundle/adapter.json"] if IS_TRIALS_SOURCE else []),
+            *expand(
+                f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv",
+                impl=IMPLS,
+                run=RUNS,
+                f=TRIAL_FILES,
+            ),
+            f"{RES}/agreement.json",
+            *referee_outputs(),
+        ],
+    output:
+        f"{RES}/ledger-receipt.json",
+    params:
+        src=src,
+    log:
+        f"{RES}/logs/record_outputs.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit record {input.outputs}"
+        " --ledger {input.ledger} --receipt {output} 2>&1 | tee {log}"
+
+
+rule report_trials:
+    input:
+        census=f"{RES}/census.json",
+        agreement=f"{RES}/agreement.json",
+        referee=referee_outputs(),
+    output:
+        md=f"{RES}/report/report.md",
+        html=f"{RES}/report/report.html",
+    params:
+        src=src,
+        res=RES,
+        out=lambda w, output: str(Path(output.md).parent),
+    log:
+        f"{RES}/logs/report.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit trials-report --res {params.res} --out {params.out}"
+        " > {log} 2>&1"
+
+
+rule annex_trials:
+    input:
+        receipt=f"{RES}/ledger-receipt.json",
+        ledger=f"{RES}/ledger.jsonl",
+        report=f"{RES}/report/report.html",
+        census=f"{RES}/census.txt",
+    output:
+        directory(f"{RES}/annex"),
+    params:
+        src=src,
+        arm=ARM,
+        res=RES,
+    log:
+        f"{RES}/logs/annex.log",
+    shell:
+        "PYTHONPATH={params.src} python -m audit seal --res {params.res} --arm {params.arm}"
+        " --ledger {input.ledger} --out {output} 2>&1 | tee {log}"

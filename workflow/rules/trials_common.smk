@@ -1,0 +1,115 @@
+# A trials arm (docs/trials-contract.md): config `kind: trials`. Same machinery as
+# the leaderboard arm: lock, two contestants twice each, agreement, census, ledger,
+# report, annex. Paths under results/<arm>/ as in the Snakefile, plus
+#   bundle/trials.parquet, bundle/adapter.json   the adapter's trial table (trials source)
+#   recovery.csv, recovery_rows.csv, intervals.csv, entries.csv   the trial census
+#   settings/                                    the settings census (trials source)
+#   compare/                                     compare-runs (when the prereg has `compare`)
+import json
+from pathlib import Path
+
+import yaml
+from snakemake.utils import validate
+
+
+include: "preflight.smk"
+
+
+check_config(config)
+validate(config, schema="../schemas/config.schema.yaml", set_default=False)
+
+SRC = workflow.basedir
+ARM = config["arm"]
+RES = f"results/{ARM}"
+BUNDLE = config["bundle"].rstrip("/")
+IMPLS = ["pandas", "pyarrow"]
+RUNS = [1, 2]
+SEAT = config["seat"]
+if SEAT == "second":
+    ANNEX = config["annex"].rstrip("/")
+    if not Path(ANNEX, "lock", "lock.json").is_file():
+        refuse("missing_file", f"{ANNEX}/lock/lock.json", "not an annex")
+    PREREG = f"{ANNEX}/lock/prereg.yaml"
+    with open(f"{ANNEX}/lock/lock.json", encoding="utf-8") as _f:
+        PREREG_BLAKE3 = json.load(_f)["prereg"]["blake3"]
+    EXPECT_BUNDLE = f"--expect-bundle {ANNEX}/lock/lock.json"
+else:
+    PREREG = config["prereg"]
+    PREREG_BLAKE3 = config["prereg_blake3"]
+    EXPECT_BUNDLE = ""
+
+check_prereg(PREREG, PREREG_BLAKE3)
+with open(PREREG, encoding="utf-8") as _f:
+    # Names only; the lock rule validates the prereg before anything uses it.
+    _PREREG = yaml.safe_load(_f) or {}
+if _PREREG.get("kind") != "trials":
+    refuse("bad_config", PREREG, "config kind is trials but the prereg is not a trials-v1 prereg")
+SOURCE = _PREREG["source"]
+LEADERBOARD = _PREREG.get("leaderboard")
+COMPARE = _PREREG.get("compare")
+IS_TRIALS_SOURCE = SOURCE["kind"] == "trials"
+# The folder the contestants read: the shipped bundle (registry), or the one the
+# pipeline assembles from the adapter's output (trials source).
+READ_DIR = f"{RES}/bundle" if IS_TRIALS_SOURCE else BUNDLE
+_needed = [] if IS_TRIALS_SOURCE else [SOURCE["table"]]
+_needed += [LEADERBOARD["table"]] if LEADERBOARD else []
+check_bundle(BUNDLE, _needed, built_by_rule=None)
+if IS_TRIALS_SOURCE and not Path(BUNDLE, SOURCE["jobs"]).is_dir():
+    refuse("missing_file", f"{BUNDLE}/{SOURCE['jobs']}", "no jobs directory in the bundle folder")
+TRIAL_FILES = [
+    "tasks",
+    "entries",
+    "cells",
+    "census",
+    "recovery",
+    "recovery_rows",
+    "nulls",
+    "null_hist",
+]
+
+
+wildcard_constraints:
+    impl="pandas|pyarrow",
+    run=r"\d+",
+
+
+def impl_python(impl):
+    return f"{SRC}/.venvs/impl-{impl}/bin/python"
+
+
+def trials_module(impl):
+    """The contestant's trials entry: `-m impl_X.trials` when that module exists,
+    else the contract's `-m impl_X trials` (section 5)."""
+    base = Path(SRC, f"impl_{impl}")
+    if (base / "trials.py").is_file() or (base / "trials" / "__main__.py").is_file():
+        return f"-m impl_{impl}.trials"
+    return f"-m impl_{impl} trials"
+
+
+def source_inputs(wildcards):
+    """What the contestants read, besides the locked prereg."""
+    files = {"lock": f"{RES}/lock/lock.json"}
+    if IS_TRIALS_SOURCE:
+        files["table"] = f"{RES}/bundle/trials.parquet"
+    else:
+        files["table"] = f"{BUNDLE}/{SOURCE['table']}"
+    if LEADERBOARD:
+        files["leaderboard"] = f"{BUNDLE}/{LEADERBOARD['table']}"
+    return files
+
+
+def referee_outputs():
+    out = [f"{RES}/census.json", f"{RES}/intervals.csv"]
+    if IS_TRIALS_SOURCE:
+        out += [f"{RES}/settings/settings.csv", f"{RES}/settings/settings_all.csv"]
+    if COMPARE:
+        out += [f"{RES}/compare/pairs.csv", f"{RES}/compare/compare.json"]
+    return out
+
+
+def get_final_output():
+    return [f"{RES}/census.txt", f"{RES}/ledger-receipt.json", f"{RES}/annex"]
+
+
+def src(wildcards):
+    return SRC
