@@ -1,8 +1,9 @@
 """Time the whole DAG on the real bundle against its process-start floor.
 
 The floor is what the DAG cannot avoid: starting each process it launches,
-with that process's imports, and nothing else. Both are measured in the same
-run, interleaved, so the ratio is meaningful on a noisy machine.
+with that process's imports, and nothing else (summed, as if on one core).
+Both are measured in the same run, interleaved, so the ratio is meaningful on
+a noisy machine.
 
     uv run python benchmarks/dag.py [--reps 3] [--bundle DIR]
 """
@@ -23,80 +24,77 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 UV = os.environ.get("UV", "uv")
 
-# process kind -> (command, how many of them one DAG run starts)
+# process kind -> a command that starts such a process with the imports it needs
 FLOOR = {
-    "snakemake start": ([str(BIN / "snakemake"), "--version"], 1),
-    "referee (python -m audit)": (
-        [sys.executable, "-c", "import polars, blake3, yaml, jsonschema, audit.census"],
-        6,
-    ),
-    "impl_pandas": (
-        [
-            str(ROOT / ".venvs/impl-pandas/bin/python"),
-            "-c",
-            "import pandas, numpy, fastparquet, yaml, blake3",
-        ],
-        2,
-    ),
-    "impl_pyarrow": (
-        [
-            str(ROOT / ".venvs/impl-pyarrow/bin/python"),
-            "-c",
-            "import pyarrow, pyarrow.parquet, yaml, blake3",
-        ],
-        2,
-    ),
-    "uv sync (no-op)": (
-        [
-            "env",
-            "-u",
-            "VIRTUAL_ENV",
-            f"UV_PROJECT_ENVIRONMENT={ROOT}/.venvs/impl-pandas",
-            UV,
-            "sync",
-            "--project",
-            str(ROOT),
-            "--frozen",
-            "--only-group",
-            "impl-pandas",
-            "-q",
-        ],
-        2,
-    ),
+    "snakemake start": [str(BIN / "snakemake"), "--version"],
+    "referee (audit, controls)": [
+        sys.executable, "-c", "import polars, blake3, yaml, jsonschema, audit.census, controls"],
+    "impl_pandas": [str(ROOT / ".venvs/impl-pandas/bin/python"), "-c",
+                    "import pandas, numpy, fastparquet, yaml, blake3"],
+    "impl_pyarrow": [str(ROOT / ".venvs/impl-pyarrow/bin/python"), "-c",
+                     "import pyarrow, pyarrow.parquet, yaml, blake3"],
+    "uv sync (no-op)": ["env", "-u", "VIRTUAL_ENV",
+                        f"UV_PROJECT_ENVIRONMENT={ROOT}/.venvs/impl-pandas", UV, "sync",
+                        "--project", str(ROOT), "--frozen", "--only-group", "impl-pandas", "-q"],
 }
 
 
-def timed(cmd: list[str], cwd: Path = ROOT) -> float:
+def kind_of(rule: str) -> str:
+    if "recompute" in rule and "pandas" in rule:
+        return "impl_pandas"
+    if "recompute" in rule and "pyarrow" in rule:
+        return "impl_pyarrow"
+    if rule == "impl_env":
+        return "uv sync (no-op)"
+    return "referee (audit, controls)"
+
+
+def snakemake_args(work: Path, bundle: Path) -> list[str]:
+    return [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"), "--directory",
+            str(work), "--cores", "2", "--configfile", str(ROOT / "config/openhands-index.yaml"),
+            "--config", f"bundle={bundle}", f"prereg={ROOT}/prereg/openhands-index.yaml"]
+
+
+def workdir() -> Path:
+    work = Path(tempfile.mkdtemp(prefix="secondseat-bench-"))
+    (work / "config").mkdir()
+    shutil.copyfile(ROOT / "config/config.yaml", work / "config/config.yaml")
+    return work
+
+
+def run(cmd: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+def timed(cmd: list[str]) -> float:
     t0 = time.perf_counter()
-    subprocess.run(
-        cmd, cwd=cwd, check=True, capture_output=True, env=dict(os.environ, PYTHONPATH=str(ROOT))
-    )
+    run(cmd)
     return time.perf_counter() - t0
 
 
-def dag(bundle: Path) -> float:
-    work = Path(tempfile.mkdtemp(prefix="secondseat-bench-"))
+def job_counts(bundle: Path) -> dict[str, int]:
+    """Processes of each kind that one run of the DAG starts, from a dry run's job table."""
+    work = workdir()
     try:
-        (work / "config").mkdir()
-        shutil.copyfile(ROOT / "config/config.yaml", work / "config/config.yaml")
-        return timed(
-            [
-                str(BIN / "snakemake"),
-                "--snakefile",
-                str(ROOT / "Snakefile"),
-                "--directory",
-                str(work),
-                "--cores",
-                "2",
-                "--quiet",
-                "all",
-                "--configfile",
-                str(ROOT / "config/openhands-index.yaml"),
-                "--config",
-                f"bundle={bundle}",
-                f"prereg={ROOT}/prereg/openhands-index.yaml",
-            ]
-        )
+        out = run([*snakemake_args(work, bundle), "-n"]).stdout
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    counts = dict.fromkeys(FLOOR, 0)
+    counts["snakemake start"] = 1
+    for line in out.split("Job stats:")[1].splitlines()[3:]:
+        parts = line.split()
+        if not parts:
+            break  # the table ends at a blank line
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("all", "total"):
+            counts[kind_of(parts[0])] += int(parts[1])
+    return counts
+
+
+def dag(bundle: Path) -> float:
+    work = workdir()
+    try:
+        return timed([*snakemake_args(work, bundle), "--quiet", "all"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -107,27 +105,25 @@ def main() -> None:
     ap.add_argument("--bundle", default=str(ROOT.parent / "shared/bundles/openhands-index-3015ac6"))
     args = ap.parse_args()
     bundle = Path(args.bundle).resolve()
+    counts = job_counts(bundle)
     dag(bundle)  # warm-up: environments synced, caches filled
     dag_times: list[float] = []
     floor_times: dict[str, list[float]] = {k: [] for k in FLOOR}
     for _ in range(args.reps):
-        for kind, (cmd, _n) in FLOOR.items():
+        for kind, cmd in FLOOR.items():
             floor_times[kind].append(timed(cmd))
         dag_times.append(dag(bundle))
     print(f"whole DAG on {bundle.name}, {args.reps} runs, 2 cores (seconds)")
-    print(f"{'':30}{'min':>8}{'median':>8}{'max':>8}")
-    print(
-        f"{'whole DAG':30}{min(dag_times):8.2f}{statistics.median(dag_times):8.2f}{max(dag_times):8.2f}"
-    )
+    print(f"{'':34}{'min':>8}{'median':>8}{'max':>8}")
+    med = statistics.median
+    print(f"{'whole DAG':34}{min(dag_times):8.2f}{med(dag_times):8.2f}{max(dag_times):8.2f}")
     floor = 0.0
-    for kind, (_cmd, n) in FLOOR.items():
-        ts = floor_times[kind]
-        med = statistics.median(ts)
-        floor += n * med
-        print(f"{kind + f' x{n}':30}{min(ts):8.2f}{med:8.2f}{max(ts):8.2f}")
-    med_dag = statistics.median(dag_times)
-    print(f"{'process-start floor (sum)':30}{'':8}{floor:8.2f}")
-    print(f"ratio DAG / floor (medians): {med_dag / floor:.2f}")
+    for kind, ts in floor_times.items():
+        floor += counts[kind] * med(ts)
+        label = f"{kind} x{counts[kind]}"
+        print(f"{label:34}{min(ts):8.2f}{med(ts):8.2f}{max(ts):8.2f}  (each)")
+    print(f"{'process-start floor (sum)':34}{'':8}{floor:8.2f}")
+    print(f"ratio DAG / floor (medians, same run): {med(dag_times) / floor:.2f}")
 
 
 if __name__ == "__main__":
