@@ -42,8 +42,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out-json", required=True)
 
     p = sub.add_parser("summary", help="one table over every control")
-    p.add_argument("--verdicts", nargs="+", required=True)
-    p.add_argument("--checks", nargs="+", required=True)
+    p.add_argument("--verdicts", nargs="*", required=True)  # none: no controls
+    p.add_argument("--checks", nargs="*", required=True)
     p.add_argument("--out-csv", required=True)
     p.add_argument("--out-md", required=True)
     return ap

@@ -19,7 +19,7 @@ def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, pl.DataFrame]:
     inst = pl.read_parquet(Path(bundle) / b["instances"])
     floats = [c for c, t in inst.schema.items() if t.is_float()]
     inst = inst.with_columns([pl.col(c).fill_nan(None) for c in floats])  # NaN counts as null
-    return lb, inst.sort(b["instance_key"])
+    return lb, inst  # in file order: whoever needs the instance key order sorts its rows
 
 
 def row_ids(lb: pl.DataFrame, doc: dict) -> list[str]:
@@ -45,9 +45,16 @@ def rate(frame: pl.DataFrame, source: str, scale: int, nulls: str) -> Value:
     return None if n == 0 else Fraction(scale * k, n)
 
 
+def exact_sum(values: list[float] | list[int]) -> Fraction:
+    """The exact sum of doubles (or integers): each is m / 2**k, so one common denominator."""
+    ratios = [v.as_integer_ratio() for v in values]
+    den = max((d for _, d in ratios), default=1)
+    return Fraction(sum(m * (den // d) for m, d in ratios), den)
+
+
 def mean(frame: pl.DataFrame, source: str, nulls: str) -> Value:
     n = denominator(frame, source, nulls)
-    total = sum((Fraction(v) for v in frame.get_column(source).drop_nulls().to_list()), Fraction(0))
+    total = exact_sum(frame.get_column(source).drop_nulls().to_list())
     return None if n == 0 else total / n
 
 

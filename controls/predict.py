@@ -59,8 +59,9 @@ def _target_row(doc, name, spec, lb, inst, eligible) -> str:
 
 
 def _keys(frame: pl.DataFrame, doc: dict) -> list[list[str]]:
+    """The frame's instance keys, in instance key order (the canonical order to choose from)."""
     cols = doc["bundle"]["instance_key"]
-    return [[str(v) for v in r] for r in frame.select(cols).iter_rows()]
+    return [[str(v) for v in r] for r in frame.select(cols).sort(cols).iter_rows()]
 
 
 def _flip_or_shift(doc, name, spec, lb, inst):

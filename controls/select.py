@@ -19,9 +19,22 @@ def key(seed: int, label: str, d: int, i: int) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def keys(seed: int, label: str, d: int, n: int) -> list[int]:
+    """key(seed, label, d, i) for i = 0..n-1 (the prefix encoded once)."""
+    prefix = f"{seed}|{label}|{d}|".encode()
+    return [
+        int.from_bytes(blake3.blake3(prefix + str(i).encode()).digest()[:8], "big")
+        for i in range(n)
+    ]
+
+
 def order(seed: int, label: str, d: int, n: int) -> list[int]:
-    """Positions 0..n-1 in the stream's order."""
-    return sorted(range(n), key=lambda i: (key(seed, label, d, i), i))
+    """Positions 0..n-1 in the stream's order: by (key, i).
+
+    A stable sort by key alone keeps equal keys in i order, without a tuple per
+    position (which matters when every instance row is reordered)."""
+    k = keys(seed, label, d, n)
+    return sorted(range(n), key=k.__getitem__)
 
 
 def choose(seed: int, label: str, d: int, items: list, k: int) -> list:

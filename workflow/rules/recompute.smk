@@ -16,6 +16,7 @@ rule impl_env:
     shell:
         "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
         " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
+        " --compile-bytecode"
         " > {log} 2>&1 && touch {output}"
 
 
