@@ -140,8 +140,10 @@ def dag(bundle_dir: Path, work: Path, target: str = "all") -> dict:
         PATH=f"{wrap}{os.pathsep}{os.environ['PATH']}",
         SECONDSEAT_JOBLOG=str(joblog),
     )
-    cmd = [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile")]
-    cmd += ["--directory", str(work), "--cores", "2", "--quiet", target]
+    cmd = [str(BIN / "snakemake"), target, "--snakefile", str(ROOT / "Snakefile")]
+    cmd += ["--directory", str(work), "--cores", "2", "--quiet", "all"]
+    if target != "all":
+        cmd.append("--no-hooks")  # the onsuccess hook prints files of the whole DAG
     cmd += ["--configfile", str(CONFIG), "--config", f"bundle={bundle_dir}", f"prereg={PREREG}"]
     run = measured(cmd, env)
     jobs = [json.loads(line) for line in joblog.read_text().splitlines()]
