@@ -50,8 +50,8 @@ def build(res_dir: str, out_dir: str) -> None:
         "null_histograms.svg": plots.null_histograms(hist, observed),
     }
     controls = _csv(res / "controls.csv") if (res / "controls.csv").exists() else []
-    if controls:
-        svgs["controls.svg"] = plots.controls_scatter(_control_points(res))
+    # always written (the rule declares it), empty axes when the prereg has no controls
+    svgs["controls.svg"] = plots.controls_scatter(_control_points(res))
     for name, text in svgs.items():
         write_atomic(out / name, text)
     tables = {

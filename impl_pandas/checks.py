@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
-import pandas as pd
 
 from .errors import (
     BAD_TYPE,
@@ -16,9 +14,9 @@ from .errors import (
     UNDECLARED_COLUMN,
     InputError,
 )
-from .prereg import MEAN, NUMERIC_RECIPES, RATE, Prereg
+from .prereg import NUMERIC_RECIPES, Prereg
 from .read import Table
-from .values import BOOLEAN, NUMERIC_KINDS, format_value, is_null
+from .values import NUMERIC_KINDS, format_value
 
 
 def leaderboard_names(prereg: Prereg) -> list[str]:
@@ -73,11 +71,6 @@ def duplicate_keys(table: Table, key: list[str], what: str) -> None:
         raise InputError(DUPLICATE_KEY, table.display, f"{what} ({shown}) occurs more than once")
 
 
-def float_values(series: pd.Series) -> np.ndarray:
-    """A numeric column read as objects, as doubles; null becomes NaN."""
-    return np.array([math.nan if is_null(v) else float(v) for v in series], dtype=np.float64)
-
-
 def leaderboard_types(table: Table, prereg: Prereg) -> None:
     """bad_type for a measured numeric leaderboard column that is not integer or floating."""
     for col in prereg.measured.values():
@@ -100,32 +93,3 @@ def row_id_kinds(board: Table, instances: Table, prereg: Prereg) -> None:
             instances.display,
             f"row id column '{prereg.row_id}' is {in_kind} here but {lb_kind} in the leaderboard",
         )
-
-
-def instance_types(table: Table, prereg: Prereg) -> None:
-    """bad_type for a rate source not boolean, a mean source not numeric or holding infinities."""
-    assert table.frame is not None
-    for col in prereg.measured.values():
-        if col.source is None:
-            continue
-        kind = table.kinds[col.source]
-        if col.recipe == RATE and kind != BOOLEAN:
-            raise InputError(
-                BAD_TYPE,
-                table.display,
-                f"rate source '{col.source}' (for '{col.name}') is {kind}, not boolean",
-            )
-        if col.recipe == MEAN:
-            if kind not in NUMERIC_KINDS:
-                raise InputError(
-                    BAD_TYPE,
-                    table.display,
-                    f"mean source '{col.source}' (for '{col.name}') is {kind}, "
-                    "not integer or floating",
-                )
-            if np.isinf(float_values(table.frame[col.source])).any():
-                raise InputError(
-                    BAD_TYPE,
-                    table.display,
-                    f"mean source '{col.source}' (for '{col.name}') holds an infinite value",
-                )
