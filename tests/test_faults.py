@@ -35,7 +35,7 @@ DEMO_CENSUS = {
 }
 
 
-def _argv(work: Path) -> list[str]:
+def _argv(work: Path, cores: str = "2") -> list[str]:
     return [
         SNAKEMAKE,
         "--snakefile",
@@ -43,7 +43,7 @@ def _argv(work: Path) -> list[str]:
         "--directory",
         str(work),
         "--cores",
-        "2",
+        cores,
         "--config",
         f"prereg={ROOT / 'prereg' / 'demo.yaml'}",
     ]
@@ -55,13 +55,13 @@ def _workdir(path: Path) -> Path:
     return path
 
 
-def _start(work: Path) -> subprocess.Popen:
+def _start(work: Path, cores: str = "2") -> subprocess.Popen:
     """The DAG as its own process group (so a kill reaches every job it started).
 
     Its output goes to work/run.log (outside results/), read with _log()."""
     with (work / "run.log").open("w") as log:
         return subprocess.Popen(
-            _argv(work), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            _argv(work, cores), stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
 
 
@@ -113,7 +113,9 @@ def busy_folder(impl_envs, tmp_path_factory: pytest.TempPathFactory):
     The first run is never interrupted: it is also the reference the killed run
     is compared with (and checked against the demo's hand-worked census)."""
     work = _workdir(tmp_path_factory.mktemp("busy"))
-    first = _start(work)
+    # one core: the first run must outlive the second's start-up, which can take
+    # seconds (Snakemake loads every executor plugin it finds)
+    first = _start(work, cores="1")
     try:
         _wait_for(work / "results" / "demo" / "lock" / "lock.json", first)
         second = subprocess.run(
