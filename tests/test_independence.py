@@ -64,3 +64,14 @@ def test_import_contracts_hold() -> None:
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert "0 broken" in p.stdout
+
+
+@pytest.mark.parametrize("module", ["pandas", "pyarrow", "snakemake_executor_plugin_slurm"])
+def test_the_referees_environment_holds_neither_library_nor_the_slurm_plugin(module: str) -> None:
+    # pyproject.toml: neither contestant's library; the SLURM plugin (which
+    # brings pandas) lives in the `cluster` group's environment only.
+    res = run([sys.executable, "-c", f"import {module}"])
+    assert res.code != 0 and "ModuleNotFoundError" in res.stderr, (
+        f"{module} is importable in the default environment; `uv sync` removes what"
+        " pyproject.toml no longer asks for"
+    )
