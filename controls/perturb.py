@@ -12,8 +12,6 @@ import polars as pl
 from controls import select
 from controls.predict import ControlError
 
-SEP = "\x1f"
-
 
 def file_blake3(path: str | Path) -> str:
     return blake3.blake3(Path(path).read_bytes()).hexdigest()
@@ -32,8 +30,15 @@ def check_stamp(stamp: str, files: list[str]) -> None:
             )
 
 
-def _key_expr(cols: list[str]) -> pl.Expr:
-    return pl.concat_str([pl.col(c).cast(pl.String) for c in cols], separator=SEP)
+def _is_one_of(keys: list[list[str]], cols: list[str]) -> pl.Expr:
+    """True on the rows whose instance key (as text) is one of ``keys``."""
+    hit = pl.lit(False)
+    for key in keys:
+        same = pl.lit(True)
+        for col, value in zip(cols, key, strict=True):
+            same = same & (pl.col(col).cast(pl.String) == value)
+        hit = hit | same
+    return hit
 
 
 def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[str]:
@@ -43,13 +48,17 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[s
     inst = pl.read_parquet(Path(bundle) / b["instances"])
     kind = sel["kind"]
     if kind in ("flip", "shift"):
-        chosen = [SEP.join(k) for k in sel["instances"]]
-        hit = _key_expr(b["instance_key"]).is_in(chosen)
+        hit = (
+            (pl.col(b["row_id"]).cast(pl.String) == sel["row_id"])
+            & (pl.col(b["group_by"]) == sel["group"])
+            & _is_one_of(sel["instances"], b["instance_key"])
+        )
         src = sel["source"]
         new = pl.lit(False) if kind == "flip" else pl.col(src) + pl.lit(float(sel["size"]))
-        inst = inst.with_columns(pl.when(hit).then(new).otherwise(pl.col(src)).alias(src))
-        if inst.filter(hit).height != len(chosen):
+        found = inst.select(hit.sum()).item()
+        if found != len(sel["instances"]):
             raise ControlError(f"{selection_path}: selected instances not found in the bundle")
+        inst = inst.with_columns(pl.when(hit).then(new).otherwise(pl.col(src)).alias(src))
     elif kind == "swap":
         a, c = sel["row_ids"]
         rid = pl.col(b["row_id"])
@@ -62,8 +71,19 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[s
             .alias(b["row_id"])
         )
     elif kind == "reorder":
-        order = select.order(doc["seed"], sel["control"], select.ROWS, inst.height)
-        inst = inst[order]
+        keys = pl.Series(
+            "key", memoryview(select.stream_keys(doc["seed"], sel["control"], inst.height))
+        )
+        order = keys.to_frame().with_row_index("i").sort("key", "i").get_column("i")  # by (key, i)
+        del keys
+        # one column at a time, each original freed as its reordered copy is made,
+        # so the peak holds the table once plus one column
+        columns = inst.get_columns()
+        del inst
+        for i, col in enumerate(columns):
+            columns[i] = col.rechunk().gather(order)  # one chunk: a gather across 100 is slow
+            del col
+        inst = pl.DataFrame(columns)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(Path(bundle) / b["leaderboard"], out / b["leaderboard"])

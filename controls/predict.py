@@ -70,14 +70,13 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     source, group = cspec["source"], cspec["group"]
     k = spec["size"] if spec["kind"] == "flip" else 1
 
-    def candidates(row: str) -> pl.DataFrame:
-        frame = exact.group_frame(inst, doc, row, group)
-        if spec["kind"] == "flip":
-            return frame.filter(pl.col(source).fill_null(False))
-        return frame.filter(pl.col(source).is_not_null())
-
-    row = _target_row(doc, name, spec, lb, inst, lambda r: candidates(r).height >= k)
-    chosen = select.choose(doc["seed"], name, select.INSTANCES, _keys(candidates(row), doc), k)
+    where = (
+        pl.col(source).fill_null(False) if spec["kind"] == "flip" else pl.col(source).is_not_null()
+    )
+    eligible = inst.counts(group, where)  # one pass over the instances, not one per row
+    row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
+    candidates = exact.group_frame(inst, doc, row, group).filter(where)
+    chosen = select.choose(doc["seed"], name, select.INSTANCES, _keys(candidates, doc), k)
     recipe = "rate" if spec["kind"] == "flip" else "mean"
     direct = _direct_columns(doc, recipe, source, group)
     frame = exact.group_frame(inst, doc, row, group)
@@ -122,12 +121,11 @@ def _swap(doc, name, spec, lb, inst):
 def predict(doc: dict, bundle: str, name: str) -> tuple[str, dict]:
     """The prediction table (CSV text) and the selection it rests on."""
     spec = doc["controls"][name]
-    lb, inst = exact.read_bundle(bundle, doc)
     if spec["kind"] in ("flip", "shift"):
-        cells, selection = _flip_or_shift(doc, name, spec, lb, inst)
+        cells, selection = _flip_or_shift(doc, name, spec, *exact.read_bundle(bundle, doc))
     elif spec["kind"] == "swap":
-        cells, selection = _swap(doc, name, spec, lb, inst)
-    else:
+        cells, selection = _swap(doc, name, spec, *exact.read_bundle(bundle, doc))
+    else:  # a reorder predicts that nothing changes: the bundle's values are not needed
         cells, selection = [], {"instances": "every row, in the seeded order"}
     selection = {"control": name, "kind": spec["kind"], "size": spec.get("size"), **selection}
     buf = io.StringIO()

@@ -155,3 +155,57 @@ def test_check_names_an_unpredicted_change(tmp_path: Path) -> None:
     )
     assert v["verdict"] == "fail" and v["unpredicted"] == {"x": 1}
     assert "r,t,A" in (tmp_path / "c.csv").read_text().replace("|", ",")
+
+
+def test_reorder_stream_keys_are_the_xof_read_big_endian() -> None:
+    # Independent of the array/byteswap path: slice the extendable output by
+    # hand. Its first 32 bytes are the ordinary digest (a BLAKE3 property).
+    from controls import select
+
+    n = 9
+    label = b"7|reorder_invariant|reorder"
+    xof = blake3.blake3(label).digest(length=8 * n)
+    assert xof[:32] == blake3.blake3(label).digest()
+    by_hand = [int.from_bytes(xof[8 * i : 8 * i + 8], "big") for i in range(n)]
+    assert list(select.stream_keys(7, "reorder_invariant", n)) == by_hand
+    assert by_hand[0] == int(blake3.blake3(label).hexdigest()[:16], 16)
+
+
+def _perturb(control: str, bundle: Path, tmp: Path) -> Path:
+    """Predict and build the perturbed bundle (no ledger: the functions, not the CLI)."""
+    import yaml
+
+    from controls.perturb import perturb
+
+    _predict(control, bundle, tmp)
+    doc = yaml.safe_load(PREREG.read_text())
+    perturb(doc, str(bundle), str(tmp / "s.json"), str(tmp / "bundle"))
+    return tmp / "bundle" / "instances.parquet"
+
+
+def test_reorder_deals_the_rows_in_the_streams_order(demo_bundle: Path, tmp_path: Path) -> None:
+    import polars as pl
+
+    from controls import select
+
+    before = pl.read_parquet(demo_bundle / "instances.parquet")
+    after = pl.read_parquet(_perturb("reorder_invariant", demo_bundle, tmp_path))
+    keys = list(select.stream_keys(7, "reorder_invariant", before.height))
+    expected = sorted(range(before.height), key=lambda i: (keys[i], i))
+    assert expected != list(range(before.height))
+    assert after.to_dicts() == [before.row(i, named=True) for i in expected]
+
+
+def test_flip_changes_exactly_the_selected_instances(demo_bundle: Path, tmp_path: Path) -> None:
+    import polars as pl
+
+    before = pl.read_parquet(demo_bundle / "instances.parquet")
+    after = pl.read_parquet(_perturb("flip_m2_beta", demo_bundle, tmp_path))
+    sel = json.loads((tmp_path / "s.json").read_text())
+    changed = [
+        [str(b[c]) for c in ("id", "group", "instance_id")]  # the demo's instance key
+        for b, a in zip(before.iter_rows(named=True), after.iter_rows(named=True), strict=True)
+        if b != a
+    ]
+    assert sorted(changed) == sorted(sel["instances"])
+    assert after.drop("resolved").equals(before.drop("resolved"))
