@@ -5,10 +5,17 @@
 # prereg's hash again when it runs, against a change made in between.
 # Last, clear_stale_locks() lets the usual command resume a run that was killed.
 import fcntl
+import os
 import sys
 
 import blake3
 import jsonschema
+
+
+# Every job is a new Python process. Where PYTHONDONTWRITEBYTECODE is set (some
+# CI machines set it), each would compile polars, yaml and the project's own
+# modules again as it starts, about 0.7 s a job; the jobs may cache bytecode.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def refuse(kind, file, detail):
