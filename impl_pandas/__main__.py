@@ -1,4 +1,8 @@
-"""Command line: python -m impl_pandas --prereg P --bundle B --out DIR."""
+"""Command line: python -m impl_pandas --prereg P --bundle B --out DIR [--no-draws].
+
+Also `python -m impl_pandas trials ...` (contract trials v1) and the null's
+shard commands `null-draws` and `null-merge` (shards.py), which load neither
+pandas nor fastparquet."""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ import argparse
 import sys
 
 from .errors import InputError, report
-from .pipeline import run
-from .write import write_all
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,13 +19,28 @@ def main(argv: list[str] | None = None) -> int:
         from .trials.__main__ import main as trials_main
 
         return trials_main(argv[1:])
+    if argv[:1] in (["null-draws"], ["null-merge"]):  # contract: sharded null draws
+        from .shards import main as shards_main
+
+        return shards_main(argv[0], argv[1:])
+    from .memory import keep_freed_memory
+
+    keep_freed_memory()
+    from .pipeline import run
+    from .write import write_all
+
     parser = argparse.ArgumentParser(prog="python -m impl_pandas", description=__doc__)
     parser.add_argument("--prereg", required=True, help="preregistration (YAML)")
     parser.add_argument("--bundle", required=True, help="bundle directory (parquet files)")
     parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument(
+        "--no-draws",
+        action="store_true",
+        help="write cells.csv, census.csv and reproduce.csv only (draws: null-draws, null-merge)",
+    )
     args = parser.parse_args(argv)
     try:
-        files = run(args.prereg, args.bundle)
+        files = run(args.prereg, args.bundle, draws=not args.no_draws)
     except InputError as err:
         return report(err)
     write_all(args.out, files)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+import numpy as np
+
+from .floats import format_float
 from .prereg import NO_POLICY, SINGLE_VALUE, Measured, Prereg
 from .read import Table
 from .recipes import Recomputed
@@ -12,6 +17,7 @@ from .tiers import (
     DIVERGENT,
     NO_DATA,
     AbsDiff,
+    Exact,
     compare,
     compare_strings,
     format_abs_diff,
@@ -20,7 +26,7 @@ from .tiers import (
     published_number,
     recomputed_exact,
 )
-from .values import format_float, format_value, is_null
+from .values import format_value, is_null
 
 CELLS_HEADER = ["row_id", "column", "kind", "policy", "published", "recomputed", "abs_diff", "tier"]
 CENSUS_HEADER = ["row_id", "column", "class", "best_tier", "policies", "min_abs_diff"]
@@ -50,6 +56,45 @@ class Judged:
     def reproduces(self, j: int, k: int) -> bool:
         """Whether any policy reaches an integer tier for (published j, recomputed k)."""
         return any(is_integer_tier(tier) for _, tier, _ in self.tiers(j, k))
+
+    def table(self, order: list[int]) -> np.ndarray:
+        """The reproduce table: [j, k] = whether row order[k]'s values reproduce row order[j]'s.
+
+        The same rule as reproduces(), without trying every pair: an integer
+        tier means equal roundings (found by value) or |P - R| within the last
+        tier bound (found by bisection over the sorted recomputed values)."""
+        size = len(order)
+        out = np.zeros((size, size), dtype=bool)
+        pubs = [self.pubs[i] for i in order]
+        for policy in self.col.policies:
+            recs = [self.recs[i][policy] for i in order]
+            if self.col.recipe == SINGLE_VALUE:
+                same: dict[Any, list[int]] = {}
+                for k, rec in enumerate(recs):
+                    if rec is not None:
+                        same.setdefault(rec, []).append(k)
+                for j, pub in enumerate(pubs):
+                    if pub is not None and pub in same:
+                        out[j, same[pub]] = True
+                continue
+            tol = self.col.tolerance
+            assert tol is not None
+            bound = max(tol.tiers) if tol.tiers else None
+            rounded: dict[Fraction, list[int]] = {}
+            ranked = sorted((rec.value, k) for k, rec in enumerate(recs) if rec is not None)
+            values = [v for v, _ in ranked]
+            for k, rec in enumerate(recs):
+                if rec is not None:
+                    rounded.setdefault(rec.rounded, []).append(k)
+            for j, pub in enumerate(pubs):
+                if not isinstance(pub, Exact):  # null, NaN, an infinity: divergent
+                    continue
+                out[j, rounded.get(pub.rounded, [])] = True
+                if bound is not None:
+                    lo = bisect_left(values, pub.value - bound)
+                    hi = bisect_right(values, pub.value + bound)
+                    out[j, [k for _, k in ranked[lo:hi]]] = True
+        return out
 
 
 def judge(col: Measured, board: Table, recomputed: Recomputed) -> Judged:

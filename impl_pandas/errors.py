@@ -13,6 +13,7 @@ DUPLICATE_COLUMN = "duplicate_column"
 DUPLICATE_KEY = "duplicate_key"
 BAD_TYPE = "bad_type"
 AMBIGUOUS_VALUE = "ambiguous_value"
+BAD_SHARDS = "bad_shards"  # the shard commands only (shards.py)
 
 EXIT_INPUT = 2
 

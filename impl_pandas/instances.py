@@ -8,19 +8,21 @@ Nothing is held as one Python object per row for the whole table. Per column:
   key repeats (a repeat, or a collision, sends the check to the exact path);
 - mean sources become doubles (NaN for null and for NaN), rate sources two
   boolean arrays (true, non-null).
-The recipes then work on rows sorted once by (row id, group): every
-(row id, group) is one contiguous run.
+The recipes then tally per run, a (row id, group) pair, with np.bincount
+over one run index per row (Runs): no sort of the rows.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import fastparquet
 import numpy as np
 import pandas as pd
+from fastparquet import parquet_thrift
 
 from .checks import duplicate_keys
 from .errors import BAD_TYPE, UNREADABLE, InputError
@@ -32,8 +34,11 @@ NULL = -1
 NULL_HASH = np.uint64(2**64 - 1)  # every missing value, whichever way the reader gave it
 # how pandas hashes None, NaN and pd.NA in an object array (categorize=False)
 _NULL_HASHES = pd.util.hash_array(np.array([None, np.nan, pd.NA], dtype=object), categorize=False)
+_NONE_HASH = np.int64(hash(None)).view(np.uint64)
 _MIX = np.uint64(1_000_003)
-_EMPTY = np.empty(0, dtype=np.int64)
+_LITTLE = sys.byteorder == "little"  # then a uint64's upper half is its second uint32
+_NO_HASHES = np.empty(0, dtype=np.uint64)
+_CT = parquet_thrift.ConvertedType
 
 
 class Encoder:
@@ -80,6 +85,7 @@ class Instances:
     codes: dict[str, np.ndarray] = field(default_factory=dict)
     encoders: dict[str, Encoder] = field(default_factory=dict)
     key_hash: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.uint64))
+    key_exact: bool = False  # a key value could not be hashed: the exact check decides
     numbers: dict[str, np.ndarray] = field(default_factory=dict)
     flags: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
@@ -115,17 +121,38 @@ def _local_codes(column: Any) -> tuple[np.ndarray, Any]:
     return codes, uniques
 
 
-def _hash(column: Any) -> np.ndarray:
-    """A 64-bit hash per row (equal values, equal hashes; every null the same)."""
+def _hash(column: Any, text: bool) -> np.ndarray | None:
+    """A 64-bit hash per row (equal values, equal hashes; every null the same).
+
+    `text`: the column is UTF8 in the file, so fastparquet gives str or None
+    (a null), and Python's own string hash serves (a third faster than
+    pandas', which encodes each string first). The same function hashes a
+    row group's categories and another's values, so equal values hash alike
+    whichever way a row group was read. None if a value cannot be hashed."""
     if isinstance(column.dtype, pd.CategoricalDtype):
         cat = column.array
         codes = np.asarray(cat.codes)
-        by_value = pd.util.hash_array(cat.categories.to_numpy(dtype=object), categorize=False)
+        by_value = _values_hash(cat.categories.to_numpy(dtype=object), text)
+        if by_value is None:
+            return None
         out = np.full(len(codes), NULL_HASH, dtype=np.uint64)
         hit = codes >= 0
         out[hit] = by_value[codes[hit]]
         return out
-    out = pd.util.hash_array(column.to_numpy(dtype=object), categorize=False)
+    return _values_hash(column.to_numpy(dtype=object), text)
+
+
+def _values_hash(values: np.ndarray, text: bool) -> np.ndarray | None:
+    if text:
+        try:
+            out = np.fromiter(map(hash, values), dtype=np.int64, count=len(values))
+        except TypeError:  # not a str after all: the exact check decides
+            return None
+        out = out.view(np.uint64)
+        # (a string whose hash is None's joins the nulls: a collision, settled exactly)
+        out[out == _NONE_HASH] = NULL_HASH
+        return out
+    out = pd.util.hash_array(values, categorize=False)
     # (a string that reads "None" or "nan" joins the nulls: a collision, settled exactly)
     out[np.isin(out, _NULL_HASHES)] = NULL_HASH
     return out
@@ -170,6 +197,7 @@ def load(table: Table, path: str, prereg: Prereg) -> Instances:
     strings = [n for n in names if table.kinds[n] == STRING]
     try:
         pf = fastparquet.ParquetFile(path, verify=True)
+        text = {n for n in key if pf.schema.schema_element([n]).converted_type == _CT.UTF8}
         total = sum(rg.num_rows for rg in pf.row_groups)
         inst = Instances(table, path, total)
         for n in encoded:
@@ -193,7 +221,11 @@ def load(table: Table, path: str, prereg: Prereg) -> Instances:
                 inst.codes[n][start:end] = inst.encoders[n].encode(local, uniques)
             acc = np.zeros(rg.num_rows, dtype=np.uint64)
             for n in key:
-                acc = (acc * _MIX) ^ _hash(frame[n])
+                hashed = _hash(frame[n], n in text)
+                if hashed is None:
+                    inst.key_exact = True
+                    break
+                acc = (acc * _MIX) ^ hashed
             inst.key_hash[start:end] = acc
             for n in mean:
                 inst.numbers[n][start:end] = _floats(frame[n])
@@ -209,14 +241,33 @@ def load(table: Table, path: str, prereg: Prereg) -> Instances:
     return inst
 
 
+def repeats(hashes: np.ndarray) -> bool:
+    """Whether a 64-bit value occurs twice.
+
+    Sorting the upper 32 bits costs half a sort of the values. Equal values
+    have equal upper halves, so only the rows whose upper half repeats (by a
+    table on its low 20 bits: about one row in a hundred) are compared in full."""
+    upper = hashes.view(np.uint32)[1::2] if _LITTLE else (hashes >> np.uint64(32)).astype(np.uint32)
+    ordered = np.sort(upper)
+    repeated = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(repeated):
+        return False
+    table = np.zeros(1 << 20, dtype=bool)  # in cache
+    table[repeated & np.uint32(0xFFFFF)] = True
+    suspects = np.sort(hashes[table[upper & np.uint32(0xFFFFF)]])
+    return bool((suspects[1:] == suspects[:-1]).any())
+
+
 def check_duplicate_keys(inst: Instances, prereg: Prereg) -> None:
     """duplicate_key for the instance key, exactly as the whole-table check words it.
 
     Distinct hashes prove distinct keys; a repeated hash (a repeated key, or
-    a collision) rereads the key columns and runs the exact check."""
-    ordered = np.sort(inst.key_hash)
-    if not (ordered[1:] == ordered[:-1]).any():
+    a collision) rereads the key columns and runs the exact check. The hashes
+    are dropped from `inst` (nothing after this check uses them)."""
+    hashes, inst.key_hash = inst.key_hash, _NO_HASHES  # needed no more: free them
+    if not inst.key_exact and not repeats(hashes):
         return
+    del hashes
     table = load_table(inst.table.display, inst.path, columns=list(prereg.instance_key))
     duplicate_keys(table, list(prereg.instance_key), "instance key")
 
@@ -251,10 +302,12 @@ def check_types(inst: Instances, prereg: Prereg) -> None:
 
 
 class Runs:
-    """Instance rows sorted once by (row id code, group code); rows with a null row id dropped.
+    """Instance rows by run, (row id code, group code); rows with a null row id dropped.
 
-    Run (r, g) is rows ``order[starts[r * width + g] : starts[r * width + g + 1]]``;
-    group code ``width - 1`` stands for a null group value."""
+    Run (r, g) has index ``r * width + g``, group code ``width - 1`` standing for
+    a null group value, so a row id's runs are the indices
+    ``[r * width, (r + 1) * width)``. The recipes tally per run (np.bincount),
+    which needs no sort of the rows."""
 
     def __init__(self, inst: Instances, prereg: Prereg) -> None:
         rid = inst.codes[prereg.row_id]
@@ -262,33 +315,38 @@ class Runs:
         self.groups = inst.encoders[prereg.group_by]
         self.ids = inst.encoders[prereg.row_id]
         self.width = len(self.groups.values) + 1
-        runs = len(self.ids.values) * self.width
-        key_type = np.int16 if runs < 2**15 else np.int32 if runs < 2**31 else np.int64
-        kept = None if (rid >= 0).all() else np.flatnonzero(rid >= 0)
-        if kept is not None:
-            rid, grp = rid[kept], grp[kept]
-        key = rid.astype(key_type) * key_type(self.width)
-        key += np.where(grp >= 0, grp, self.width - 1).astype(key_type)
-        order = np.argsort(key, kind="stable")  # radix sort for 16-bit keys
-        self.order = order if kept is None else kept[order]
-        self.starts = np.zeros(runs + 1, dtype=np.int64)
-        np.cumsum(np.bincount(key, minlength=runs), out=self.starts[1:])
+        self.count = len(self.ids.values) * self.width
+        self.kept = None if (rid >= 0).all() else np.flatnonzero(rid >= 0)
+        if self.kept is not None:
+            rid, grp = rid[self.kept], grp[self.kept]
+        key = rid.astype(np.intp)  # np.bincount's own index type: no copy per tally
+        key *= self.width
+        key += grp
+        key[grp < 0] += self.width  # a null group (code -1) is group width - 1
+        self.key = key
+        self._rows: np.ndarray | None = None
+
+    def rows(self, values: np.ndarray) -> np.ndarray:
+        """A per-row array of the instance table, restricted to the rows with a row id."""
+        return values if self.kept is None else values[self.kept]
+
+    def tally(self, flags: np.ndarray | None = None) -> np.ndarray:
+        """Per run: the number of rows (or of rows whose flag, given per kept row, is set)."""
+        if flags is None:
+            if self._rows is None:
+                self._rows = np.bincount(self.key, minlength=self.count).astype(np.int64)
+            return self._rows
+        return np.bincount(self.key[flags], minlength=self.count).astype(np.int64)
 
     def span(self, key: Any, group: str | None) -> tuple[int, int]:
-        """Positions [a, b) in sorted order of one row id's rows (in one group, if given)."""
+        """Runs [a, b) of one row id (only its run in one group, if given)."""
         r = self.ids.code(key)
         if r is None:
             return 0, 0
         if group is None:
-            return int(self.starts[r * self.width]), int(self.starts[(r + 1) * self.width])
+            return r * self.width, (r + 1) * self.width
         g = self.groups.code(group)
         if g is None:
             return 0, 0
         run = r * self.width + g
-        return int(self.starts[run]), int(self.starts[run + 1])
-
-    def counts(self, flags: np.ndarray) -> np.ndarray:
-        """Cumulative count of true flags in sorted order (index a: before position a)."""
-        out = np.zeros(len(self.order) + 1, dtype=np.int64)
-        np.cumsum(flags[self.order], out=out[1:])
-        return out
+        return run, run + 1

@@ -11,12 +11,16 @@ from .write import render
 
 CELLS = "cells.csv"
 CENSUS = "census.csv"
+REPRODUCE = "reproduce.csv"
 NULLS = "nulls.csv"
 HIST = "null_hist.csv"
 
 
-def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
-    """Compute the three output files (bytes); InputError on unusable input.
+def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
+    """Compute the output files (bytes); InputError on unusable input.
+
+    Without `draws`, only cells.csv, census.csv and reproduce.csv (the null's
+    draws are left to the shard commands, shards.py).
 
     Classes are checked in the contract's table order; within a class, files in
     the order prereg, leaderboard, instances."""
@@ -58,10 +62,17 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
 
     judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
     cell_rows, census_rows, classes = cells.build(pre, board, shown_ids, judged)
-    null_rows, hist_rows = nulls.build(judged, classes, order, pre.seed, pre.null_draws)
-    return {
+    tables = {name: jd.table(order) for name, jd in judged.items()}
+    for name, table in tables.items():  # the table's diagonal is the census
+        assert nulls.observed(table) == classes[name].count("reproduced"), name
+    canonical_ids = [shown_ids[i] for i in order]
+    files = {
         CELLS: render(cells.CELLS_HEADER, cell_rows),
         CENSUS: render(cells.CENSUS_HEADER, census_rows),
-        NULLS: render(nulls.NULLS_HEADER, null_rows),
-        HIST: render(nulls.HIST_HEADER, hist_rows),
+        REPRODUCE: render(nulls.REPRODUCE_HEADER, nulls.reproduce_rows(tables, canonical_ids)),
     }
+    if draws:
+        null_rows, hist_rows = nulls.build(tables, pre.seed, pre.null_draws)
+        files[NULLS] = render(nulls.NULLS_HEADER, null_rows)
+        files[HIST] = render(nulls.HIST_HEADER, hist_rows)
+    return files

@@ -241,6 +241,43 @@ def _check_mean_of_columns(chk: _Checker, measured: dict[str, Measured]) -> None
         visit(name)
 
 
+def _measured_names(chk: _Checker, columns: dict[Any, Any]) -> dict[str, Any]:
+    """`columns.measured`: a mapping from column names (strings) to their specs."""
+    measured_raw = chk.mapping(chk.get(columns, "measured", "columns"), "columns.measured")
+    for key in measured_raw:
+        if not isinstance(key, str):
+            raise chk.fail("columns.measured keys must be strings")
+    return measured_raw
+
+
+def _null_keys(chk: _Checker, top: dict[Any, Any]) -> tuple[int, int]:
+    """(seed, null_draws)."""
+    seed = chk.integer(top, "seed", "")
+    null_draws = chk.integer(top, "null_draws", "")
+    if null_draws < 1:
+        raise chk.fail("null_draws must be at least 1")
+    return seed, null_draws
+
+
+@dataclass(frozen=True)
+class NullKeys:
+    """What the shard commands need: the measured column names, seed, null_draws."""
+
+    measured: tuple[str, ...]
+    seed: int
+    null_draws: int
+
+
+def parse_null_keys(doc: Any, path: str) -> NullKeys:
+    """Validate only the keys the null's shard commands use, as parse() does (bad_prereg)."""
+    chk = _Checker(path)
+    top = chk.mapping(doc, "the document")
+    columns = chk.mapping(chk.get(top, "columns", ""), "columns")
+    measured = tuple(_measured_names(chk, columns))
+    seed, null_draws = _null_keys(chk, top)
+    return NullKeys(measured=measured, seed=seed, null_draws=null_draws)
+
+
 def parse(doc: Any, path: str) -> Prereg:
     """Validate every key the recompute needs (bad_prereg on failure)."""
     chk = _Checker(path)
@@ -258,10 +295,7 @@ def parse(doc: Any, path: str) -> Prereg:
     columns = chk.mapping(chk.get(top, "columns", ""), "columns")
     structural = chk.strings(columns, "structural", "columns", nonempty=False)
     no_antecedent = chk.strings(columns, "no_antecedent", "columns", nonempty=False)
-    measured_raw = chk.mapping(chk.get(columns, "measured", "columns"), "columns.measured")
-    for key in measured_raw:
-        if not isinstance(key, str):
-            raise chk.fail("columns.measured keys must be strings")
+    measured_raw = _measured_names(chk, columns)
     seen: set[str] = set()
     for name in [*structural, *no_antecedent, *measured_raw]:
         if name in seen:
@@ -275,10 +309,7 @@ def parse(doc: Any, path: str) -> Prereg:
         measured[name] = _measured(chk, name, spec, policies, tolerances)
     _check_mean_of_columns(chk, measured)
 
-    seed = chk.integer(top, "seed", "")
-    null_draws = chk.integer(top, "null_draws", "")
-    if null_draws < 1:
-        raise chk.fail("null_draws must be at least 1")
+    seed, null_draws = _null_keys(chk, top)
     return Prereg(
         leaderboard=leaderboard,
         instances=instances,

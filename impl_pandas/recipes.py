@@ -5,57 +5,92 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .errors import AMBIGUOUS_VALUE, InputError
 from .instances import Instances, Runs
 from .prereg import MEAN, MEAN_OF_COLUMNS, NO_POLICY, RATE, SINGLE_VALUE, Measured, Prereg
 from .read import Table
+from .runsums import RunSums
 from .values import divide, exact_total, format_value
 
 # recomputed[column][leaderboard position][policy] -> float, str or None (no data)
 Recomputed = dict[str, list[dict[str, Any]]]
 
 
-class Sorted:
-    """Source columns in the runs' order, each prepared once (several columns share a source)."""
+_DENSE_CODES = 1 << 22  # runs x distinct values tallied densely; beyond that, sorted
+
+
+class Distinct:
+    """The distinct non-null codes of a single_value source per run."""
+
+    def __init__(self, runs: Runs, codes: np.ndarray, size: int) -> None:
+        codes = runs.rows(codes)
+        valid = codes >= 0
+        pairs = runs.key[valid] * size
+        pairs += codes[valid]
+        self.size = size
+        self._dense: np.ndarray | None = None
+        self._pairs: np.ndarray | None = None
+        if runs.count * size <= _DENSE_CODES:
+            tally = np.bincount(pairs, minlength=runs.count * size)
+            self._dense = tally.astype(bool).reshape(runs.count, size)
+        else:
+            self._pairs = np.unique(pairs)
+
+    def codes(self, a: int, b: int) -> np.ndarray:
+        """The distinct codes among runs [a, b)."""
+        if self._dense is not None:
+            return np.flatnonzero(self._dense[a:b].any(axis=0))
+        assert self._pairs is not None
+        lo, hi = np.searchsorted(self._pairs, [a * self.size, b * self.size])
+        return np.unique(self._pairs[lo:hi] % self.size)
+
+
+class Aggregates:
+    """Per-run tallies of the source columns, each made once (several columns share a source)."""
 
     def __init__(self, inst: Instances, runs: Runs) -> None:
         self.inst = inst
         self.runs = runs
-        self._counts: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._values: dict[str, np.ndarray] = {}
-        self._codes: dict[str, np.ndarray] = {}
+        self._counts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._sums: dict[str, RunSums] = {}
+        self._distinct: dict[str, Distinct] = {}
 
-    def counts(self, source: str) -> tuple[np.ndarray, np.ndarray]:
-        """Cumulative counts of (true, non-null) values of a rate source."""
+    def counts(self, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per run: rows, true values and non-null values of a rate source."""
         if source not in self._counts:
             true, valid = self.inst.flags[source]
-            self._counts[source] = (self.runs.counts(true), self.runs.counts(valid))
+            runs = self.runs
+            self._counts[source] = (
+                runs.tally(),
+                runs.tally(runs.rows(true)),
+                runs.tally(runs.rows(valid)),
+            )
         return self._counts[source]
 
-    def values(self, source: str) -> np.ndarray:
-        """A mean source's doubles (NaN: null)."""
-        if source not in self._values:
-            self._values[source] = self.inst.numbers[source][self.runs.order]
-        return self._values[source]
+    def sums(self, source: str) -> RunSums:
+        """Per run: rows, non-null values and their exact sum of a mean source."""
+        if source not in self._sums:
+            self._sums[source] = RunSums(self.runs, self.inst.numbers[source])
+        return self._sums[source]
 
-    def codes(self, source: str) -> np.ndarray:
-        """A single_value source's codes (-1: null)."""
-        if source not in self._codes:
-            self._codes[source] = self.inst.codes[source][self.runs.order]
-        return self._codes[source]
+    def distinct(self, source: str) -> Distinct:
+        """Per run: the distinct non-null codes of a single_value source."""
+        if source not in self._distinct:
+            size = len(self.inst.encoders[source].values)
+            self._distinct[source] = Distinct(self.runs, self.inst.codes[source], size)
+        return self._distinct[source]
 
 
-def _rate(col: Measured, data: Sorted, keys: list[Any]) -> list[dict[str, Any]]:
+def _rate(col: Measured, data: Aggregates, keys: list[Any]) -> list[dict[str, Any]]:
     """k true values over n rows (nulls: failure) or n non-null values (nulls: exclude)."""
     assert col.source is not None and col.scale is not None
-    true, valid = data.counts(col.source)
+    rows, true, valid = data.counts(col.source)
     out: list[dict[str, Any]] = []
     for key in keys:
         a, b = data.runs.span(key, col.group)
-        counts = {"failure": b - a, "exclude": int(valid[b] - valid[a])}
-        k = int(true[b] - true[a])
+        counts = {"failure": int(rows[a:b].sum()), "exclude": int(valid[a:b].sum())}
+        k = int(true[a:b].sum())
         cell: dict[str, Any] = {}
         for policy in col.policies:
             n = counts[col.nulls[policy]]
@@ -64,46 +99,39 @@ def _rate(col: Measured, data: Sorted, keys: list[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def _mean(col: Measured, data: Sorted, keys: list[Any]) -> list[dict[str, Any]]:
+def _mean(col: Measured, data: Aggregates, keys: list[Any]) -> list[dict[str, Any]]:
     """math.fsum of the non-null values (exclude) or of every row with null as 0.0 (zero)."""
     assert col.source is not None
-    values = data.values(col.source)
+    sums = data.sums(col.source)
     out: list[dict[str, Any]] = []
     for key in keys:
         a, b = data.runs.span(key, col.group)
-        sel = values[a:b]
-        present = sel[~np.isnan(sel)].tolist()
-        total = exact_total(present)
-        # nulls as 0.0 leave the correctly rounded sum as it is, but for the sign of a zero
-        zero_total = total if len(present) == len(sel) else total + 0
+        rows, present = int(sums.rows[a:b].sum()), int(sums.present[a:b].sum())
+        # nulls as 0.0 leave the correctly rounded sum as it is (fsum never returns -0.0)
+        total = sums.total(a, b) if present else 0.0
         cell: dict[str, Any] = {}
         for policy in col.policies:
             if col.nulls[policy] == "exclude":
-                cell[policy] = None if not present else divide(total, len(present))
+                cell[policy] = None if not present else divide(total, present)
             else:
-                cell[policy] = None if len(sel) == 0 else divide(zero_total, len(sel))
+                cell[policy] = None if not rows else divide(total, rows)
         out.append(cell)
     return out
 
 
 def _single(
-    col: Measured, data: Sorted, keys: list[Any], order: list[int], shown: list[str]
+    col: Measured, data: Aggregates, keys: list[Any], order: list[int], shown: list[str]
 ) -> list[dict[str, Any]]:
     """The one distinct non-null value of the source, as a string; ambiguous_value if more."""
     assert col.source is not None
     inst = data.inst
     kind = inst.table.kinds[col.source]
-    codes = data.codes(col.source)
     values = inst.encoders[col.source].values
+    distinct_codes = data.distinct(col.source)
     out: list[dict[str, Any]] = [{} for _ in keys]
     for i in order:
         a, b = data.runs.span(keys[i], col.group)
-        sel = codes[a:b]
-        sel = sel[sel >= 0]
-        if len(values) <= 1 << 16:  # a tally, no hashing
-            distinct = np.flatnonzero(np.bincount(sel, minlength=len(values)))
-        else:
-            distinct = pd.unique(sel)
+        distinct = distinct_codes.codes(a, b)
         if len(distinct) > 1:
             raise InputError(
                 AMBIGUOUS_VALUE,
@@ -136,7 +164,7 @@ def recompute(
     `shown` are the written row ids, `order` the leaderboard positions in canonical order."""
     assert board.frame is not None
     keys = board.frame[prereg.row_id].to_numpy(dtype=object).tolist()
-    data = Sorted(instances, Runs(instances, prereg))
+    data = Aggregates(instances, Runs(instances, prereg))
     done: Recomputed = {}
     for col in prereg.measured.values():
         if col.recipe == RATE:

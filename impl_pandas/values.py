@@ -8,6 +8,8 @@ from typing import Any
 
 import pandas as pd
 
+from .floats import format_float
+
 BOOLEAN = "boolean"
 INTEGER = "integer"
 FLOATING = "floating"
@@ -19,16 +21,6 @@ NUMERIC_KINDS = (INTEGER, FLOATING)
 def is_null(value: Any) -> bool:
     """True for a parquet null as read (None or a pandas missing marker)."""
     return value is None or value is pd.NA or value is pd.NaT
-
-
-def format_float(x: float) -> str:
-    """Six decimals of the exact binary value; -0 as 0; nan, inf, -inf."""
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    text = f"{x:.6f}"
-    return "0.000000" if text == "-0.000000" else text
 
 
 def exact_total(values: list[float]) -> float | Fraction:
