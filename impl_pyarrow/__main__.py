@@ -1,4 +1,8 @@
-"""Command line: python -m impl_pyarrow --prereg P --bundle B --out DIR."""
+"""Command line: python -m impl_pyarrow --prereg P --bundle B --out DIR [--no-draws].
+
+Subcommands: ``trials`` (trials v1), ``null-draws`` and ``null-merge`` (sharded
+null draws); the latter two never import Arrow.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import argparse
 import sys
 
 from .errors import InputError, report
-from .run import run
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -16,6 +19,14 @@ def main(argv: list[str] | None = None) -> int:
         from .trials.__main__ import main as trials_main
 
         return trials_main(args_in[1:])
+    if args_in[:1] == ["null-draws"]:
+        from .shards import draws_main
+
+        return draws_main(args_in[1:])
+    if args_in[:1] == ["null-merge"]:
+        from .shards import merge_main
+
+        return merge_main(args_in[1:])
     parser = argparse.ArgumentParser(
         prog="python -m impl_pyarrow",
         description="Recompute a leaderboard from its instance table (contract cells v1).",
@@ -23,9 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prereg", required=True, help="preregistration YAML")
     parser.add_argument("--bundle", required=True, help="bundle directory")
     parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument(
+        "--no-draws",
+        action="store_true",
+        help="write cells, census and reproduce only (draws left to null-draws, null-merge)",
+    )
     args = parser.parse_args(argv)
+    from .run import run  # Arrow is imported here, not for the subcommands
+
     try:
-        run(args.prereg, args.bundle, args.out)
+        run(args.prereg, args.bundle, args.out, draws=not args.no_draws)
     except InputError as err:
         return report(err)
     except OSError as exc:

@@ -1,47 +1,65 @@
-"""Grouping instance rows by (row id, group) with dictionary codes and one sort.
+"""Grouping instance rows by (row id, group value) with dictionary codes.
 
-Rows are coded by (row id, group), sorted by code, and cut into runs; counts
-come from cumulative sums in Arrow, and a mean takes one run of values at a
-time to Python for `math.fsum`.
+The rows are read batch by batch; in each batch the (row id, group) codes are
+cut into runs (Arrow's run-end encoding), and a group is the list of its runs,
+its pieces. Counts come from Arrow per piece; a mean's values go to Python as
+the piece's own buffer for `math.fsum`. Every result is independent of the
+order of the rows (counts, sets of values, the correctly rounded sum), so rows
+in any order give the same groups; a bundle whose rows are not clustered by
+(row id, group) is first sorted by it, so that the pieces stay few.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .keys import encode
+from .keys import chunk_codes, dictionary_form
 from .prereg import Prereg
 from .values import python_list
+
+# memoryview formats of the numeric buffers a mean reads (native byte order and sizes)
+_FORMATS: dict[pa.DataType, str] = {
+    pa.float64(): "d",
+    pa.float32(): "f",
+    pa.int8(): "b",
+    pa.int16(): "h",
+    pa.int32(): "i",
+    pa.int64(): "q",
+    pa.uint8(): "B",
+    pa.uint16(): "H",
+    pa.uint32(): "I",
+    pa.uint64(): "Q",
+}
 
 
 @dataclass
 class Groups:
-    """Runs of the sorted instance rows; run i is one (row id, group value)."""
+    """Instance rows per (row id, group value); group i's rows lie in its pieces."""
 
-    starts: list[int]
-    ends: list[int]
-    index: dict[Any, list[int]]  # row id -> run indices
-    group_of: list[Any]  # group value of run i
+    index: dict[Any, list[int]]  # row id -> group indices
+    group_of: list[Any]  # group value of group i
+    rows: list[int]  # number of instance rows of group i
     n_valid: dict[str, list[int]] = field(default_factory=dict)
     n_true: dict[str, list[int]] = field(default_factory=dict)
-    values: dict[str, pa.Array] = field(default_factory=dict)  # sorted, nulls kept
+    values: dict[str, list[list[pa.Array]]] = field(default_factory=dict)  # mean source pieces
     distinct: dict[str, list[list[Any]]] = field(default_factory=dict)
 
     def indices(self, row_id: Any, group: Any | None) -> list[int]:
-        """Runs of one row id, restricted to one group value if given."""
+        """Groups of one row id, restricted to one group value if given."""
         found = self.index.get(row_id, [])
         if group is None:
             return found
         return [i for i in found if self.group_of[i] == group]
 
     def count(self, i: int) -> int:
-        """Number of instance rows in run i."""
-        return self.ends[i] - self.starts[i]
+        """Number of instance rows in group i."""
+        return self.rows[i]
 
 
 def _plain(col: pa.ChunkedArray) -> pa.ChunkedArray:
@@ -49,29 +67,6 @@ def _plain(col: pa.ChunkedArray) -> pa.ChunkedArray:
     if pa.types.is_dictionary(col.type):
         return col.cast(col.type.value_type)
     return col
-
-
-def _nan_as_null(col: pa.ChunkedArray) -> pa.ChunkedArray:
-    """NaN in a floating column becomes null (`nan_in_sources: as_null`)."""
-    if not pa.types.is_floating(col.type):
-        return col
-    if pa.types.is_float16(col.type):
-        col = col.cast(pa.float32())
-    return pc.if_else(pc.is_nan(col), pa.scalar(None, col.type), col)
-
-
-def _run_sums(flags: pa.Array, ends: list[int]) -> list[int]:
-    """Per run, how many of the sorted 0/1 flags are 1 (from one cumulative sum)."""
-    if not ends:
-        return []
-    cumulative = pc.cumulative_sum(pc.cast(flags, pa.int64()))
-    at_end = pc.take(cumulative, pa.array([e - 1 for e in ends], pa.int64())).to_pylist()
-    out: list[int] = []
-    before = 0
-    for total in at_end:
-        out.append(total - before)
-        before = total
-    return out
 
 
 def _sources(pr: Prereg) -> dict[str, list[str]]:
@@ -83,61 +78,178 @@ def _sources(pr: Prereg) -> dict[str, list[str]]:
     return out
 
 
-def aggregate(pr: Prereg, table: pa.Table) -> Groups:
-    """Sort the instance rows by (row id, group) once and summarise every source per run."""
-    id_codes, id_dict = encode(table.column(pr.row_id))
-    if pr.group_by is not None:
-        grp_codes, grp_dict = encode(table.column(pr.group_by))
-        n_grp = len(grp_dict)
-        codes = pc.add(pc.multiply(id_codes, pa.scalar(n_grp, pa.int64())), grp_codes)
-    else:
-        grp_dict, n_grp, codes = pa.array([None], pa.null()), 1, id_codes
-    order = pc.sort_indices(codes)
-    sorted_codes = pc.take(codes, order).combine_chunks()
+def _numbers(arr: pa.Array) -> Sequence[float]:
+    """The values of a null-free numeric array as Python floats (read from its buffer)."""
+    if len(arr) == 0:
+        return ()
+    fmt = _FORMATS[arr.type]
+    width = arr.type.bit_width // 8
+    raw = memoryview(arr.buffers()[1]).cast("B")
+    view = raw[arr.offset * width : (arr.offset + len(arr)) * width].cast(fmt)
+    if fmt in ("d", "f"):
+        return view
+    return [float(v) for v in view]  # integers, as doubles
 
-    runs = pc.run_end_encode(sorted_codes)
-    ends = runs.run_ends.to_pylist()
-    starts = [0, *ends[:-1]]
-    run_codes = runs.values.to_pylist()
-    ids = id_dict.to_pylist()
-    grps = grp_dict.to_pylist()
-    index: dict[Any, list[int]] = {}
-    group_of: list[Any] = []
-    for i, code in enumerate(run_codes):
-        rid, g = divmod(code, n_grp)
-        group_of.append(grps[g])
-        if ids[rid] is not None:
-            index.setdefault(ids[rid], []).append(i)
-    groups = Groups(starts=starts, ends=ends, index=index, group_of=group_of)
+
+def _mean_piece(arr: pa.Array) -> Sequence[float]:
+    """The non-null, non-NaN values of one piece of a mean source (NaN counts as null)."""
+    if arr.null_count:
+        arr = pc.drop_null(arr)
+    if pa.types.is_floating(arr.type) and len(arr):
+        nan = pc.is_nan(arr)
+        if nan.true_count:
+            arr = pc.filter(arr, pc.invert(nan))
+    return _numbers(arr)
+
+
+def _codes(batch: pa.RecordBatch, id_size: int, grp_size: int | None) -> pa.Array:
+    """(row id, group) codes of one batch: id code * (grp_size + 1) + group code.
+
+    Column 0 holds the row ids, column 1 the groups (if grp_size is not None),
+    both in `dictionary_form`; a null gets the code one past its dictionary."""
+    codes = chunk_codes(batch.column(0), id_size)
+    if grp_size is None:
+        return codes
+    grp = chunk_codes(batch.column(1), grp_size)
+    return pc.add(pc.multiply(codes, pa.scalar(grp_size + 1, pa.int64())), grp)
+
+
+def _pieces(
+    batches: list[pa.RecordBatch], id_size: int, grp_size: int | None, limit: int | None = None
+) -> list[tuple[int, int, int, int]] | None:
+    """(code, batch, offset, length) of every run of equal (row id, group) codes.
+
+    None if there are more than `limit` runs (counted before any goes to Python)."""
+    encoded = [pc.run_end_encode(_codes(batch, id_size, grp_size)) for batch in batches]
+    if limit is not None and sum(len(runs.run_ends) for runs in encoded) > limit:
+        return None
+    out: list[tuple[int, int, int, int]] = []
+    for b, runs in enumerate(encoded):
+        start = 0
+        for code, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
+            out.append((code, b, start, end - start))
+            start = end
+    return out
+
+
+def _clustered(pieces: int, codes: int, batches: int) -> bool:
+    """Few pieces per group: the rows are (mostly) clustered by (row id, group)."""
+    return pieces <= 4 * (codes + batches) + 256
+
+
+def _take(column: pa.ChunkedArray, order: pa.Array) -> pa.Array:
+    """The column's values in the given order; a dictionary column keeps its very dictionary."""
+    if not pa.types.is_dictionary(column.type) or column.num_chunks == 0:
+        return pc.take(column, order).combine_chunks()
+    dictionary = column.chunks[0].dictionary
+    indices = pa.chunked_array([c.indices for c in column.chunks], column.type.index_type)
+    taken = pc.take(indices, order).combine_chunks()
+    return pa.DictionaryArray.from_arrays(taken, dictionary)
+
+
+def _sorted_by_code(table: pa.Table, id_size: int, grp_size: int | None) -> pa.Table:
+    """The table's rows sorted by (row id, group) code (a stable sort)."""
+    codes = [_codes(batch, id_size, grp_size) for batch in table.to_batches()]
+    order = pc.sort_indices(pa.chunked_array(codes, pa.int64()))
+    return pa.table({name: _take(table.column(name), order) for name in table.column_names})
+
+
+def aggregate(pr: Prereg, table: pa.Table) -> Groups:
+    """Cut the instance rows into groups by (row id, group) and summarise every source."""
+    ids_col, id_dict = dictionary_form(table.column(pr.row_id))
+    ids = [*id_dict.to_pylist(), None]  # code len(dictionary): a null id
+    columns: dict[str, pa.ChunkedArray] = {"id": ids_col}
+    grp_size: int | None = None
+    grps: list[Any] = [None]
+    if pr.group_by is not None:
+        grp_col, grp_dict = dictionary_form(table.column(pr.group_by))
+        grp_size = len(grp_dict)
+        grps = [*grp_dict.to_pylist(), None]  # code len(dictionary): a null group
+        columns["group"] = grp_col
+    id_size, n_grp = len(id_dict), len(grps)
 
     sources = _sources(pr)
+    single_values: dict[str, list[Any]] = {}
     for s in sources["rate"]:
-        col = pc.take(_plain(table.column(s)), order).combine_chunks()
-        groups.n_true[s] = _run_sums(pc.fill_null(col, pa.scalar(False, pa.bool_())), ends)
-        groups.n_valid[s] = _run_sums(pc.is_valid(col), ends)
+        columns[f"rate:{s}"] = _plain(table.column(s))
     for s in sources["mean"]:
-        col = _nan_as_null(_plain(table.column(s)))
-        groups.values[s] = pc.take(col, order).combine_chunks()
+        col = _plain(table.column(s))
+        if pa.types.is_float16(col.type):
+            col = col.cast(pa.float32())
+        columns[f"mean:{s}"] = col
     for s in sources["single_value"]:
-        value_codes, dictionary = encode(table.column(s))
+        col, dictionary = dictionary_form(table.column(s))
         # NaN counts as null (`nan_in_sources: as_null`)
-        values = [
+        single_values[s] = [
             None if isinstance(v, float) and math.isnan(v) else v for v in python_list(dictionary)
-        ]
-        run_sorted = pc.take(value_codes, order).combine_chunks()
-        groups.distinct[s] = [
-            [values[k] for k in pc.unique(run_sorted.slice(a, b - a)).to_pylist()]
-            for a, b in zip(starts, ends)
-        ]
+        ] + [None]
+        columns[f"single:{s}"] = col
+    work = pa.table(columns)
+    names = work.column_names
+
+    batches = work.to_batches()
+    # Rows not clustered by (row id, group) are sorted first: more runs than the
+    # possible codes allow (found before any run goes to Python), or than the codes found.
+    possible = (id_size + 1) * (1 if grp_size is None else grp_size + 1)
+    pieces = _pieces(batches, id_size, grp_size, 4 * (possible + len(batches)) + 256)
+    if pieces is None or not _clustered(len(pieces), len({p[0] for p in pieces}), len(batches)):
+        work = _sorted_by_code(work, id_size, grp_size)
+        batches = work.to_batches()
+        pieces = _pieces(batches, id_size, grp_size)
+    assert pieces is not None
+
+    group_at: dict[int, int] = {}
+    index: dict[Any, list[int]] = {}
+    group_of: list[Any] = []
+    members: list[list[tuple[int, int, int]]] = []
+    for code, b, offset, length in pieces:
+        g = group_at.get(code)
+        if g is None:
+            g = group_at[code] = len(group_of)
+            rid, k = divmod(code, n_grp)
+            group_of.append(grps[k])
+            members.append([])
+            if ids[rid] is not None:
+                index.setdefault(ids[rid], []).append(g)
+        members[g].append((b, offset, length))
+    groups = Groups(
+        index=index,
+        group_of=group_of,
+        rows=[sum(length for _, _, length in ps) for ps in members],
+    )
+
+    def slices(name: str, ps: list[tuple[int, int, int]]) -> list[pa.Array]:
+        at = names.index(name)
+        return [batches[b].column(at).slice(offset, length) for b, offset, length in ps]
+
+    for s in sources["rate"]:
+        n_true: list[int] = []
+        n_valid: list[int] = []
+        for ps in members:
+            arrays = slices(f"rate:{s}", ps)
+            n_true.append(sum(a.true_count for a in arrays))
+            n_valid.append(sum(len(a) - a.null_count for a in arrays))
+        groups.n_true[s] = n_true
+        groups.n_valid[s] = n_valid
+    for s in sources["mean"]:  # the pieces as they are; nulls and NaN go when a mean reads them
+        groups.values[s] = [slices(f"mean:{s}", ps) for ps in members]
+    for s in sources["single_value"]:
+        values = single_values[s]
+        null_code = len(values) - 1
+        found: list[list[Any]] = []
+        for ps in members:
+            codes: list[Any] = []
+            for a in slices(f"single:{s}", ps):
+                for k in pc.unique(a.indices).to_pylist():
+                    code = null_code if k is None else k
+                    if code not in codes:
+                        codes.append(code)
+            found.append([values[k] for k in codes])
+        groups.distinct[s] = found
     return groups
 
 
-def run_values(groups: Groups, source: str, runs: list[int]) -> list[float]:
-    """The non-null values of a mean source in the given runs, as Python floats."""
-    column = groups.values[source]
-    floating = pa.types.is_floating(column.type)
-    out: list[float] = []
-    for i in runs:
-        chunk = pc.drop_null(column.slice(groups.starts[i], groups.count(i))).to_pylist()
-        out.extend(chunk if floating else (float(v) for v in chunk))
-    return out
+def run_values(groups: Groups, source: str, runs: list[int]) -> tuple[list[Sequence[float]], int]:
+    """The non-null values of a mean source in the given groups (in pieces), and their number."""
+    chunks = [_mean_piece(piece) for i in runs for piece in groups.values[source][i]]
+    return chunks, sum(len(c) for c in chunks)

@@ -15,6 +15,8 @@ ERROR_CLASSES: tuple[str, ...] = (
     "duplicate_key",
     "bad_type",
     "ambiguous_value",
+    # sharded null draws (null-draws, null-merge): after missing_file, unreadable, bad_prereg
+    "bad_shards",
 )
 
 

@@ -46,3 +46,28 @@ def row_codes(columns: list[pa.ChunkedArray]) -> pa.ChunkedArray:
         codes = pc.add(pc.multiply(codes, pa.scalar(width, pa.int64())), more)
         size *= width
     return codes
+
+
+def dictionary_form(column: pa.ChunkedArray) -> tuple[pa.ChunkedArray, pa.Array]:
+    """(the column as dictionary chunks sharing one dictionary, that dictionary).
+
+    A column that is not dictionary-typed is encoded with nulls as an entry;
+    null indices (a dictionary-typed column's nulls) get the code one past the
+    dictionary's end from `chunk_codes`."""
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column, null_encoding="encode")
+    if column.num_chunks == 0:
+        return column, pa.array([], column.type.value_type)
+    first = column.chunks[0].dictionary
+    if all(chunk.dictionary.equals(first) for chunk in column.chunks[1:]):
+        return column, first  # one dictionary already (as parquet row groups often have)
+    column = column.unify_dictionaries()
+    return column, column.chunks[0].dictionary
+
+
+def chunk_codes(chunk: pa.Array, size: int) -> pa.Array:
+    """int64 codes of one chunk of a `dictionary_form` column; a null index is `size`."""
+    codes = chunk.indices.cast(pa.int64())
+    if codes.null_count:
+        codes = pc.fill_null(codes, pa.scalar(size, pa.int64()))
+    return codes

@@ -2,36 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left, bisect_right
 from fractions import Fraction
 from typing import Any
 
-from blake3 import blake3
-
-from .cells import Judged, Leaderboard, published_key
+from .cells import Leaderboard, published_key
+from .nullcount import draw_counts, mask_text, observed, summary
 from .prereg import Measured, Prereg
 from .recipes import Recomputed
-from .tiers import is_integer_tier, round_half_even
-from .values import format_float
-
-NULLS_HEADER = [
-    "column",
-    "observed",
-    "null_mean",
-    "null_sd",
-    "null_max",
-    "draws_ge_observed",
-    "draws",
-    "p",
-]
-
-
-def permutation(seed: int, column: str, draw: int, n: int) -> list[int]:
-    """Positions sorted by (key(i), i), key(i) = first 8 bytes of blake3, big-endian."""
-    prefix = f"{seed}|{column}|{draw}|".encode()
-    keys = [int.from_bytes(blake3(prefix + str(i).encode()).digest()[:8], "big") for i in range(n)]
-    return sorted(range(n), key=keys.__getitem__)  # stable: ties keep i order
+from .tiers import round_half_even
 
 
 def _numeric_masks(
@@ -88,59 +67,28 @@ def reproduce_masks(m: Measured, lb: Leaderboard, rec: list[dict[str, Any]]) -> 
     return masks
 
 
-HIST_HEADER = ["column", "count", "draws"]
+def column_masks(pr: Prereg, lb: Leaderboard, rec: Recomputed) -> dict[str, list[int]]:
+    """The reproduce masks of every measured column, columns sorted by name."""
+    return {c: reproduce_masks(pr.measured[c], lb, rec[c]) for c in sorted(pr.measured)}
 
 
-def null_row(
-    pr: Prereg,
-    lb: Leaderboard,
-    rec: Recomputed,
-    column: str,
-    judged: list[list[Judged]],
-    hist: list[list[str]],
-) -> list[str]:
-    """One line of nulls.csv; appends the column's lines of null_hist.csv to ``hist``."""
-    n = len(lb.row_ids)
-    draws = pr.null_draws
-    masks = reproduce_masks(pr.measured[column], lb, rec[column])
-    observed = sum(1 for cell in judged if any(is_integer_tier(c.tier) for c in cell))
-    counts: list[int] = []
-    for d in range(draws):
-        perm = permutation(pr.seed, column, d, n)
-        counts.append(sum((masks[j] >> perm[j]) & 1 for j in range(n)))
-    tally: dict[int, int] = {}
-    for c in counts:
-        tally[c] = tally.get(c, 0) + 1
-    hist.extend([column, str(c), str(tally[c])] for c in sorted(tally))
-    total = sum(counts)
-    squares = sum(c * c for c in counts)
-    mean = float(total) / float(draws)
-    if draws == 1:
-        var = Fraction(0)
-    else:
-        var = (Fraction(squares) - Fraction(total * total, draws)) / (draws - 1)
-    sd = math.sqrt(float(var))
-    ge = sum(1 for c in counts if c >= observed)
-    p = float(1 + ge) / float(1 + draws)
+def reproduce_rows(lb: Leaderboard, masks: dict[str, list[int]]) -> list[list[str]]:
+    """Rows of reproduce.csv: per column (by name), per canonical row, its N characters."""
+    n = len(lb.row_shown)
     return [
-        column,
-        str(observed),
-        format_float(mean),
-        format_float(sd),
-        str(max(counts)),
-        str(ge),
-        str(draws),
-        format_float(p),
+        [column, rid, mask_text(mask, n)]
+        for column, col_masks in masks.items()
+        for rid, mask in zip(lb.row_shown, col_masks)
     ]
 
 
-def nulls_rows(
-    pr: Prereg,
-    lb: Leaderboard,
-    rec: Recomputed,
-    judged: dict[str, list[list[Judged]]],
-) -> tuple[list[list[str]], list[list[str]]]:
+def nulls_rows(pr: Prereg, masks: dict[str, list[int]]) -> tuple[list[list[str]], list[list[str]]]:
     """Rows of nulls.csv (one per measured column, by name) and of null_hist.csv."""
+    rows: list[list[str]] = []
     hist: list[list[str]] = []
-    rows = [null_row(pr, lb, rec, c, judged[c], hist) for c in sorted(pr.measured)]
+    for column, col_masks in masks.items():
+        counts = draw_counts(pr.seed, column, col_masks, 0, pr.null_draws)
+        row, more = summary(column, observed(col_masks), counts, pr.null_draws)
+        rows.append(row)
+        hist.extend(more)
     return rows, hist

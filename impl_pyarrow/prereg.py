@@ -269,6 +269,46 @@ def _check_mean_of_columns(measured: dict[str, Measured], path: str) -> None:
         visit(name)
 
 
+def _draw_settings(doc: dict[Any, Any], path: str) -> tuple[int, int]:
+    """(seed, null_draws) of the permutation null."""
+    if "seed" not in doc:
+        raise _bad(path, "missing key seed")
+    seed = doc["seed"]
+    if not _is_int(seed):
+        raise _bad(path, "key seed is not an integer")
+    if "null_draws" not in doc:
+        raise _bad(path, "missing key null_draws")
+    draws = doc["null_draws"]
+    if not _is_int(draws) or draws < 1:
+        raise _bad(path, "key null_draws is not a positive integer")
+    return seed, draws
+
+
+@dataclass(frozen=True)
+class NullSettings:
+    """What the sharded null draws need of the prereg."""
+
+    measured: tuple[str, ...]  # measured column names, prereg order
+    seed: int
+    null_draws: int
+
+
+def null_settings(doc: Any, path: str) -> NullSettings:
+    """The measured column names, seed and null_draws; bad_prereg as the full validation.
+
+    Only the keys these involve are checked (columns.measured, seed, null_draws),
+    each as `validate` checks it and in the same order."""
+    if not isinstance(doc, dict):
+        raise _bad(path, "document is not a mapping")
+    columns = _mapping(doc, "columns", path)
+    measured_raw = _mapping(columns, "measured", path, "columns.")
+    for name in measured_raw:
+        if not isinstance(name, str):
+            raise _bad(path, "a measured column name is not a string")
+    seed, draws = _draw_settings(doc, path)
+    return NullSettings(measured=tuple(measured_raw), seed=seed, null_draws=draws)
+
+
 def validate(doc: Any, path: str) -> Prereg:
     """Check every key this contestant needs; bad_prereg on the first problem."""
     leaderboard, instances = bundle_files(doc, path)
@@ -309,16 +349,7 @@ def validate(doc: Any, path: str) -> Prereg:
     if group_by is None and any(m.group is not None for m in measured.values()):
         raise _bad(path, "missing key bundle.group_by")
 
-    if "seed" not in doc:
-        raise _bad(path, "missing key seed")
-    seed = doc["seed"]
-    if not _is_int(seed):
-        raise _bad(path, "key seed is not an integer")
-    if "null_draws" not in doc:
-        raise _bad(path, "missing key null_draws")
-    draws = doc["null_draws"]
-    if not _is_int(draws) or draws < 1:
-        raise _bad(path, "key null_draws is not a positive integer")
+    seed, draws = _draw_settings(doc, path)
 
     return Prereg(
         path=path,

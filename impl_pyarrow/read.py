@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import InputError
@@ -59,15 +60,103 @@ def read_columns(path: str, names: list[str]) -> pa.Table:
     """
     try:
         schema = pq.ParquetFile(path, memory_map=True).schema_arrow
-        as_dictionary = [
-            n
-            for n in names
-            if pa.types.is_string(schema.field(n).type)
-            or pa.types.is_large_string(schema.field(n).type)
-            or pa.types.is_binary(schema.field(n).type)
-            or pa.types.is_large_binary(schema.field(n).type)
-        ]
+        as_dictionary = [n for n in names if _string_like(schema.field(n).type)]
         pf = pq.ParquetFile(path, memory_map=True, read_dictionary=as_dictionary)
         return pf.read(columns=names, use_threads=True)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None
+
+
+def _increasing(columns: list[pa.Array]) -> bool:
+    """True if every row is strictly greater than the one before it, in the columns' order.
+
+    Arrow's comparison; a null or NaN anywhere, or a type Arrow cannot compare,
+    is False (the caller then checks the keys the general way)."""
+    n = len(columns[0])
+    if n < 2:
+        return True
+    inc: pa.Array | None = None
+    for col in reversed(columns):
+        before, after = col.slice(0, n - 1), col.slice(1)
+        less = pc.less(before, after)
+        inc = less if inc is None else pc.or_(less, pc.and_(pc.equal(before, after), inc))
+    assert inc is not None
+    return inc.null_count == 0 and bool(pc.all(inc).as_py())
+
+
+def _dictionary_encoded(pf: pq.ParquetFile, name: str) -> bool:
+    """True if every row group stores the column with a dictionary (cheap to read as one)."""
+    meta = pf.metadata
+    leaves = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    if leaves.count(name) != 1:
+        return False
+    at = leaves.index(name)
+    for g in range(meta.num_row_groups):
+        column = meta.row_group(g).column(at)
+        if not {"PLAIN_DICTIONARY", "RLE_DICTIONARY"} & set(column.encodings):
+            return False
+    return True
+
+
+def _ordered(column: pa.Array) -> pa.Array | None:
+    """Values in the column's order: a dictionary column's dense ranks (None if it holds nulls).
+
+    Ranks compare as the values do within one batch (one dictionary), not across batches."""
+    if not pa.types.is_dictionary(column.type):
+        return column
+    if column.null_count or column.dictionary.null_count:
+        return None
+    ranks = pc.rank(column.dictionary, sort_keys="ascending", tiebreaker="dense")
+    return pc.take(ranks, column.indices)
+
+
+def keys_increasing(path: str, names: list[str]) -> bool:
+    """Read the key columns batch by batch: are the rows strictly increasing by key?
+
+    Strictly increasing rows cannot share a key, so no duplicate_key check is
+    needed then. Every page of the columns is read (unreadable on failure),
+    unless the answer is known to be no; the caller then reads them whole.
+    String columns stored with a dictionary are read as one and compared by rank
+    within a batch; the rows at the edge between two batches by value."""
+    try:
+        probe = pq.ParquetFile(path, memory_map=True)
+        as_dictionary = [
+            n
+            for n in names
+            if _string_like(probe.schema_arrow.field(n).type) and _dictionary_encoded(probe, n)
+        ]
+        pf = pq.ParquetFile(path, memory_map=True, read_dictionary=as_dictionary)
+        last: list[pa.Array] | None = None
+        for batch in pf.iter_batches(batch_size=1 << 17, columns=names, use_threads=True):
+            if batch.num_rows == 0:
+                continue
+            cols = batch.columns
+            if last is not None:
+                edge = [pa.concat_arrays([a, _decoded(b.slice(0, 1))]) for a, b in zip(last, cols)]
+                if not _increasing(edge):
+                    return False
+            ordered = [_ordered(c) for c in cols]
+            if any(c is None for c in ordered) or not _increasing(ordered):  # type: ignore[arg-type]
+                return False
+            last = [_decoded(c.slice(len(c) - 1, 1)) for c in cols]
+    except pa.ArrowNotImplementedError:
+        return False
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None
+    return True
+
+
+def _decoded(column: pa.Array) -> pa.Array:
+    """A dictionary column's values; any other column as it is."""
+    if pa.types.is_dictionary(column.type):
+        return column.dictionary_decode()
+    return column
+
+
+def _string_like(typ: pa.DataType) -> bool:
+    return (
+        pa.types.is_string(typ)
+        or pa.types.is_large_string(typ)
+        or pa.types.is_binary(typ)
+        or pa.types.is_large_binary(typ)
+    )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
+from itertools import chain
 from typing import Any
 
 import pyarrow as pa
@@ -17,20 +19,33 @@ from .values import format_value
 Recomputed = dict[str, list[dict[str, Any]]]
 
 
-def mean_value(values: list[float], n: int) -> float:
-    """The contract's mean: the correctly rounded sum, then one division by n.
+def exact_sum(chunks: list[Sequence[float]]) -> float | Fraction:
+    """The sum of the values, rounded once to a double (`math.fsum`), or exact if that overflows.
 
-    When the exact sum rounds beyond the largest double (math.fsum then raises,
-    as it also does when only a partial sum overflows), the exact mean is
+    `math.fsum` raises as soon as a partial sum overflows, and whenever the
+    exact sum rounds beyond the largest double; the exact sum decides then."""
+    try:
+        return math.fsum(chain.from_iterable(chunks))
+    except OverflowError:
+        return sum((Fraction(v) for chunk in chunks for v in chunk), Fraction(0))
+
+
+def divide(total: float | Fraction, n: int) -> float:
+    """The contract's mean from `exact_sum`: one division by n, or the exact mean rounded once.
+
+    When the exact sum rounds beyond the largest double, the exact mean is
     rounded once instead; it lies between the values, so it is a double."""
+    if isinstance(total, float):
+        return total / float(n)
     try:
-        return math.fsum(values) / float(n)
+        return float(total) / float(n)
     except OverflowError:
-        exact = sum((Fraction(v) for v in values), Fraction(0))
-    try:
-        return float(exact) / float(n)
-    except OverflowError:
-        return float(exact / n)
+        return float(total / n)
+
+
+def mean_value(values: list[float], n: int) -> float:
+    """The contract's mean: the correctly rounded sum, then one division by n."""
+    return divide(exact_sum([values]), n)
 
 
 def _rate(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
@@ -47,12 +62,18 @@ def _rate(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float
 
 def _mean(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
     assert m.source is not None
-    values = run_values(g, m.source, idx)
+    chunks, n_valid = run_values(g, m.source, idx)
     n_all = sum(g.count(i) for i in idx)
+    total: float | Fraction | None = None  # one sum serves every policy
     out: dict[str, float | None] = {}
     for p in m.policies:
-        n = len(values) if pr.policies[p].nulls == "exclude" else n_all
-        out[p] = mean_value(values, n) if n else None
+        n = n_valid if pr.policies[p].nulls == "exclude" else n_all
+        if n:
+            if total is None:
+                total = exact_sum(chunks)
+            out[p] = divide(total, n)
+        else:
+            out[p] = None
     return out
 
 

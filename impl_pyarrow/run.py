@@ -5,14 +5,24 @@ from __future__ import annotations
 from . import checks, prereg
 from .aggregate import aggregate
 from .cells import CELLS_HEADER, CENSUS_HEADER, cells_rows, census_rows, judge, leaderboard
-from .nulls import HIST_HEADER, NULLS_HEADER, nulls_rows
-from .read import bundle_path, open_parquet, read_all, read_columns, require_file
+from .nullcount import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER
+from .nulls import column_masks, nulls_rows, reproduce_rows
+from .read import (
+    bundle_path,
+    keys_increasing,
+    open_parquet,
+    read_all,
+    read_columns,
+    require_file,
+)
 from .recipes import recompute
 from .write import render_csv, write_outputs
 
 
-def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
-    """The three output files' bytes; raises InputError on unusable input."""
+def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
+    """The output files' bytes (without nulls and null_hist if not `draws`).
+
+    Raises InputError on unusable input."""
     # missing_file and unreadable: prereg, then leaderboard, then instances
     doc = prereg.load(prereg_path)
     lb_name, in_name = prereg.bundle_files(doc, prereg_path)
@@ -33,30 +43,45 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     checks.duplicate_column(lb_names, lb_path)
     checks.duplicate_column(in_names, in_path)
 
-    instances = read_columns(in_path, checks.instance_names(pr))
+    # Every column the prereg names is read here (unreadable before any later class):
+    # the recipes' columns whole, the instance key batch by batch, where rows in
+    # strictly increasing key order settle duplicate_key without holding the key;
+    # otherwise the key columns are read whole for the general check.
+    instances = read_columns(in_path, checks.aggregation_names(pr))
+    key_names = list(pr.instance_key)
+    keys = None if keys_increasing(in_path, key_names) else read_columns(in_path, key_names)
+
     lb_ids = lb_table.column(pr.row_id).to_pylist()
     checks.duplicate_row_id(lb_ids, lb_table.schema.field(pr.row_id).type, lb_path)
-    checks.duplicate_instance_key(instances, pr.instance_key, in_path)
+    if keys is not None:
+        checks.duplicate_instance_key(keys, pr.instance_key, in_path)
+        del keys
     checks.leaderboard_types(pr, lb_table.schema, lb_path)
     checks.row_id_kinds(pr, lb_table.schema, instances.schema, in_path)
     checks.instance_types(pr, instances, in_path)
-    instances = instances.select(checks.aggregation_names(pr))  # frees key-only columns
 
     lb = leaderboard(lb_table, pr.row_id)
     groups = aggregate(pr, instances)
     source_types = {f.name: f.type for f in instances.schema}
     rec = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
     judged = judge(pr, lb, rec)
-    null_rows, hist_rows = nulls_rows(pr, lb, rec, judged)
-    return {
+    masks = column_masks(pr, lb, rec)
+    files = {
         "cells.csv": render_csv(CELLS_HEADER, cells_rows(pr, lb, judged)),
         "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged)),
-        "nulls.csv": render_csv(NULLS_HEADER, null_rows),
-        "null_hist.csv": render_csv(HIST_HEADER, hist_rows),
+        "reproduce.csv": render_csv(REPRODUCE_HEADER, reproduce_rows(lb, masks)),
     }
+    if draws:
+        null_rows, hist_rows = nulls_rows(pr, masks)
+        files["nulls.csv"] = render_csv(NULLS_HEADER, null_rows)
+        files["null_hist.csv"] = render_csv(HIST_HEADER, hist_rows)
+    return files
 
 
-def run(prereg_path: str, bundle_dir: str, out_dir: str) -> None:
-    """Compute everything, then write OUT_DIR/{cells,census,nulls,null_hist}.csv."""
-    files = compute(prereg_path, bundle_dir)
+def run(prereg_path: str, bundle_dir: str, out_dir: str, draws: bool = True) -> None:
+    """Compute everything, then write OUT_DIR/{cells,census,reproduce,nulls,null_hist}.csv.
+
+    Without `draws`, only cells, census and reproduce (the null is left to
+    null-draws and null-merge)."""
+    files = compute(prereg_path, bundle_dir, draws)
     write_outputs(out_dir, files)

@@ -23,20 +23,28 @@ def _umask() -> int:
     return mask
 
 
+def write_file(path: str, data: bytes, mode: int | None = None) -> None:
+    """Write one file through a temporary file in its directory, renamed into place."""
+    if mode is None:
+        mode = 0o666 & ~_umask()
+    directory, name = os.path.split(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
 def write_outputs(out_dir: str, files: dict[str, bytes]) -> None:
     """Create OUT_DIR, then write each file to a temporary name and rename it."""
     os.makedirs(out_dir, exist_ok=True)
     mode = 0o666 & ~_umask()
     for name, data in files.items():
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=out_dir)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, mode)
-            os.replace(tmp, os.path.join(out_dir, name))
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        write_file(os.path.join(out_dir, name), data, mode)
