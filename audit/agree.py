@@ -14,6 +14,7 @@ from audit.files import file_blake3, write_atomic
 KEYS: dict[str, list[str]] = {
     "cells.csv": ["row_id", "column", "policy"],
     "census.csv": ["row_id", "column"],
+    "reproduce.csv": ["column", "row_id"],
     "nulls.csv": ["column"],
     "null_hist.csv": ["column", "count"],
 }

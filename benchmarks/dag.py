@@ -28,14 +28,34 @@ UV = os.environ.get("UV", "uv")
 FLOOR = {
     "snakemake start": [str(BIN / "snakemake"), "--version"],
     "referee (audit, controls)": [
-        sys.executable, "-c", "import polars, blake3, yaml, jsonschema, audit.census, controls"],
-    "impl_pandas": [str(ROOT / ".venvs/impl-pandas/bin/python"), "-c",
-                    "import pandas, numpy, fastparquet, yaml, blake3"],
-    "impl_pyarrow": [str(ROOT / ".venvs/impl-pyarrow/bin/python"), "-c",
-                     "import pyarrow, pyarrow.parquet, yaml, blake3"],
-    "uv sync (no-op)": ["env", "-u", "VIRTUAL_ENV",
-                        f"UV_PROJECT_ENVIRONMENT={ROOT}/.venvs/impl-pandas", UV, "sync",
-                        "--project", str(ROOT), "--frozen", "--only-group", "impl-pandas", "-q"],
+        sys.executable,
+        "-c",
+        "import polars, blake3, yaml, jsonschema, audit.census, controls",
+    ],
+    "impl_pandas": [
+        str(ROOT / ".venvs/impl-pandas/bin/python"),
+        "-c",
+        "import pandas, numpy, fastparquet, yaml, blake3",
+    ],
+    "impl_pyarrow": [
+        str(ROOT / ".venvs/impl-pyarrow/bin/python"),
+        "-c",
+        "import pyarrow, pyarrow.parquet, yaml, blake3",
+    ],
+    "uv sync (no-op)": [
+        "env",
+        "-u",
+        "VIRTUAL_ENV",
+        f"UV_PROJECT_ENVIRONMENT={ROOT}/.venvs/impl-pandas",
+        UV,
+        "sync",
+        "--project",
+        str(ROOT),
+        "--frozen",
+        "--only-group",
+        "impl-pandas",
+        "-q",
+    ],
 }
 
 
@@ -50,9 +70,20 @@ def kind_of(rule: str) -> str:
 
 
 def snakemake_args(work: Path, bundle: Path) -> list[str]:
-    return [str(BIN / "snakemake"), "--snakefile", str(ROOT / "Snakefile"), "--directory",
-            str(work), "--cores", "2", "--configfile", str(ROOT / "config/openhands-index.yaml"),
-            "--config", f"bundle={bundle}", f"prereg={ROOT}/prereg/openhands-index.yaml"]
+    return [
+        str(BIN / "snakemake"),
+        "--snakefile",
+        str(ROOT / "Snakefile"),
+        "--directory",
+        str(work),
+        "--cores",
+        "2",
+        "--configfile",
+        str(ROOT / "config/openhands-index.yaml"),
+        "--config",
+        f"bundle={bundle}",
+        f"prereg={ROOT}/prereg/openhands-index.yaml",
+    ]
 
 
 def workdir() -> Path:
@@ -63,8 +94,14 @@ def workdir() -> Path:
 
 
 def run(cmd: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    return subprocess.run(
+        cmd,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
 
 
 def timed(cmd: list[str]) -> float:

@@ -17,6 +17,7 @@ RES = f"results/{ARM}"
 BUNDLE = config["bundle"].rstrip("/")
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
+RUN_FILES = ["cells", "census", "reproduce", "nulls", "null_hist"]  # a recompute run's files
 
 SEAT = config["seat"]
 if SEAT == "second":
@@ -44,6 +45,16 @@ BUNDLE_FILES = {
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
 }
 CONTROLS = sorted(_PREREG.get("controls") or {})
+# Null draws run in this many jobs per recompute run (an execution setting, not
+# the method: the merged result is the same bytes for any count).
+NULL_DRAWS = _PREREG.get("null_draws")
+NULL_SHARDS = config.get("null_shards", 1)
+if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHARDS > NULL_DRAWS > 0:
+    refuse(
+        "bad_config",
+        _config_source("null_shards"),
+        f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
+    )
 check_bundle(BUNDLE, BUNDLE_FILES.values(), built_by_rule="results/demo-bundle")
 clear_stale_locks()  # a killed run resumes with the usual command
 
@@ -51,6 +62,7 @@ clear_stale_locks()  # a killed run resumes with the usual command
 wildcard_constraints:
     impl="pandas|pyarrow",
     run=r"\d+",
+    shard=r"\d+",
     control="|".join(CONTROLS) if CONTROLS else "(?!)",
 
 
@@ -61,6 +73,11 @@ def bundle_file(role):
 def impl_python(impl):
     """The interpreter of a contestant's own environment (see rule impl_env)."""
     return f"{SRC}/.venvs/impl-{impl}/bin/python"
+
+
+def null_range(shard):
+    """Shard i of NULL_SHARDS draws the contiguous range A:B, sizes differing by at most one."""
+    return f"{shard * NULL_DRAWS // NULL_SHARDS}:{(shard + 1) * NULL_DRAWS // NULL_SHARDS}"
 
 
 def run_dir(impl, run):

@@ -72,8 +72,7 @@ rule control_recompute_pandas:
     output:
         cells=f"{RES}/controls/{{control}}/pandas/cells.csv",
         census=f"{RES}/controls/{{control}}/pandas/census.csv",
-        nulls=f"{RES}/controls/{{control}}/pandas/nulls.csv",
-        hist=f"{RES}/controls/{{control}}/pandas/null_hist.csv",
+        table=f"{RES}/controls/{{control}}/pandas/reproduce.csv",
     params:
         src=src,
         python=impl_python("pandas"),
@@ -83,7 +82,7 @@ rule control_recompute_pandas:
         f"{RES}/logs/control_recompute_pandas_{{control}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
 
 
 rule control_recompute_pyarrow:
@@ -95,8 +94,7 @@ rule control_recompute_pyarrow:
     output:
         cells=f"{RES}/controls/{{control}}/pyarrow/cells.csv",
         census=f"{RES}/controls/{{control}}/pyarrow/census.csv",
-        nulls=f"{RES}/controls/{{control}}/pyarrow/nulls.csv",
-        hist=f"{RES}/controls/{{control}}/pyarrow/null_hist.csv",
+        table=f"{RES}/controls/{{control}}/pyarrow/reproduce.csv",
     params:
         src=src,
         python=impl_python("pyarrow"),
@@ -106,7 +104,7 @@ rule control_recompute_pyarrow:
         f"{RES}/logs/control_recompute_pyarrow_{{control}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
 
 
 rule control_check:

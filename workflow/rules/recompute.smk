@@ -30,8 +30,7 @@ rule recompute_pandas:
     output:
         cells=f"{RES}/recompute/pandas/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pandas/run{{run}}/census.csv",
-        nulls=f"{RES}/recompute/pandas/run{{run}}/nulls.csv",
-        hist=f"{RES}/recompute/pandas/run{{run}}/null_hist.csv",
+        table=f"{RES}/recompute/pandas/run{{run}}/reproduce.csv",
     params:
         src=src,
         python=impl_python("pandas"),
@@ -41,7 +40,7 @@ rule recompute_pandas:
         f"{RES}/logs/recompute_pandas_run{{run}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
 
 
 rule recompute_pyarrow:
@@ -54,8 +53,7 @@ rule recompute_pyarrow:
     output:
         cells=f"{RES}/recompute/pyarrow/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pyarrow/run{{run}}/census.csv",
-        nulls=f"{RES}/recompute/pyarrow/run{{run}}/nulls.csv",
-        hist=f"{RES}/recompute/pyarrow/run{{run}}/null_hist.csv",
+        table=f"{RES}/recompute/pyarrow/run{{run}}/reproduce.csv",
     params:
         src=src,
         python=impl_python("pyarrow"),
@@ -65,17 +63,64 @@ rule recompute_pyarrow:
         f"{RES}/logs/recompute_pyarrow_run{{run}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+
+
+# The permutation null's draws, in NULL_SHARDS independent jobs per run (ranges
+# of draws), merged by the same contestant into the run's nulls.csv and
+# null_hist.csv: byte-identical to drawing them all in the recompute itself.
+
+
+rule null_draws:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        table=f"{RES}/recompute/{{impl}}/run{{run}}/reproduce.csv",
+        env="results/envs/impl-{impl}.synced",
+    output:
+        f"{RES}/recompute/{{impl}}/run{{run}}/null-draws/{{shard}}.csv",
+    params:
+        src=src,
+        python=lambda w: impl_python(w.impl),
+        draws=lambda w: null_range(int(w.shard)),
+    log:
+        f"{RES}/logs/null_draws_{{impl}}_run{{run}}_{{shard}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} -m impl_{wildcards.impl} null-draws"
+        " --prereg {input.prereg} --table {input.table} --draws {params.draws}"
+        " --out {output} 2>&1 | tee {log}"
+
+
+rule null_merge:
+    input:
+        prereg=f"{RES}/lock/prereg.yaml",
+        table=f"{RES}/recompute/{{impl}}/run{{run}}/reproduce.csv",
+        parts=expand(
+            f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/null-draws/{{shard}}.csv",
+            shard=range(NULL_SHARDS),
+        ),
+    output:
+        nulls=f"{RES}/recompute/{{impl}}/run{{run}}/nulls.csv",
+        hist=f"{RES}/recompute/{{impl}}/run{{run}}/null_hist.csv",
+    params:
+        src=src,
+        python=lambda w: impl_python(w.impl),
+        out=lambda w, output: str(Path(output.nulls).parent),
+    log:
+        f"{RES}/logs/null_merge_{{impl}}_run{{run}}.log",
+    shell:
+        "PYTHONPATH={params.src} {params.python} -m impl_{wildcards.impl} null-merge"
+        " --prereg {input.prereg} --table {input.table} --out {params.out} {input.parts}"
+        " 2>&1 | tee {log}"
 
 
 rule same_runs:
     input:
-        expand(f"{RES}/recompute/{{{{impl}}}}/run{{run}}/cells.csv", run=RUNS),
+        expand(f"{RES}/recompute/{{{{impl}}}}/run{{run}}/{{f}}.csv", run=RUNS, f=RUN_FILES),
     output:
         f"{RES}/recompute/{{impl}}/runs-identical.json",
     params:
         src=src,
-        runs=lambda w, input: [str(Path(f).parent) for f in input],
+        runs=lambda w, input: sorted({str(Path(f).parent) for f in input}),
     log:
         f"{RES}/logs/same_runs_{{impl}}.log",
     shell:
