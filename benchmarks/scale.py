@@ -114,6 +114,8 @@ def bundle(cache: Path, label: str, rows: int, models: int, seed: int) -> tuple[
 
 def label_of(cmd: str) -> str:
     """A job's kind, from its shell command."""
+    if m := re.search(r"-m impl_(pandas|pyarrow) (null-draws|null-merge)\b", cmd):
+        return f"{m.group(1)} {m.group(2)}"
     if m := re.search(r"-m impl_(pandas|pyarrow)\b", cmd):
         return f"{m.group(1)} ({'control rerun' if '/controls/' in cmd else 'recompute'})"
     if m := re.search(r"-m (audit|controls) ([\w-]+)", cmd):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -221,3 +222,29 @@ def test_a_bad_bundle_stops_the_dag_with_one_line_and_no_outputs(
     assert "Traceback" not in p.stdout + p.stderr
     left = list((tmp_path / "results" / "demo" / "recompute").rglob("*.csv"))
     assert left == [], f"partial outputs left behind: {left}"
+
+
+@pytest.mark.slow
+def test_a_prereg_without_controls_runs_to_a_verified_annex(impl_envs, tmp_path: Path) -> None:
+    # The demo method with `controls: {}`: the census is the demo's, the controls
+    # table is empty, and the report, certificate and annex still come out whole.
+    text = (ROOT / "prereg" / "demo.yaml").read_text()
+    prereg = tmp_path / "no-controls.yaml"
+    prereg.write_text(text[: text.index("\ncontrols:")] + "\ncontrols: {}\n")
+    p = snakemake(tmp_path, "--config", f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}")
+    assert p.returncode == 0, p.stderr[-3000:]
+    res = tmp_path / "results" / "demo"
+    census = json.loads((res / "census.json").read_text())
+    assert census["classes"]["reproduced"] == 23 and census["classes"]["divergent"] == 3
+    assert not (res / "controls").exists()
+    assert read_csv_rows(res / "controls.csv") == []
+    assert (res / "report" / "controls.svg").is_file()
+    v = subprocess.run(
+        [sys.executable, "-m", "audit", "verify", str(res / "annex")],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert v.returncode == 0, v.stdout + v.stderr
