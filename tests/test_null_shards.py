@@ -12,29 +12,13 @@ import json
 import random
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 from tests.conftest import IMPL_PARAMS, ROOT, Result, impl_python, read_csv_rows, run, run_impl
-from tests.test_nulls import DRAWS, PREREG
+from tests.test_nulls import DRAWS
+from tests.test_nulls import tiny_bundle as _tiny_bundle
 
 DEMO = ROOT / "prereg" / "demo.yaml"
-
-
-def _tiny_bundle(path: Path) -> Path:
-    """test_nulls' table: rows r1, r2, r3 recompute to 25, 50, 50 and publish 25, 50, 75."""
-    path.mkdir(parents=True, exist_ok=True)
-    pl.DataFrame({"id": ["r1", "r2", "r3"], "s": [25.0, 50.0, 75.0]}).write_parquet(
-        path / "lb.parquet"
-    )
-    rows = [
-        (r, f"i{n}", "x", n < k) for r, k in (("r1", 1), ("r2", 2), ("r3", 2)) for n in range(4)
-    ]
-    pl.DataFrame(rows, schema=["id", "instance_id", "g", "ok"], orient="row").write_parquet(
-        path / "inst.parquet"
-    )
-    (path / "prereg.yaml").write_text(PREREG)
-    return path
 
 
 def _impl(impl: str, *args: str | Path) -> Result:

@@ -98,20 +98,27 @@ def _expected_line() -> dict[str, str]:
     }
 
 
-@pytest.mark.parametrize("impl", IMPL_PARAMS)
-def test_null_matches_the_stream_over_an_enumerated_table(
-    impl: str, impl_envs, tmp_path: Path
-) -> None:
+def tiny_bundle(path: Path) -> Path:
+    """The table above: rows r1, r2, r3 with 1, 2, 2 of 4 resolved, publishing 25, 50, 75."""
+    path.mkdir(parents=True, exist_ok=True)
     pl.DataFrame({"id": ["r1", "r2", "r3"], "s": [25.0, 50.0, 75.0]}).write_parquet(
-        tmp_path / "lb.parquet"
+        path / "lb.parquet"
     )
     rows = [
         (r, f"i{n}", "x", n < k) for r, k in (("r1", 1), ("r2", 2), ("r3", 2)) for n in range(4)
     ]
     pl.DataFrame(rows, schema=["id", "instance_id", "g", "ok"], orient="row").write_parquet(
-        tmp_path / "inst.parquet"
+        path / "inst.parquet"
     )
-    (tmp_path / "prereg.yaml").write_text(PREREG)
+    (path / "prereg.yaml").write_text(PREREG)
+    return path
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_null_matches_the_stream_over_an_enumerated_table(
+    impl: str, impl_envs, tmp_path: Path
+) -> None:
+    tiny_bundle(tmp_path)
     res = run_impl(impl, tmp_path / "prereg.yaml", tmp_path, tmp_path / "out")
     assert res.code == 0, res.stderr
     assert read_csv_rows(tmp_path / "out" / "nulls.csv") == [_expected_line()]
