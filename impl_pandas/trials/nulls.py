@@ -2,57 +2,18 @@
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from blake3 import blake3
 
-from ..values import format_float
+from .. import nulls as leaderboard_nulls
 from .judge import NOT_PUBLISHED, REPRODUCED, is_integer_tier, measure_value, published_number, tier
 from .prereg import Leaderboard
 from .stats import EntryStats
 
-NULLS_HEADER = [
-    "column",
-    "observed",
-    "null_mean",
-    "null_sd",
-    "null_max",
-    "draws_ge_observed",
-    "draws",
-    "p",
-]
-HIST_HEADER = ["column", "count", "draws"]
-
-
-def _order(seed: int, column: str, draw: int, size: int) -> list[int]:
-    keys = [
-        int.from_bytes(blake3(f"{seed}|{column}|{draw}|{i}".encode()).digest()[:8], "big")
-        for i in range(size)
-    ]
-    return sorted(range(size), key=lambda i: (keys[i], i))
-
-
-def _line(column: str, counts: list[int], observed: int, draws: int) -> list[str]:
-    total = sum(counts)
-    total_sq = sum(c * c for c in counts)
-    if draws == 1:
-        variance = Fraction(0)
-    else:
-        variance = (Fraction(total_sq) - Fraction(total * total, draws)) / (draws - 1)
-    ge = sum(1 for c in counts if c >= observed)
-    return [
-        column,
-        str(observed),
-        format_float(total / draws),
-        format_float(math.sqrt(float(variance))),
-        str(max(counts)),
-        str(ge),
-        str(draws),
-        format_float((1 + ge) / (1 + draws)),
-    ]
+# the permutation null's arithmetic is the leaderboard's (nulls.py): one stream,
+# one nulls.csv line and histogram per column; only the table differs here
+NULLS_HEADER, HIST_HEADER = leaderboard_nulls.NULLS_HEADER, leaderboard_nulls.HIST_HEADER
 
 
 def build(
@@ -91,15 +52,8 @@ def build(
                 table[j, k] = any(
                     is_integer_tier(tier(pubs[j], recs[k][p], tol)[0]) for p in col.policies
                 )
-        rows = np.arange(size)
-        counts: list[int] = []
-        for d in range(draws):
-            perm = np.array(_order(seed, name, d, size), dtype=np.intp)
-            counts.append(int(table[rows, perm].sum()) if size else 0)
+        counts = leaderboard_nulls.count_draws(name, table, seed, range(draws))
         observed = sum(1 for r in row_ids if classes[name][r] == REPRODUCED)
-        lines.append(_line(name, counts, observed, draws))
-        tally: dict[int, int] = {}
-        for c in counts:
-            tally[c] = tally.get(c, 0) + 1
-        hist.extend([name, str(c), str(tally[c])] for c in sorted(tally))
+        lines.append(leaderboard_nulls.null_line(name, counts, observed, draws))
+        hist.extend(leaderboard_nulls.histogram(name, counts))
     return lines, hist
