@@ -6,7 +6,8 @@ its pieces. Counts come from Arrow per piece; a mean's values go to Python as
 the piece's own buffer for `math.fsum`. Every result is independent of the
 order of the rows (counts, sets of values, the correctly rounded sum), so rows
 in any order give the same groups; a bundle whose rows are not clustered by
-(row id, group) is first sorted by it, so that the pieces stay few.
+(row id, group) has its source columns gathered in the order of a stable sort of
+the codes first, so that the pieces stay few (one per group).
 """
 
 from __future__ import annotations
@@ -119,10 +120,14 @@ def _pieces(
 ) -> list[tuple[int, int, int, int]] | None:
     """(code, batch, offset, length) of every run of equal (row id, group) codes.
 
-    None if there are more than `limit` runs (counted before any goes to Python)."""
-    encoded = [pc.run_end_encode(_codes(batch, id_size, grp_size)) for batch in batches]
-    if limit is not None and sum(len(runs.run_ends) for runs in encoded) > limit:
-        return None
+    None as soon as there are more than `limit` runs (counted before any goes to Python)."""
+    encoded = []
+    found = 0
+    for batch in batches:
+        encoded.append(pc.run_end_encode(_codes(batch, id_size, grp_size)))
+        found += len(encoded[-1].run_ends)
+        if limit is not None and found > limit:
+            return None
     out: list[tuple[int, int, int, int]] = []
     for b, runs in enumerate(encoded):
         start = 0
@@ -138,20 +143,39 @@ def _clustered(pieces: int, codes: int, batches: int) -> bool:
 
 
 def _take(column: pa.ChunkedArray, order: pa.Array) -> pa.Array:
-    """The column's values in the given order; a dictionary column keeps its very dictionary."""
+    """The column's values in the given order; a dictionary column keeps its very dictionary.
+
+    The chunks are joined first: a take from one array is a plain gather."""
     if not pa.types.is_dictionary(column.type) or column.num_chunks == 0:
-        return pc.take(column, order).combine_chunks()
+        return pc.take(column.combine_chunks(), order)
     dictionary = column.chunks[0].dictionary
     indices = pa.chunked_array([c.indices for c in column.chunks], column.type.index_type)
-    taken = pc.take(indices, order).combine_chunks()
-    return pa.DictionaryArray.from_arrays(taken, dictionary)
+    return pa.DictionaryArray.from_arrays(pc.take(indices.combine_chunks(), order), dictionary)
 
 
-def _sorted_by_code(table: pa.Table, id_size: int, grp_size: int | None) -> pa.Table:
-    """The table's rows sorted by (row id, group) code (a stable sort)."""
-    codes = [_codes(batch, id_size, grp_size) for batch in table.to_batches()]
-    order = pc.sort_indices(pa.chunked_array(codes, pa.int64()))
-    return pa.table({name: _take(table.column(name), order) for name in table.column_names})
+def _sorted_by_code(
+    work: pa.Table, id_size: int, grp_size: int | None
+) -> tuple[pa.RecordBatch, list[tuple[int, int, int, int]]]:
+    """The work table's source columns with the rows sorted by (row id, group) code, and
+    the runs of equal codes in it, (code, 0, offset, length), as `_pieces` gives them.
+
+    A stable sort of the codes alone (few distinct values: Arrow counts them), then
+    one gather per source column; the row id and group columns are not needed again.
+    The runs follow from the number of rows of each code, in ascending code order."""
+    codes = [_codes(batch, id_size, grp_size) for batch in work.to_batches()]
+    joined = pa.concat_arrays(codes) if codes else pa.array([], pa.int64())
+    del codes
+    order = pc.sort_indices(joined)
+    counts = pc.value_counts(joined)
+    del joined
+    pieces: list[tuple[int, int, int, int]] = []
+    start = 0
+    for code, n in sorted(zip(counts.field(0).to_pylist(), counts.field(1).to_pylist())):
+        pieces.append((code, 0, start, n))
+        start += n
+    names = [n for n in work.column_names if n not in ("id", "group")]
+    columns = [_take(work.column(n), order) for n in names]
+    return pa.RecordBatch.from_arrays(columns, names=names), pieces
 
 
 def aggregate(pr: Prereg, table: pa.Table) -> Groups:
@@ -185,7 +209,6 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
         ] + [None]
         columns[f"single:{s}"] = col
     work = pa.table(columns)
-    names = work.column_names
 
     batches = work.to_batches()
     # Rows not clustered by (row id, group) are sorted first: more runs than the
@@ -193,10 +216,12 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
     possible = (id_size + 1) * (1 if grp_size is None else grp_size + 1)
     pieces = _pieces(batches, id_size, grp_size, 4 * (possible + len(batches)) + 256)
     if pieces is None or not _clustered(len(pieces), len({p[0] for p in pieces}), len(batches)):
-        work = _sorted_by_code(work, id_size, grp_size)
-        batches = work.to_batches()
-        pieces = _pieces(batches, id_size, grp_size)
+        del pieces
+        batch, pieces = _sorted_by_code(work, id_size, grp_size)
+        del work, columns
+        batches = [batch]
     assert pieces is not None
+    names = batches[0].schema.names if batches else []
 
     group_at: dict[int, int] = {}
     index: dict[Any, list[int]] = {}

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import InputError
-from .keys import row_codes
+from .keys import chunk_codes, dictionary_form, row_codes
 from .prereg import Prereg
 from .values import base_type, format_value, is_number_type
+
+# Buckets of the quick duplicate-key test (few enough for Arrow's counting sort).
+_MAX_BUCKETS = 4096
 
 
 def leaderboard_names(pr: Prereg) -> list[str]:
@@ -71,12 +76,111 @@ def duplicate_row_id(ids: list[Any], typ: pa.DataType, path: str) -> None:
         raise InputError("duplicate_key", path, f"row id {shown!r} occurs more than once")
 
 
+def _distinct_in_buckets(values: pa.ChunkedArray, buckets: pa.ChunkedArray) -> bool:
+    """True if no two rows of the same bucket hold the same value (nulls equal, NaN equal).
+
+    Each chunk's rows are ordered by bucket (a stable sort of a few distinct
+    bucket codes, which Arrow counts); a bucket's values, gathered from every
+    chunk, are then counted by Arrow's hash of the values, on threads: many small
+    hash tables rather than one large one, and no copy of the whole column."""
+    spans: dict[int, list[tuple[pa.Array, pa.Array]]] = {}
+    for chunk, here in zip(values.chunks, buckets.chunks):  # chunks of the same lengths
+        order = pc.sort_indices(here)
+        counts = pc.value_counts(here)
+        start = 0
+        for code, size in sorted(zip(counts.field(0).to_pylist(), counts.field(1).to_pylist())):
+            spans.setdefault(code, []).append((chunk, order.slice(start, size)))
+            start += size
+
+    def distinct(parts: list[tuple[pa.Array, pa.Array]]) -> bool:
+        taken = pa.chunked_array([pc.take(chunk, rows) for chunk, rows in parts], values.type)
+        return bool(pc.count_distinct(taken, mode="all").as_py() == len(taken))
+
+    with ThreadPoolExecutor(max(1, min(pa.cpu_count(), 8))) as pool:
+        return all(pool.map(distinct, spans.values()))
+
+
+def _hashable_alone(typ: pa.DataType) -> bool:
+    """Types whose values Arrow's hash compares exactly as the key codes do (no floats)."""
+    return (
+        pa.types.is_string(typ)
+        or pa.types.is_large_string(typ)
+        or pa.types.is_binary(typ)
+        or pa.types.is_large_binary(typ)
+        or pa.types.is_integer(typ)
+    )
+
+
+def _bucket_codes(columns: list[pa.ChunkedArray]) -> pa.ChunkedArray | None:
+    """Codes of the dictionary columns' values, chunk by chunk; None if too many buckets.
+
+    Two rows share a code iff they agree in every column (nulls equal), as in
+    `row_codes`; the code range is the product of the dictionaries' sizes."""
+    forms = [dictionary_form(column) for column in columns]
+    widths = [len(dictionary) + 1 for _, dictionary in forms]  # + the null code
+    if math.prod(widths) > _MAX_BUCKETS:
+        return None
+    for _, dictionary in forms:  # one code per value: no repeated or null entry
+        if dictionary.null_count or pc.count_distinct(dictionary).as_py() != len(dictionary):
+            return None
+    layouts = {tuple(len(c) for c in column.chunks) for column, _ in forms}
+    if len(layouts) != 1:
+        return None
+    chunks: list[pa.Array] = []
+    for i in range(forms[0][0].num_chunks):
+        code: pa.Array | None = None
+        for (column, _), width in zip(forms, widths):
+            more = chunk_codes(column.chunk(i), width - 1)
+            code = more if code is None else pc.add(pc.multiply(code, width), more)
+        assert code is not None
+        chunks.append(code)
+    return pa.chunked_array(chunks, pa.int64())
+
+
+def _as_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A string or binary column as a dictionary column, nulls as null indices (as the
+    reader gives a column it reads with a dictionary); any other column as it is."""
+    typ = column.type
+    if (
+        pa.types.is_string(typ)
+        or pa.types.is_large_string(typ)
+        or pa.types.is_binary(typ)
+        or pa.types.is_large_binary(typ)
+    ):
+        return pc.dictionary_encode(column)
+    return column
+
+
+def _keys_distinct(table: pa.Table, keys: tuple[str, ...]) -> bool:
+    """A quick test: True only if no two rows share the key (False decides nothing).
+
+    Rows are cut into buckets by the key columns read with a dictionary (cheap
+    codes, few of them); one other key column of a plain hashable type is then
+    checked bucket by bucket. Otherwise the rows' key codes are, in buckets by
+    their low bits."""
+    coded = [k for k in keys if pa.types.is_dictionary(table.column(k).type)]
+    rest = [k for k in keys if k not in coded]
+    if coded and len(rest) == 1 and _hashable_alone(table.column(rest[0]).type):
+        values = table.column(rest[0])
+        buckets = _bucket_codes([table.column(k) for k in coded])
+        if buckets is not None and tuple(len(c) for c in buckets.chunks) == tuple(
+            len(c) for c in values.chunks
+        ):
+            return _distinct_in_buckets(values, buckets)
+    codes = row_codes([_as_dictionary(table.column(k)) for k in keys]).combine_chunks()
+    low = pc.bit_wise_and(codes, pa.scalar(_MAX_BUCKETS - 1, pa.int64()))
+    return _distinct_in_buckets(pa.chunked_array([codes]), pa.chunked_array([low]))
+
+
 def duplicate_instance_key(table: pa.Table, keys: tuple[str, ...], path: str) -> None:
     """duplicate_key if two instance rows share the instance key (nulls compare equal)."""
     n = table.num_rows
     if n < 2:
         return
-    codes = row_codes([table.column(k) for k in keys]).combine_chunks()
+    if _keys_distinct(table, keys):
+        return
+    # some key repeats: the general check finds and reports it
+    codes = row_codes([_as_dictionary(table.column(k)) for k in keys]).combine_chunks()
     ordered = pc.take(codes, pc.sort_indices(codes))
     same = pc.equal(ordered.slice(1), ordered.slice(0, n - 1))
     repeats = pc.sum(same).as_py() or 0

@@ -52,16 +52,32 @@ def read_all(pf: pq.ParquetFile, path: str) -> pa.Table:
         raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None
 
 
-def read_columns(path: str, names: list[str]) -> pa.Table:
+def read_columns(path: str, names: list[str], stored_dictionaries: bool = False) -> pa.Table:
     """Only the named columns (names unique in the file); unreadable on failure.
 
     String and binary columns come back dictionary-encoded (values unchanged),
-    which keeps repeated keys small in memory.
+    which keeps repeated keys small in memory; with `stored_dictionaries`, only
+    those the file stores with a dictionary (the others, say one id per row,
+    would cost a hash of every value to encode).
     """
     try:
-        schema = pq.ParquetFile(path, memory_map=True).schema_arrow
-        as_dictionary = [n for n in names if _string_like(schema.field(n).type)]
+        probe = pq.ParquetFile(path, memory_map=True)
+        schema = probe.schema_arrow
+        as_dictionary = [
+            n
+            for n in names
+            if _string_like(schema.field(n).type)
+            and (not stored_dictionaries or _dictionary_encoded(probe, n))
+        ]
         pf = pq.ParquetFile(path, memory_map=True, read_dictionary=as_dictionary)
+        if stored_dictionaries and pf.num_row_groups > 1:
+            # row group by row group, kept as chunks: a whole read joins the row
+            # groups of a plain string column into one array, twice the memory
+            parts = [
+                pf.read_row_group(g, columns=names, use_threads=True)
+                for g in range(pf.num_row_groups)
+            ]
+            return pa.concat_tables(parts)
         return pf.read(columns=names, use_threads=True)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None

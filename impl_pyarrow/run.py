@@ -49,7 +49,11 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     # otherwise the key columns are read whole for the general check.
     instances = read_columns(in_path, checks.aggregation_names(pr))
     key_names = list(pr.instance_key)
-    keys = None if keys_increasing(in_path, key_names) else read_columns(in_path, key_names)
+    keys = (
+        None
+        if keys_increasing(in_path, key_names)
+        else read_columns(in_path, key_names, stored_dictionaries=True)
+    )
 
     lb_ids = lb_table.column(pr.row_id).to_pylist()
     checks.duplicate_row_id(lb_ids, lb_table.schema.field(pr.row_id).type, lb_path)
