@@ -2,37 +2,17 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
-from blake3 import blake3
-
-from ..values import format_float
+from .. import nullcount
 from .judge import Judged, Published, is_integer_tier, row_tolerance, tier
 from .spec import Board
 from .stats import EntryStats
 from .tables import LeaderboardData
 
-NULLS_HEADER = [
-    "column",
-    "observed",
-    "null_mean",
-    "null_sd",
-    "null_max",
-    "draws_ge_observed",
-    "draws",
-    "p",
-]
-HIST_HEADER = ["column", "count", "draws"]
-
-
-def permutation(seed: int, column: str, draw: int, n: int) -> list[int]:
-    """Positions sorted by (key(i), i); key(i) = first 8 bytes of blake3, big-endian."""
-    keys = [
-        int.from_bytes(blake3(f"{seed}|{column}|{draw}|{i}".encode()).digest()[:8], "big")
-        for i in range(n)
-    ]
-    return sorted(range(n), key=lambda i: (keys[i], i))
+# the stream, the counting and the summary lines are the leaderboard null's
+# (nullcount.py); only the masks (row tolerances, unpublished rows) differ here
+NULLS_HEADER, HIST_HEADER = nullcount.NULLS_HEADER, nullcount.HIST_HEADER
 
 
 def _masks(
@@ -90,33 +70,8 @@ def nulls_rows(
             if not pubs[column][j].not_published
             and any(is_integer_tier(c.tier) for c in judged[column][j])
         )
-        counts: list[int] = []
-        for d in range(draws):
-            perm = permutation(seed, column, d, n)
-            counts.append(sum((masks[j] >> perm[j]) & 1 for j in range(n)))
-        tally: dict[int, int] = {}
-        for c in counts:
-            tally[c] = tally.get(c, 0) + 1
-        hist.extend([column, str(c), str(tally[c])] for c in sorted(tally))
-        total = sum(counts)
-        squares = sum(c * c for c in counts)
-        mean = float(total) / float(draws)
-        var = (
-            Fraction(0)
-            if draws == 1
-            else (Fraction(squares) - Fraction(total * total, draws)) / (draws - 1)
-        )
-        ge = sum(1 for c in counts if c >= observed)
-        rows.append(
-            [
-                column,
-                str(observed),
-                format_float(mean),
-                format_float(math.sqrt(float(var))),
-                str(max(counts)),
-                str(ge),
-                str(draws),
-                format_float(float(1 + ge) / float(1 + draws)),
-            ]
-        )
+        counts = nullcount.draw_counts(seed, column, masks, 0, draws)
+        row, lines = nullcount.summary(column, observed, counts, draws)
+        rows.append(row)
+        hist.extend(lines)
     return rows, hist
