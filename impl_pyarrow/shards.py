@@ -81,6 +81,8 @@ class Table:
 
 def _table(rows: list[list[str]], measured: tuple[str, ...], path: str) -> Table:
     """bad_shards unless the table covers exactly the measured columns, same rows, N bits each."""
+    if not rows:  # the table of a leaderboard with no rows (N = 0)
+        return Table(masks={c: [] for c in sorted(measured)}, n=0)
     ids: dict[str, list[str]] = {}
     bits: dict[str, list[str]] = {}
     for column, row_id, reproduced_by in rows:

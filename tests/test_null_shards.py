@@ -215,3 +215,22 @@ def test_a_shard_count_the_draws_cannot_fill_stops_the_run(shards: str, tmp_path
     p = run_dag(tmp_path, "-n", "--config", f"prereg={DEMO}", f"null_shards={shards}")
     assert p.returncode != 0
     assert "null_shards" in p.stderr, p.stderr[-2000:]
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_the_table_of_no_rows_gives_a_null_of_zeros(impl: str, impl_envs, tmp_path: Path) -> None:
+    # A leaderboard of no rows: the header alone, N = 0; every dealing counts 0, so
+    # mean 0, sd 0, max 0, all 60 draws >= observed 0, p = 61/61 (contract formulas).
+    from tests.test_nulls import PREREG
+
+    prereg = tmp_path / "prereg.yaml"
+    prereg.write_text(PREREG)
+    table = tmp_path / "reproduce.csv"
+    table.write_text("column,row_id,reproduced_by\n")
+    part = _draws(impl, prereg, table, 0, DRAWS, tmp_path / "p.csv")
+    res = _merge(impl, prereg, table, tmp_path / "m", [part])
+    assert res.code == 0, res.stderr
+    assert (tmp_path / "m" / "nulls.csv").read_text().splitlines()[1] == (
+        f"s,0,0.000000,0.000000,0,{DRAWS},{DRAWS},1.000000"
+    )
+    assert (tmp_path / "m" / "null_hist.csv").read_text().splitlines()[1] == f"s,0,{DRAWS}"
