@@ -46,6 +46,25 @@ def test_registry_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
     assert classes.count("divergent") == 0
     assert run_audit("verify", res / "annex").code == 0
 
+    # A second seat reruns the locked method from the annex alone, on the same
+    # bundle, and reproduces every non-volatile file of the first seat's annex.
+    second = tmp_path / "second"
+    q = run_dag(
+        second,
+        "--configfile",
+        str(ROOT / "config" / "skillsbench-registry.yaml"),
+        "--config",
+        "seat=second",
+        f"annex={res / 'annex'}",
+        f"bundle={bundle}",
+    )
+    assert q.returncode == 0, q.stderr[-3000:]
+    cmp = run_audit(
+        "compare-annex", res / "annex", second / "results" / "skillsbench-registry" / "annex"
+    )
+    assert cmp.code == 0, cmp.stdout
+    assert "verdict: every non-volatile file identical" in cmp.stdout
+
 
 @pytest.mark.slow
 @pytest.mark.realbundle
