@@ -9,13 +9,13 @@ compression, row groups, string widths and writer metadata do not enter it.
 
 The value encodings are built by polars, a slice of rows at a time, and hashed
 as one string per slice (the bytes hashed are those of the definition above;
-``D`` is Python's ``float.hex()`` rebuilt from the exact power of two that
-brackets each value). Types with no vectorised encoding (dates, decimals,
+``D`` is Python's ``float.hex()`` rebuilt from each value's IEEE bits). Types with no vectorised encoding (dates, decimals,
 nested) go value by value through Python, as the definition reads.
 """
 
 from __future__ import annotations
 
+import array
 import math
 from pathlib import Path
 
@@ -51,43 +51,40 @@ def _encode(kind: str, value: object) -> bytes:
 
 
 SLICE = 1 << 20  # rows encoded and hashed at a time
-_POW2 = pl.Series("pow2", [math.ldexp(1.0, e) for e in range(-1074, 1024)], dtype=pl.Float64)
 _HEX1 = pl.Series("hex1", [f"{i:x}" for i in range(16)])
 _HEX4 = pl.Series("hex4", [f"{i:04x}" for i in range(1 << 16)])
-_MIN_NORMAL = math.ldexp(1.0, -1022)
 
 
-def _float_hex(x: pl.Expr) -> pl.Expr:
-    """``float(v).hex()`` of every value ("nan" for NaN; nulls stay null).
+def _u64(n: int) -> pl.Expr:
+    """An unsigned 64-bit literal (an Int64 one would turn the bit arithmetic into doubles)."""
+    return pl.lit(n, dtype=pl.UInt64)
 
-    For a finite non-zero |x|: e with 2**e <= |x| < 2**(e + 1) (log2 guessed,
-    then corrected against exact powers of two), the 52 fraction bits
-    (|x| / 2**e - 1) * 2**52, exact; subnormals: |x| * 2**1074, 'p-1022'."""
-    pow2 = pl.lit(_POW2)
-    x = x.cast(pl.Float64)
-    a = pl.when(x.is_finite() & (x != 0)).then(x.abs()).otherwise(1.0)
-    e = a.log(2).floor().clip(-1074, 1023).cast(pl.Int32)
-    e = (
-        pl.when(pow2.gather(e + 1074) > a)
-        .then(e - 1)
-        .when((e < 1023) & (pow2.gather((e + 1075).clip(0, 2097)) <= a))
-        .then(e + 1)
-        .otherwise(e)
-    )
-    normal = a >= _MIN_NORMAL
-    frac = (
-        pl.when(normal)
-        .then((a / pow2.gather(e.clip(-1022, 1023) + 1074) - 1.0) * 2.0**52)
-        .otherwise(a * 2.0**537 * 2.0**537)
-        .cast(pl.UInt64)
-    )
+
+def float_bits(values: pl.Series) -> pl.Series:
+    """Each value's IEEE 754 binary64 bits as an unsigned integer (nulls as 0.0's bits).
+
+    Polars cannot reinterpret a float column, so the doubles go through an
+    ``array('d')`` and are read back as ``array('Q')`` of the same bytes."""
+    doubles = array.array("d", values.cast(pl.Float64).fill_null(0.0).to_list())
+    return pl.Series(memoryview(doubles).cast("B").cast("Q"), dtype=pl.UInt64)
+
+
+def _float_hex(x: pl.Expr, bits: pl.Expr) -> pl.Expr:
+    """``float(v).hex()`` of every value ("nan" for NaN; nulls stay null), from ``bits``.
+
+    Sign bit, 11 exponent bits, 52 fraction bits written as 13 hex digits; an
+    exponent of 0 is a subnormal, written '0.' and 'p-1022'."""
+    biased = ((bits // _u64(1 << 52)) % _u64(1 << 11)).cast(pl.Int32)
+    frac = bits % _u64(1 << 52)
     hex4 = pl.lit(_HEX4)
     mantissa = pl.concat_str(
-        pl.lit(_HEX1).gather(frac // (1 << 48)),
-        hex4.gather((frac // (1 << 32)) % (1 << 16)),
-        hex4.gather((frac // (1 << 16)) % (1 << 16)),
-        hex4.gather(frac % (1 << 16)),
+        pl.lit(_HEX1).gather(frac // _u64(1 << 48)),
+        hex4.gather((frac // _u64(1 << 32)) % _u64(1 << 16)),
+        hex4.gather((frac // _u64(1 << 16)) % _u64(1 << 16)),
+        hex4.gather(frac % _u64(1 << 16)),
     )
+    normal = biased > 0
+    e = biased - 1023
     exponent = (
         pl.when(~normal)
         .then(pl.lit("-1022"))
@@ -95,6 +92,7 @@ def _float_hex(x: pl.Expr) -> pl.Expr:
         .then(pl.concat_str(pl.lit("+"), e.cast(pl.String)))
         .otherwise(e.cast(pl.String))
     )
+    negative = bits >= _u64(1 << 63)
     return (
         pl.when(x.is_null())
         .then(pl.lit(None, pl.String))
@@ -105,10 +103,10 @@ def _float_hex(x: pl.Expr) -> pl.Expr:
         .when(x == -math.inf)
         .then(pl.lit("-inf"))
         .when(x == 0)
-        .then(pl.when((1.0 / x) < 0).then(pl.lit("-0x0.0p+0")).otherwise(pl.lit("0x0.0p+0")))
+        .then(pl.when(negative).then(pl.lit("-0x0.0p+0")).otherwise(pl.lit("0x0.0p+0")))
         .otherwise(
             pl.concat_str(
-                pl.when(x < 0).then(pl.lit("-0x")).otherwise(pl.lit("0x")),
+                pl.when(negative).then(pl.lit("-0x")).otherwise(pl.lit("0x")),
                 pl.when(normal).then(pl.lit("1.")).otherwise(pl.lit("0.")),
                 mantissa,
                 pl.lit("p"),
@@ -118,7 +116,7 @@ def _float_hex(x: pl.Expr) -> pl.Expr:
     )
 
 
-def _tokens(kind: str, x: pl.Expr) -> pl.Expr | None:
+def _tokens(kind: str, x: pl.Expr, bits: pl.Expr | None = None) -> pl.Expr | None:
     """Each value's encoding as a string (None: no vectorised form for this kind)."""
     if kind == "bool":
         text = pl.when(x).then(pl.lit("T;")).otherwise(pl.lit("F;"))
@@ -126,7 +124,8 @@ def _tokens(kind: str, x: pl.Expr) -> pl.Expr | None:
     if kind == "int":
         text = pl.concat_str(pl.lit("I"), x.cast(pl.String), pl.lit(";"))
     elif kind == "float":
-        text = pl.concat_str(pl.lit("D"), _float_hex(x), pl.lit(";"))
+        assert bits is not None  # the column's float_bits, beside it in the frame
+        text = pl.concat_str(pl.lit("D"), _float_hex(x, bits), pl.lit(";"))
     elif kind == "string":
         x = x.cast(pl.String)
         text = pl.concat_str(
@@ -142,11 +141,20 @@ def _digests(df: pl.DataFrame) -> list[tuple[str, str]]:
 
     The vectorised columns of a slice are encoded in one polars query (in parallel)."""
     kinds = [_kind(dtype) for dtype in df.dtypes]
-    exprs = [_tokens(k, pl.col(n)) for k, n in zip(kinds, df.columns)]
+    # a float column's bits ride beside it under a name no column has
+    bits = {n: "\x00bits" + n for k, n in zip(kinds, df.columns) if k == "float"}
+    exprs = [
+        _tokens(k, pl.col(n), pl.col(bits[n]) if n in bits else None)
+        for k, n in zip(kinds, df.columns)
+    ]
     hashers = [blake3.blake3() for _ in df.columns]
     fast = [e.alias(f"t{j}") for j, e in enumerate(exprs) if e is not None]
     for start in range(0, df.height, SLICE):
         part = df.slice(start, SLICE)
+        if bits:
+            part = part.with_columns(
+                float_bits(part.get_column(n)).alias(b) for n, b in bits.items()
+            )
         tokens = part.lazy().select(fast).collect() if fast else None
         for j, (kind, name) in enumerate(zip(kinds, df.columns)):
             if exprs[j] is None:
