@@ -7,6 +7,7 @@ pandas nor fastparquet."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .errors import InputError, report
@@ -23,9 +24,12 @@ def main(argv: list[str] | None = None) -> int:
         from .shards import main as shards_main
 
         return shards_main(argv[0], argv[1:])
-    from .memory import keep_freed_memory
+    from .memory import keep_freed_memory, small_pages
 
     keep_freed_memory()
+    small_pages()
+    # no BLAS call is made: no BLAS thread pool, whose threads spin (CPU, not outputs)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from .pipeline import run
     from .write import write_all
 

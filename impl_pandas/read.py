@@ -43,6 +43,7 @@ class Table:
     names: list[str]
     kinds: dict[str, str]
     frame: pd.DataFrame | None
+    pfile: Any = None  # the fastparquet.ParquetFile of a table whose data is read later
 
 
 def require_file(display: str, path: str) -> None:
@@ -79,22 +80,30 @@ def _kind(element: Any) -> str:
 
 def _schema(display: str, path: str) -> tuple[list[str], list[str]]:
     """Parse the footer: top-level column names (duplicates kept) and kinds."""
-    try:
+    try:  # the magic bytes at both ends, the footer length, the footer: not the data
         with open(path, "rb") as handle:
-            data = handle.read()
+            length = handle.seek(0, os.SEEK_END)
+            handle.seek(0)
+            head = handle.read(4)
+            handle.seek(max(length - 8, 0))
+            tail = handle.read(8)
+            size = struct.unpack("<I", tail[:4])[0] if length >= 12 else 0
+            footer = b""
+            if 0 < size <= length - 12:
+                handle.seek(length - 8 - size)
+                footer = handle.read(size)
     except OSError as exc:
         raise InputError(UNREADABLE, display, f"cannot read: {exc.strerror or exc}") from None
-    if len(data) < 12 or data[:4] != _MAGIC or data[-4:] != _MAGIC:
+    if length < 12 or head != _MAGIC or tail[-4:] != _MAGIC:
         raise InputError(UNREADABLE, display, "not a parquet file (magic bytes missing)")
-    size = struct.unpack("<I", data[-8:-4])[0]
-    if size <= 0 or size > len(data) - 12:
+    if size <= 0 or size > length - 12 or len(footer) != size:
         raise InputError(UNREADABLE, display, "not a parquet file (bad footer length)")
     try:
-        check_footer(data[-8 - size : -8])
+        check_footer(footer)
     except FooterError as exc:
         raise InputError(UNREADABLE, display, f"corrupted parquet footer: {exc}") from None
     try:
-        meta = from_buffer(data[-8 - size : -8], "FileMetaData")
+        meta = from_buffer(footer, "FileMetaData")
         elements = list(meta.schema)
         names: list[str] = []
         kinds: list[str] = []
@@ -154,9 +163,10 @@ def load_schema(display: str, path: str) -> Table:
 
     Used for the instance table, which can be large: see instances.py."""
     names, kind_list = _schema(display, path)
+    pfile = None
     if len(set(names)) == len(names):
         try:
-            fastparquet.ParquetFile(path, verify=True)
+            pfile = fastparquet.ParquetFile(path, verify=True)
         except Exception as exc:  # noqa: BLE001 - any read failure means unreadable
             raise InputError(UNREADABLE, display, f"cannot read parquet metadata: {exc}") from None
-    return Table(display, names, dict(zip(names, kind_list)), None)
+    return Table(display, names, dict(zip(names, kind_list)), None, pfile)

@@ -20,22 +20,36 @@ Recomputed = dict[str, list[dict[str, Any]]]
 _DENSE_CODES = 1 << 22  # runs x distinct values tallied densely; beyond that, sorted
 
 
+_CHUNK = 1 << 20  # rows per step
+
+
+def _pairs(runs: Runs, codes: np.ndarray, a: int, b: int, size: int) -> np.ndarray:
+    """run * size + code for rows [a, b) whose code is not null."""
+    part = codes[a:b]
+    valid = part >= 0
+    pairs = runs.key[a:b][valid]  # a copy: scaled in place
+    pairs *= size
+    pairs += part[valid]
+    return pairs
+
+
 class Distinct:
     """The distinct non-null codes of a single_value source per run."""
 
     def __init__(self, runs: Runs, codes: np.ndarray, size: int) -> None:
         codes = runs.rows(codes)
-        valid = codes >= 0
-        pairs = runs.key[valid] * size
-        pairs += codes[valid]
         self.size = size
         self._dense: np.ndarray | None = None
         self._pairs: np.ndarray | None = None
-        if runs.count * size <= _DENSE_CODES:
-            tally = np.bincount(pairs, minlength=runs.count * size)
-            self._dense = tally.astype(bool).reshape(runs.count, size)
+        if runs.count * size <= _DENSE_CODES:  # tallied chunk by chunk: no full-size temporaries
+            tally = np.zeros(runs.count * size, dtype=bool)
+            for a in range(0, len(codes), _CHUNK):
+                tally |= (
+                    np.bincount(_pairs(runs, codes, a, a + _CHUNK, size), minlength=len(tally)) > 0
+                )
+            self._dense = tally.reshape(runs.count, size)
         else:
-            self._pairs = np.unique(pairs)
+            self._pairs = np.unique(_pairs(runs, codes, 0, len(codes), size))
 
     def codes(self, a: int, b: int) -> np.ndarray:
         """The distinct codes among runs [a, b)."""

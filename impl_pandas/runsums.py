@@ -23,7 +23,8 @@ from .values import exact_total
 
 _EXP_MASK = np.uint64(0x7FF)
 _FRAC_MASK = np.uint64((1 << 52) - 1)
-_IMPLICIT = np.uint64(1 << 52)
+_EXP_FIELD = np.uint64(0x7FF << 52)
+_SIGN = np.uint64(1 << 63)
 _HALF = 26
 _LOW_MASK = np.int64((1 << _HALF) - 1)
 _CHUNK = 1 << 20
@@ -39,10 +40,11 @@ def _exponents(bits: np.ndarray) -> np.ndarray:
 
 def _signed_significands(bits: np.ndarray) -> np.ndarray:
     """m of each finite double: the significand with its implicit bit, with the sign."""
-    field = (bits >> np.uint64(52)) & _EXP_MASK
-    frac = bits & _FRAC_MASK
-    mant = np.where(field > 0, frac | _IMPLICIT, frac).astype(np.int64)
-    return np.where((bits >> np.uint64(63)).astype(bool), -mant, mant)
+    mant = bits & _FRAC_MASK
+    mant |= ((bits & _EXP_FIELD) != 0).astype(np.uint64) << np.uint64(52)  # the implicit bit
+    signed = mant.view(np.int64)
+    np.negative(signed, out=signed, where=bits >= _SIGN)
+    return signed
 
 
 def _round_once(total: int, shift: int) -> float | Fraction:
