@@ -31,6 +31,32 @@ def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundl
             )
 
 
+def prereg_blake3(prereg_path: str, expected: str) -> str:
+    """The prereg's blake3, which must be ``expected`` (prereg_changed otherwise)."""
+    actual = file_blake3(prereg_path)
+    if actual != expected:
+        raise AuditError(
+            "prereg_changed",
+            prereg_path,
+            f"blake3 is {actual} but the config expects {expected}; "
+            "a changed method is a new arm (an amendment), not an edit",
+        )
+    return actual
+
+
+def write_lock(prereg_path: str, actual: str, out_dir: str, record: dict) -> None:
+    """Copy the prereg (refusing one changed since it was hashed) and write lock.json."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / ".prereg.yaml.tmp"
+    shutil.copyfile(prereg_path, tmp)
+    if file_blake3(tmp) != actual:
+        tmp.unlink()
+        raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
+    tmp.replace(out / "prereg.yaml")
+    write_atomic(out / "lock.json", json.dumps(record, indent=2, sort_keys=True) + "\n")
+
+
 def lock(
     prereg_path: str,
     expected: str,
@@ -43,14 +69,7 @@ def lock(
 
     ``expect_lock``: a first seat's lock.json, whose bundle content this bundle must match.
     """
-    actual = file_blake3(prereg_path)
-    if actual != expected:
-        raise AuditError(
-            "prereg_changed",
-            prereg_path,
-            f"blake3 is {actual} but the config expects {expected}; "
-            "a changed method is a new arm (an amendment), not an edit",
-        )
+    actual = prereg_blake3(prereg_path, expected)
     doc = prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
@@ -69,15 +88,7 @@ def lock(
         "prereg": {"blake3": actual, "name": doc["name"]},
         "bundle": tables,
     }
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / ".prereg.yaml.tmp"
-    shutil.copyfile(prereg_path, tmp)
-    if file_blake3(tmp) != actual:
-        tmp.unlink()
-        raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
-    tmp.replace(out / "prereg.yaml")
-    write_atomic(out / "lock.json", json.dumps(record, indent=2, sort_keys=True) + "\n")
+    write_lock(prereg_path, actual, out_dir, record)
     ledger.start(
         ledger_path,
         [

@@ -17,7 +17,8 @@ from typing import Any
 from audit import ledger, trials_prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
-from audit.files import file_blake3, write_atomic
+from audit.files import file_blake3
+from audit.lock import prereg_blake3, write_lock
 
 
 def _table(path: Path, name: str) -> dict[str, Any]:
@@ -62,14 +63,7 @@ def lock(
     assembled: str | None = None,
     expect_lock: str | None = None,
 ) -> dict[str, Any]:
-    actual = file_blake3(prereg_path)
-    if actual != expected:
-        raise AuditError(
-            "prereg_changed",
-            prereg_path,
-            f"blake3 is {actual} but the config expects {expected}; "
-            "a changed method is a new arm (an amendment), not an edit",
-        )
+    actual = prereg_blake3(prereg_path, expected)
     doc = trials_prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
@@ -114,15 +108,7 @@ def lock(
     record["bundle"] = tables
     if expect_lock is not None:
         _check_against(expect_lock, record, bundle)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / ".prereg.yaml.tmp"
-    shutil.copyfile(prereg_path, tmp)
-    if file_blake3(tmp) != actual:
-        tmp.unlink()
-        raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
-    tmp.replace(out / "prereg.yaml")
-    write_atomic(out / "lock.json", json.dumps(record, indent=2, sort_keys=True) + "\n")
+    write_lock(prereg_path, actual, out_dir, record)
     ledger.start(
         ledger_path,
         [("prereg_locked", prereg_path, {"expected_blake3": expected}), *hashed],
