@@ -23,8 +23,10 @@ ERROR_CLASSES: tuple[str, ...] = (
 class InputError(Exception):
     """Unusable input: reported as `error[<class>]: <file>: <detail>`, exit 2."""
 
+    CLASSES: tuple[str, ...] = ERROR_CLASSES  # the classes this contract knows
+
     def __init__(self, error_class: str, file: str, detail: str) -> None:
-        if error_class not in ERROR_CLASSES:
+        if error_class not in self.CLASSES:
             raise ValueError(f"unknown error class {error_class!r}")
         super().__init__(f"error[{error_class}]: {file}: {detail}")
         self.error_class = error_class

@@ -10,6 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import BAD_PREREG, InputError
+from ..prereg import Tolerance  # the leaderboard contract's: exact_decimals and tiers
 
 REGISTRY = "registry"
 TRIALS = "trials"
@@ -65,15 +66,6 @@ _TOLERANCE = ("exact_decimals", "tiers")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*", re.ASCII)
 _POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
 _MAX_DRAWS = 1_000_000
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """exact_decimals and the tier bounds (exact decimals, strictly increasing)."""
-
-    name: str
-    exact_decimals: int
-    tiers: tuple[Fraction, ...]
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,7 @@ TRIAL_ERROR_CLASSES: tuple[str, ...] = (
 class TrialInputError(InputError):
     """Unusable input: `error[<class>]: <file>: <detail>`, exit 2."""
 
-    def __init__(self, error_class: str, file: str, detail: str) -> None:
-        if error_class not in TRIAL_ERROR_CLASSES:
-            raise ValueError(f"unknown error class {error_class!r}")
-        Exception.__init__(self, f"error[{error_class}]: {file}: {detail}")
-        self.error_class = error_class
-        self.file = file
-        self.detail = detail
+    CLASSES = TRIAL_ERROR_CLASSES
 
 
 def fail(error_class: str, file: str, detail: str) -> TrialInputError:
