@@ -62,10 +62,6 @@ def row_ids(lb: pl.DataFrame, doc: dict) -> list[str]:
     return sorted(str(v) for v in lb.get_column(doc["bundle"]["row_id"]).to_list())
 
 
-def group_frame(inst: ByRow, doc: dict, row: str, group: str | None) -> pl.DataFrame:
-    return inst.frame(row, group)
-
-
 def denominator(frame: pl.DataFrame, source: str, nulls: str) -> int:
     values = frame.get_column(source)
     return values.len() if nulls in ("failure", "zero") else values.len() - values.null_count()
@@ -104,14 +100,14 @@ def cell(
     spec = doc["columns"]["measured"][column]
     recipe = spec["recipe"]
     if recipe == "single_value":
-        values = group_frame(inst, doc, row, None).get_column(spec["source"]).drop_nulls().unique()
+        values = inst.frame(row, None).get_column(spec["source"]).drop_nulls().unique()
         return None if values.len() == 0 else str(values[0])
     if recipe == "mean_of_columns":
         parts = [cell(inst, doc, row, c, policy, overrides) for c in spec["columns"]]
         present = [p for p in parts if p is not None]
         return None if not present else sum(present, Fraction(0)) / len(present)  # type: ignore[arg-type]
     nulls = doc["policies"][policy]["nulls"]
-    frame = group_frame(inst, doc, row, spec["group"])
+    frame = inst.frame(row, spec["group"])
     if recipe == "rate":
         return rate(frame, spec["source"], spec["scale"], nulls)
     return mean(frame, spec["source"], nulls)

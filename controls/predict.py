@@ -75,11 +75,11 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     )
     eligible = inst.counts(group, where)  # one pass over the instances, not one per row
     row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
-    candidates = exact.group_frame(inst, doc, row, group).filter(where)
+    candidates = inst.frame(row, group).filter(where)
     chosen = select.choose(doc["seed"], name, select.INSTANCES, _keys(candidates, doc), k)
     recipe = "rate" if spec["kind"] == "flip" else "mean"
     direct = _direct_columns(doc, recipe, source, group)
-    frame = exact.group_frame(inst, doc, row, group)
+    frame = inst.frame(row, group)
     overrides: dict[tuple[str, str], Value] = {}
     for col in direct:
         for pol in exact.policies_of(doc, col):
