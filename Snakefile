@@ -54,5 +54,5 @@ onsuccess:
     shell(
         "cat {RES}/census.txt"
         + ("; cat {RES}/compare/compare.txt 2>/dev/null || true" if KIND == "trials" else " {RES}/controls.csv")
-        + "; grep '^Ledger head' {RES}/annex/README.md"
+        + "; grep '^Annex head' {RES}/annex/README.md"
     )

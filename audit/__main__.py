@@ -17,7 +17,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--expected-blake3", required=True)
     p.add_argument("--bundle", required=True)
     p.add_argument("--out-dir", required=True)
-    p.add_argument("--ledger", required=True)
+    p.add_argument("--events", required=True, help="the lock's event file (events/lock.json)")
     p.add_argument("--expect-bundle", default=None, help="a first seat's lock.json to match")
 
     p = sub.add_parser("same-runs", help="require byte-identical outputs from repeated runs")
@@ -48,29 +48,36 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", required=True)
 
-    p = sub.add_parser("record", help="append output_recorded lines to the ledger")
+    p = sub.add_parser("record", help="record finished outputs (an event file)")
     p.add_argument("files", nargs="+")
-    p.add_argument("--ledger", required=True)
-    p.add_argument("--receipt", required=True, help="file listing the lines written")
+    p.add_argument("--events", required=True, help="the event file to write")
 
-    p = sub.add_parser("stamp", help="stamp predictions in the ledger before they are tested")
+    p = sub.add_parser("stamp", help="stamp predictions before they are tested (an event file)")
     p.add_argument("files", nargs="+")
-    p.add_argument("--ledger", required=True)
-    p.add_argument("--receipt", required=True)
+    p.add_argument("--events", required=True, help="the event file to write")
 
     p = sub.add_parser("report", help="write the Markdown and HTML report with its plots")
     p.add_argument("--res", required=True, help="results/<arm>")
     p.add_argument("--out", required=True)
 
-    p = sub.add_parser("seal", help="seal the annex and anchor the ledger's head")
+    p = sub.add_parser("seal", help="chain the events into the ledger and seal the annex")
     p.add_argument("--res", required=True, help="results/<arm>")
     p.add_argument("--arm", required=True)
-    p.add_argument("--ledger", required=True)
+    p.add_argument("--events", nargs="+", required=True, help="event files, in the DAG's order")
+    p.add_argument("--ledger-out", required=True, help="where the complete ledger is written")
     p.add_argument("--out", required=True)
+    p.add_argument("--key", default=None, help="the seat's ed25519 key (PEM); made if absent")
+    p.add_argument("--src", default=None, help="the repository, for environment.json")
 
-    p = sub.add_parser("verify", help="verify an annex: hashes, ledger chain, head, schemas")
+    p = sub.add_parser("verify", help="verify an annex: head, ledger, files, signature, schemas")
     p.add_argument("annex")
-    p.add_argument("--head", default=None, help="the ledger head you hold, to catch a cut tail")
+    p.add_argument(
+        "--head",
+        default=None,
+        help="the annex head the seat printed or published; without it the annex is only "
+        "checked against itself",
+    )
+    p.add_argument("--key", default=None, help="the seat's public key file you trust")
 
     p = sub.add_parser("compare-annex", help="two seats' annexes, file by file")
     p.add_argument("a")
@@ -103,7 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--bundle", required=True)
     p.add_argument("--assembled", default=None, help="folder holding the adapter's trials.parquet")
     p.add_argument("--out-dir", required=True)
-    p.add_argument("--ledger", required=True)
+    p.add_argument("--events", required=True)
     p.add_argument("--expect-bundle", default=None)
 
     p = sub.add_parser("trials-census", help="classes, rule recovery, intervals, entries")
@@ -140,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
             args.expected_blake3,
             args.bundle,
             args.out_dir,
-            args.ledger,
+            args.events,
             args.expect_bundle,
         )
         print(f"locked prereg {rec['prereg']['name']} blake3 {rec['prereg']['blake3']}")
@@ -174,37 +181,40 @@ def _run(args: argparse.Namespace) -> int:
             f"{shape['planted']} planted divergent cells"
         )
     elif args.command == "record":
-        from audit.record import record
+        from audit.seal.record import record
 
-        entries = record(args.ledger, args.files, args.receipt)
-        print(f"ledger: {len(entries)} output(s) recorded, head {entries[-1]['hash']}")
+        entries = record(args.files, args.events)
+        print(f"{len(entries)} output(s) recorded in {args.events}")
     elif args.command == "stamp":
-        from audit.stamp import stamp
+        from audit.seal.stamp import stamp
 
-        for e in stamp(args.ledger, args.files, args.receipt):
-            print(f"stamped {e['subject']} at ledger line {e['seq']}")
+        for e in stamp(args.files, args.events):
+            print(f"stamped {e['subject']} (blake3 {e['blake3']}) at {e['time']}")
     elif args.command == "report":
         from audit.report import build
 
         build(args.res, args.out)
     elif args.command == "seal":
-        from audit.annex import seal
+        from audit.seal.annex import seal
 
-        anchored, final = seal(args.res, args.arm, args.ledger, args.out)
-        print(f"annex sealed: {args.out}")
-        print(f"ledger head anchored in the certificate: {anchored}")
-        print(f"ledger head after sealing: {final}")
+        anchored, head, keyid = seal(
+            args.res, args.arm, args.events, args.out, args.ledger_out, args.key or None, args.src
+        )
+        print(f"annex sealed: {args.out} (signed by ed25519 key {keyid})")
+        print(f"pre-seal head, anchored in the certificate: {anchored}")
+        print(f"annex head: {head}")
     elif args.command == "verify":
-        from audit.verify import verify
+        from audit.seal.verify import verify
 
-        problems = verify(args.annex, args.head)
+        problems = verify(args.annex, args.head, args.key)
         for line in problems:
             print(f"FAILED: {line}", file=sys.stderr)
         if problems:
             return 1
-        print(f"{args.annex}: verified (hashes, ledger chain, anchor, schemas)")
+        held = "against the head you hold" if args.head else "against itself only (no --head)"
+        print(f"{args.annex}: verified {held} (ledger, files, signature, schemas)")
     elif args.command == "compare-annex":
-        from audit.compare import compare, render
+        from audit.seal.compare import compare, render
 
         result = compare(args.a, args.b)
         print(render(result, args.a, args.b), end="")
@@ -233,7 +243,7 @@ def _run(args: argparse.Namespace) -> int:
             args.expected_blake3,
             args.bundle,
             args.out_dir,
-            args.ledger,
+            args.events,
             args.assembled,
             args.expect_bundle,
         )
@@ -247,7 +257,7 @@ def _run(args: argparse.Namespace) -> int:
 
         trials_build(args.res, args.out)
     elif args.command == "verify-ledger":
-        from audit.ledger import check
+        from audit.seal.ledger import check
 
         problems = check(args.ledger, args.head)
         if problems:

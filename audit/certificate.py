@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-ANCHOR_PREFIX = "Ledger head anchored by this certificate: "
+from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -20,9 +20,28 @@ def _tolerance_text(tol: dict) -> str:
     return "; ".join(parts)
 
 
+def writer_lines(shipped: dict) -> list[str]:
+    """The bundle's files as bytes: another parquet writer gives other bytes, same content."""
+    return [
+        f"{WRITER_PREFIX}{role} `{t['file']}` blake3 `{t['blake3']}` sha256 `{t['sha256']}`"
+        for role, t in sorted(shipped.items())
+    ]
+
+
+def anchor_lines(head: str) -> list[str]:
+    return [
+        f"{ANCHOR_PREFIX}`{head}`",
+        "(the hash of the ledger line before `annex_sealed`, the pre-seal head. The seal line "
+        "that follows records the manifest, which lists this certificate; its hash is the annex "
+        "head the run printed last: `python -m audit verify ANNEX --head <annex head>` checks "
+        "every byte of the annex against it.)",
+    ]
+
+
 def render(res: Path, doc: dict, head: str) -> str:
     summary = json.loads((res / "census.json").read_text())
     lock = json.loads((res / "lock" / "lock.json").read_text())
+    shipped = json.loads((res / "lock" / "files.json").read_text())
     columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
     cells = _csv(res / "census_cells.csv")
     measured = doc["columns"]["measured"]
@@ -32,10 +51,11 @@ def render(res: Path, doc: dict, head: str) -> str:
         "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
         *[
-            f"Bundle {role} `{t['file']}`: blake3 `{t['blake3']}`, content digest "
+            f"Bundle {role} `{t['file']}`: content digest "
             f"`{t['content_digest']}` ({t['rows']} rows x {t['columns']} columns)."
             for role, t in sorted(lock["bundle"].items())
         ],
+        *writer_lines(shipped),
         "",
         f"Of {summary['cells']:,} cells, {summary['with_antecedent']} have an antecedent; "
         f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "
@@ -110,9 +130,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         "",
         "## Anchor",
         "",
-        f"{ANCHOR_PREFIX}`{head}`",
-        "(the hash of the ledger line before `annex_sealed`; `python -m audit verify ANNEX "
-        "--head HASH` checks an annex against it).",
+        *anchor_lines(head),
         "",
     ]
     return "\n".join(out)

@@ -1,4 +1,4 @@
-"""The DAG's root: check the prereg's hash, hash the bundle, start the ledger."""
+"""The DAG's root: check the prereg's hash, hash the bundle, write the lock's events."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-from audit import ledger, prereg
+from audit import prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
+from audit.seal import ledger
 
 
 def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundle: str) -> None:
@@ -22,12 +23,7 @@ def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundl
                 "bundle_changed",
                 str(Path(bundle) / str(t["file"])),
                 f"content digest is {t['content_digest']} but {expect_lock} locked "
-                f"{w['content_digest']} (file blake3 {t['blake3']} vs {w['blake3']})",
-            )
-        if t["blake3"] != w["blake3"]:
-            print(
-                f"note: {Path(bundle) / str(t['file'])}: same content as locked, other bytes "
-                f"(blake3 {t['blake3']} vs {w['blake3']}); a different parquet writer"
+                f"{w['content_digest']}",
             )
 
 
@@ -44,8 +40,42 @@ def prereg_blake3(prereg_path: str, expected: str) -> str:
     return actual
 
 
+def split_files(tables: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dict]]:
+    """(content, files): what the content is, and the bytes that carried it.
+
+    lock.json records content (digests any parquet writer gives alike); files.json
+    the files' own blake3 and sha256, which depend on the writer, and which every
+    job that reads a bundle file checks its bytes against (docs/seal.md)."""
+    content: dict[str, dict] = {}
+    files: dict[str, dict] = {}
+    for role, t in tables.items():
+        content[role] = {k: v for k, v in t.items() if k not in ("blake3", "sha256", "bytes")}
+        files[role] = {k: t[k] for k in ("file", "blake3", "sha256", "bytes") if k in t}
+    return content, files
+
+
+def file_record(path: str, name: str) -> dict[str, object]:
+    """A bundle file's name and digests, hashed in one pass over its bytes."""
+    import hashlib
+
+    import blake3
+
+    b, s, n = blake3.blake3(), hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                b.update(chunk)
+                s.update(chunk)
+                n += len(chunk)
+    except FileNotFoundError:
+        raise AuditError("missing_file", path, "no such file") from None
+    except OSError as e:
+        raise AuditError("unreadable", path, e.strerror or str(e)) from None
+    return {"file": name, "blake3": b.hexdigest(), "sha256": s.hexdigest(), "bytes": n}
+
+
 def write_lock(prereg_path: str, actual: str, out_dir: str, record: dict) -> None:
-    """Copy the prereg (refusing one changed since it was hashed) and write lock.json."""
+    """Copy the prereg (refusing one changed since it was hashed); write lock.json, files.json."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tmp = out / ".prereg.yaml.tmp"
@@ -54,7 +84,10 @@ def write_lock(prereg_path: str, actual: str, out_dir: str, record: dict) -> Non
         tmp.unlink()
         raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
     tmp.replace(out / "prereg.yaml")
-    write_atomic(out / "lock.json", json.dumps(record, indent=2, sort_keys=True) + "\n")
+    content, files = split_files(record["bundle"])
+    body = {**record, "bundle": content}
+    write_atomic(out / "files.json", json.dumps(files, indent=2, sort_keys=True) + "\n")
+    write_atomic(out / "lock.json", json.dumps(body, indent=2, sort_keys=True) + "\n")
 
 
 def lock(
@@ -62,7 +95,7 @@ def lock(
     expected: str,
     bundle: str,
     out_dir: str,
-    ledger_path: str,
+    events_path: str,
     expect_lock: str | None = None,
 ) -> dict:
     """Refuse a prereg whose blake3 is not ``expected``; else write the lock and the ledger.
@@ -77,8 +110,7 @@ def lock(
     for role in ("leaderboard", "instances"):
         path = str(Path(bundle) / doc["bundle"][role])
         tables[role] = {
-            "file": doc["bundle"][role],
-            "blake3": file_blake3(path),
+            **file_record(path, doc["bundle"][role]),
             **table_digest(path),
         }
     if expect_lock is not None:
@@ -89,16 +121,19 @@ def lock(
         "bundle": tables,
     }
     write_lock(prereg_path, actual, out_dir, record)
-    ledger.start(
-        ledger_path,
+    ledger.write_events(
+        events_path,
         [
-            ("prereg_locked", prereg_path, {"expected_blake3": expected}),
+            ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected}),
             *[
-                (
-                    "bundle_hashed",
-                    str(Path(bundle) / t["file"]),  # type: ignore[operator]
-                    {"role": role, "content_digest": t["content_digest"]},
-                )
+                {
+                    "event": "bundle_hashed",
+                    "subject": str(Path(bundle) / str(t["file"])),
+                    "blake3": t["blake3"],
+                    "time": ledger.now(),
+                    "role": role,
+                    "content_digest": t["content_digest"],
+                }
                 for role, t in tables.items()
             ],
         ],

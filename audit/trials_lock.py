@@ -14,15 +14,16 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from audit import ledger, trials_prereg
+from audit import trials_prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3
-from audit.lock import prereg_blake3, write_lock
+from audit.lock import file_record, prereg_blake3, write_lock
+from audit.seal import ledger
 
 
 def _table(path: Path, name: str) -> dict[str, Any]:
-    return {"file": name, "blake3": file_blake3(path), **table_digest(str(path))}
+    return {**file_record(str(path), name), **table_digest(str(path))}
 
 
 def jobs_files(root: Path) -> list[str]:
@@ -59,7 +60,7 @@ def lock(
     expected: str,
     bundle: str,
     out_dir: str,
-    ledger_path: str,
+    events_path: str,
     assembled: str | None = None,
     expect_lock: str | None = None,
 ) -> dict[str, Any]:
@@ -70,6 +71,7 @@ def lock(
     src = doc["source"]
     tables: dict[str, dict[str, Any]] = {}
     hashed: list[tuple[str, str, dict[str, object]]] = []
+    jobs_digests: list[dict[str, str]] = []
     record: dict[str, Any] = {
         "format": "secondseat-lock-v1",
         "kind": "trials",
@@ -88,6 +90,7 @@ def lock(
             raise AuditError("missing_file", str(root), "jobs directory does not exist")
         files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in jobs_files(root)]
         record["jobs"] = {"root": src["jobs"], "files": files}
+        jobs_digests = [{"path": f"{src['jobs']}/{f['path']}", "blake3": f["blake3"]} for f in files]
         hashed += [("bundle_hashed", str(root / f["path"]), {"role": "jobs_file"}) for f in files]
         read_from = Path(assembled)
         tables["trials"] = _table(read_from / "trials.parquet", "trials.parquet")
@@ -109,8 +112,13 @@ def lock(
     if expect_lock is not None:
         _check_against(expect_lock, record, bundle)
     write_lock(prereg_path, actual, out_dir, record)
-    ledger.start(
-        ledger_path,
-        [("prereg_locked", prereg_path, {"expected_blake3": expected}), *hashed],
-    )
+    digest = {str(Path(bundle) / f["path"]): f["blake3"] for f in jobs_digests}
+    for t in tables.values():
+        digest[str(read_from / t["file"])] = digest[str(Path(bundle) / t["file"])] = t["blake3"]
+    records = [ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected})]
+    for event, subject, extra in hashed:
+        records.append(
+            {"event": event, "subject": subject, "blake3": digest[subject], "time": ledger.now(), **extra}
+        )
+    ledger.write_events(events_path, records)
     return record

@@ -164,19 +164,21 @@ def build(res_dir: str, out_dir: str) -> None:
 
 
 def certificate(res: Path, doc: dict, head: str) -> str:
-    from audit.certificate import ANCHOR_PREFIX
+    from audit.certificate import anchor_lines, writer_lines
 
     summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
     lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
+    shipped = json.loads((res / "lock" / "files.json").read_text(encoding="utf-8"))
     c = summary["classes"]
     lines = [
         f"# Certificate: {doc['name']} (trials v1)",
         "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
         *[
-            f"Bundle {role} `{t['file']}`: blake3 `{t['blake3']}`, content digest `{t['content_digest']}`."
+            f"Bundle {role} `{t['file']}`: content digest `{t['content_digest']}`."
             for role, t in sorted(lock["bundle"].items())
         ],
+        *writer_lines(shipped),
     ]
     if "jobs" in lock:
         lines.append(
@@ -195,5 +197,5 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"- {r['row_id']} / {r['column']}: {r['class']}"
             + (f", rules {r['reproducing']}" if r.get("reproducing") else "")
         )
-    lines += ["", f"{ANCHOR_PREFIX}`{head}`", ""]
+    lines += ["", *anchor_lines(head), ""]
     return "\n".join(lines)

@@ -29,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--selection", required=True)
     p.add_argument("--prediction", required=True)
     p.add_argument("--stamp", required=True)
-    p.add_argument("--ledger", required=True, help="records the perturbed bundle once built")
+    p.add_argument("--events", required=True, help="event file recording the perturbed bundle")
     p.add_argument("--out", required=True)
 
     p = sub.add_parser("check", help="measured against predicted, for both contestants")
@@ -72,12 +72,15 @@ def _run(args: argparse.Namespace) -> int:
         write_atomic(args.out_prediction, table)
         print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
     elif args.command == "perturb":
-        from audit.ledger import append
+        from audit.seal import ledger
         from controls.perturb import check_stamp, perturb
 
         check_stamp(args.stamp, [args.prediction, args.selection])
-        for path in perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out):
-            append(args.ledger, "output_recorded", path)
+        paths = perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out)
+        ledger.write_events(
+            args.events,
+            [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],
+        )
     elif args.command == "check":
         from controls.check import check
         from controls.perturb import check_stamp

@@ -18,8 +18,10 @@ def file_blake3(path: str | Path) -> str:
 
 
 def check_stamp(stamp: str, files: list[str]) -> None:
-    """Refuse files whose bytes differ from what the ledger stamped."""
-    stamped = {r["subject"]: r["blake3"] for r in json.loads(Path(stamp).read_text())["stamped"]}
+    """Refuse files whose bytes differ from what the control's stamp event recorded."""
+    from audit.seal.stamp import stamped as read_stamp
+
+    stamped = read_stamp(stamp)
     for f in files:
         if f not in stamped:
             raise ControlError(f"{f}: was never stamped in the ledger ({stamp})")

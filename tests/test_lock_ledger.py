@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import ledger
+from audit.seal import ledger
 from audit.files import file_blake3
 from tests.conftest import ROOT, run_audit
 
@@ -23,8 +23,8 @@ def _lock(tmp: Path, prereg: Path, bundle: Path, expected: str):
         bundle,
         "--out-dir",
         tmp / "lock",
-        "--ledger",
-        tmp / "ledger.jsonl",
+        "--events",
+        tmp / "events" / "lock.json",
     )
 
 
@@ -35,11 +35,16 @@ def test_lock_writes_hashes_and_starts_the_chain(tmp_path: Path, demo_bundle: Pa
     lock = json.loads((tmp_path / "lock" / "lock.json").read_text())
     assert lock["bundle"]["leaderboard"]["rows"] == 4
     assert lock["bundle"]["leaderboard"]["columns"] == 14
-    assert lock["bundle"]["instances"]["blake3"] == file_blake3(demo_bundle / "instances.parquet")
+    # the content in lock.json; the bytes as shipped (writer-dependent) in files.json
+    assert "blake3" not in lock["bundle"]["instances"]
+    files = json.loads((tmp_path / "lock" / "files.json").read_text())
+    assert files["instances"]["blake3"] == file_blake3(demo_bundle / "instances.parquet")
     assert (tmp_path / "lock" / "prereg.yaml").read_bytes() == prereg.read_bytes()
-    lines = [json.loads(x) for x in (tmp_path / "ledger.jsonl").read_text().splitlines()]
-    assert [x["event"] for x in lines] == ["prereg_locked", "bundle_hashed", "bundle_hashed"]
+    records = ledger.read_events(tmp_path / "events" / "lock.json")
+    assert [x["event"] for x in records] == ["prereg_locked", "bundle_hashed", "bundle_hashed"]
+    lines = ledger.chain(records)
     assert lines[0]["prev"] == "0" * 64 and lines[1]["prev"] == lines[0]["hash"]
+    (tmp_path / "ledger.jsonl").write_text(ledger.text(lines))
     assert ledger.verify(tmp_path / "ledger.jsonl") == []
 
 
@@ -57,7 +62,7 @@ def test_an_edited_prereg_stops_at_the_lock_naming_both_hashes(
     assert res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
     assert expected in res.stderr and actual in res.stderr
     assert res.stderr.startswith("error[prereg_changed]:")
-    assert not (tmp_path / "lock").exists() and not (tmp_path / "ledger.jsonl").exists()
+    assert not (tmp_path / "lock").exists() and not (tmp_path / "events").exists()
 
 
 def test_lock_refuses_a_missing_bundle_file(tmp_path: Path, demo_bundle: Path) -> None:
@@ -70,7 +75,7 @@ def test_lock_refuses_a_missing_bundle_file(tmp_path: Path, demo_bundle: Path) -
     assert (
         res.stderr.strip() == f"error[missing_file]: {bundle / 'instances.parquet'}: no such file"
     )
-    assert not (tmp_path / "ledger.jsonl").exists()
+    assert not (tmp_path / "events").exists()
 
 
 @pytest.fixture

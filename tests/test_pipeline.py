@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import ledger
+from audit.seal import ledger
 from audit.files import file_blake3
 from tests.conftest import ROOT, SNAKEMAKE, read_csv_rows, run_dag
 

@@ -182,14 +182,16 @@ class Workspace:
 
     def make_ledger(self) -> Path:
         """A real ledger: the lock of this bundle and prereg, then two recorded outputs."""
-        from audit import ledger
+        from audit.seal import ledger
         from audit.files import file_blake3
         from audit.lock import lock
 
         here = Path.cwd()
         os.chdir(self.dir)  # ledger subjects are relative to the run's folder
         try:
-            lock("prereg.yaml", file_blake3("prereg.yaml"), "bundle", "results/demo/lock", LEDGER)
+            events = "results/demo/events/lock.json"
+            lock("prereg.yaml", file_blake3("prereg.yaml"), "bundle", "results/demo/lock", events)
+            Path(LEDGER).write_text(ledger.text(ledger.chain(ledger.read_events(events))))
             for name in ("census.csv", "agreement.json"):
                 Path("results/demo", name).write_text(f"{name}: demo output\n", encoding="utf-8")
                 ledger.append(LEDGER, "output_recorded", f"results/demo/{name}")
@@ -283,8 +285,8 @@ def commands_for(command: str, ws: Workspace) -> list[tuple[str, list[str]]]:
             "bundle",
             "--out-dir",
             "results/demo/lock",
-            "--ledger",
-            LEDGER,
+            "--events",
+            "results/demo/events/lock.json",
             *extra,
         ]
         return [("lock", argv)]

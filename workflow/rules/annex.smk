@@ -45,19 +45,21 @@ rule report:
 
 rule annex:
     input:
-        receipt=f"{RES}/ledger-receipt.json",
-        ledger=f"{RES}/ledger.jsonl",
+        events=event_files(),
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
         controls=f"{RES}/controls.md",
     output:
-        directory(f"{RES}/annex"),
+        annex=directory(f"{RES}/annex"),
+        ledger=f"{RES}/ledger.jsonl",
     params:
         src=src,
         arm=ARM,
-        res=lambda w, input: str(Path(input.census).parent),
+        res=RES,
+        key=SEAT_KEY,
     log:
         f"{RES}/logs/annex.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit seal --res {params.res} --arm {params.arm}"
-        " --ledger {input.ledger} --out {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q}"
+        " --events {input.events:q} --ledger-out {output.ledger:q} --out {output.annex:q}"
+        " --key={params.key:q} --src {params.src:q} 2>&1 | tee {log:q}"

@@ -42,7 +42,6 @@ rule census:
 
 rule record_outputs:
     input:
-        ledger=f"{RES}/ledger.jsonl",
         outputs=[
             *expand(
                 f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv",
@@ -64,11 +63,11 @@ rule record_outputs:
             f"{RES}/controls.csv",
         ],
     output:
-        f"{RES}/ledger-receipt.json",
+        f"{RES}/events/outputs.json",
     params:
         src=src,
     log:
         f"{RES}/logs/record_outputs.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit record {input.outputs}"
-        " --ledger {input.ledger} --receipt {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src} python -m audit record {input.outputs:q}"
+        " --events {output:q} 2>&1 | tee {log}"

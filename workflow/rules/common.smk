@@ -1,4 +1,5 @@
 import json
+import shlex
 from pathlib import Path
 
 import yaml
@@ -23,13 +24,8 @@ SEAT = config["seat"]
 if SEAT == "second":
     # A second seat reruns the first seat's locked method, on a bundle that
     # must match the first seat's lock (checked by the lock rule).
-    ANNEX = config["annex"].rstrip("/")
-    if not Path(ANNEX, "lock", "lock.json").is_file():
-        refuse("missing_file", f"{ANNEX}/lock/lock.json", "not an annex (the config's annex)")
-    PREREG = f"{ANNEX}/lock/prereg.yaml"
-    with open(f"{ANNEX}/lock/lock.json", encoding="utf-8") as _f:
-        PREREG_BLAKE3 = json.load(_f)["prereg"]["blake3"]
-    EXPECT_BUNDLE = f"--expect-bundle {ANNEX}/lock/lock.json"
+    ANNEX, PREREG, PREREG_BLAKE3 = second_seat(config)
+    EXPECT_BUNDLE = f"--expect-bundle {shlex.quote(ANNEX + '/lock/lock.json')}"
 else:
     PREREG = config["prereg"]
     PREREG_BLAKE3 = config["prereg_blake3"]
@@ -84,11 +80,21 @@ def run_dir(impl, run):
     return f"{RES}/recompute/{impl}/run{run}"
 
 
+SEAT_KEY = config.get("seat_key", "")  # empty: the default key path (docs/seal.md)
+
+
+def event_files():
+    """The event files the seal chains, in the DAG's order (docs/seal.md)."""
+    out = [f"{RES}/events/lock.json"]
+    for c in CONTROLS:
+        out += [f"{RES}/controls/{c}/stamp.json", f"{RES}/events/perturb-{c}.json"]
+    return out + [f"{RES}/events/outputs.json"]
+
+
 def get_final_output():
     return [
         f"{RES}/census.txt",
         f"{RES}/controls.md",
-        f"{RES}/ledger-receipt.json",
         f"{RES}/annex",
     ]
 

@@ -25,7 +25,6 @@ rule control_predict:
 
 rule control_stamp:
     input:
-        ledger=f"{RES}/ledger.jsonl",
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
         selection=f"{RES}/controls/{{control}}/selection.json",
     output:
@@ -35,13 +34,12 @@ rule control_stamp:
     log:
         f"{RES}/logs/control_stamp_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit stamp {input.prediction} {input.selection}"
-        " --ledger {input.ledger} --receipt {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src} python -m audit stamp {input.prediction:q} {input.selection:q}"
+        " --events {output:q} 2>&1 | tee {log}"
 
 
 rule control_perturb:
     input:
-        ledger=f"{RES}/ledger.jsonl",
         stamp=f"{RES}/controls/{{control}}/stamp.json",
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
         selection=f"{RES}/controls/{{control}}/selection.json",
@@ -51,6 +49,7 @@ rule control_perturb:
     output:
         leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
         instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
+        events=f"{RES}/events/perturb-{{control}}.json",
     params:
         src=src,
         bundle=bundle_dir,
@@ -60,7 +59,7 @@ rule control_perturb:
     shell:
         "PYTHONPATH={params.src} python -m controls perturb --prereg {input.prereg}"
         " --bundle {params.bundle} --selection {input.selection} --prediction {input.prediction}"
-        " --stamp {input.stamp} --ledger {input.ledger} --out {params.out} 2>&1 | tee {log}"
+        " --stamp {input.stamp} --events {output.events:q} --out {params.out} 2>&1 | tee {log}"
 
 
 rule control_recompute_pandas:

@@ -6,7 +6,8 @@ rule lock:
     output:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
-        ledger=f"{RES}/ledger.jsonl",
+        files=f"{RES}/lock/files.json",
+        events=f"{RES}/events/lock.json",
     params:
         src=src,
         expected=PREREG_BLAKE3,
@@ -18,4 +19,4 @@ rule lock:
     shell:
         "PYTHONPATH={params.src} python -m audit lock --prereg {input.prereg}"
         " --expected-blake3 {params.expected} --bundle {params.bundle}"
-        " --out-dir {params.out} --ledger {output.ledger} {params.expect_bundle} 2>&1 | tee {log}"
+        " --out-dir {params.out} --events {output.events:q} {params.expect_bundle} 2>&1 | tee {log}"

@@ -5,6 +5,7 @@
 # prereg's hash again when it runs, against a change made in between.
 # Last, clear_stale_locks() lets the usual command resume a run that was killed.
 import fcntl
+import json
 import os
 import sys
 
@@ -115,3 +116,32 @@ def clear_stale_locks(state=".snakemake"):
         f.unlink()
     if stale:
         print(f"note: removed {len(stale)} stale Snakemake lock(s) left by a killed run")
+
+
+def second_seat(cfg):
+    """A second seat's inputs, once the first seat's annex verifies against the head held.
+
+    Runs before any job: without a head, or when verification fails, one line
+    and exit 2, nothing written. Only then is anything read from the annex."""
+    annex = cfg["annex"].rstrip("/")
+    head = cfg.get("head")
+    if not head:
+        refuse(
+            "bad_config",
+            _config_source("head"),
+            "a second seat needs head=<the annex head the first seat printed or published>",
+        )
+    sys.path.insert(0, str(workflow.basedir))
+    from audit.errors import AuditError
+    from audit.seal.verify import verify
+
+    try:
+        problems = verify(annex, head)
+    except AuditError as e:
+        refuse(e.kind, e.path, e.detail)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        refuse("annex_not_verified", annex, f"{problems[0]}{more}")
+    with open(f"{annex}/lock/lock.json", encoding="utf-8") as fh:
+        blake3_hex = json.load(fh)["prereg"]["blake3"]
+    return annex, f"{annex}/lock/prereg.yaml", blake3_hex

@@ -24,7 +24,8 @@ rule lock_trials:
     output:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
-        ledger=f"{RES}/ledger.jsonl",
+        files=f"{RES}/lock/files.json",
+        events=f"{RES}/events/lock.json",
     params:
         src=src,
         expected=PREREG_BLAKE3,
@@ -37,7 +38,7 @@ rule lock_trials:
     shell:
         "PYTHONPATH={params.src} python -m audit lock-trials --prereg {input.prereg}"
         " --expected-blake3 {params.expected} --bundle {params.bundle} {params.assembled}"
-        " --out-dir {params.out} --ledger {output.ledger} {params.expect_bundle} 2>&1 | tee {log}"
+        " --out-dir {params.out} --events {output.events:q} {params.expect_bundle} 2>&1 | tee {log}"
 
 
 rule impl_env:

@@ -94,7 +94,6 @@ rule compare_runs:
 
 rule record_outputs_trials:
     input:
-        ledger=f"{RES}/ledger.jsonl",
         outputs=[
             *([f"{RES}/bundle/adapter.json"] if IS_TRIALS_SOURCE else []),
             *expand(
@@ -107,14 +106,14 @@ rule record_outputs_trials:
             *referee_outputs(),
         ],
     output:
-        f"{RES}/ledger-receipt.json",
+        f"{RES}/events/outputs.json",
     params:
         src=src,
     log:
         f"{RES}/logs/record_outputs.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit record {input.outputs}"
-        " --ledger {input.ledger} --receipt {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src} python -m audit record {input.outputs:q}"
+        " --events {output:q} 2>&1 | tee {log}"
 
 
 rule report_trials:
@@ -138,18 +137,20 @@ rule report_trials:
 
 rule annex_trials:
     input:
-        receipt=f"{RES}/ledger-receipt.json",
-        ledger=f"{RES}/ledger.jsonl",
+        events=[f"{RES}/events/lock.json", f"{RES}/events/outputs.json"],
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
     output:
-        directory(f"{RES}/annex"),
+        annex=directory(f"{RES}/annex"),
+        ledger=f"{RES}/ledger.jsonl",
     params:
         src=src,
         arm=ARM,
         res=RES,
+        key=SEAT_KEY,
     log:
         f"{RES}/logs/annex.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit seal --res {params.res} --arm {params.arm}"
-        " --ledger {input.ledger} --out {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q}"
+        " --events {input.events:q} --ledger-out {output.ledger:q} --out {output.annex:q}"
+        " --key={params.key:q} --src {params.src:q} 2>&1 | tee {log:q}"

@@ -6,6 +6,7 @@
 #   settings/                                    the settings census (trials source)
 #   compare/                                     compare-runs (when the prereg has `compare`)
 import json
+import shlex
 from pathlib import Path
 
 import yaml
@@ -26,13 +27,8 @@ IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
 SEAT = config["seat"]
 if SEAT == "second":
-    ANNEX = config["annex"].rstrip("/")
-    if not Path(ANNEX, "lock", "lock.json").is_file():
-        refuse("missing_file", f"{ANNEX}/lock/lock.json", "not an annex")
-    PREREG = f"{ANNEX}/lock/prereg.yaml"
-    with open(f"{ANNEX}/lock/lock.json", encoding="utf-8") as _f:
-        PREREG_BLAKE3 = json.load(_f)["prereg"]["blake3"]
-    EXPECT_BUNDLE = f"--expect-bundle {ANNEX}/lock/lock.json"
+    ANNEX, PREREG, PREREG_BLAKE3 = second_seat(config)
+    EXPECT_BUNDLE = f"--expect-bundle {shlex.quote(ANNEX + '/lock/lock.json')}"
 else:
     PREREG = config["prereg"]
     PREREG_BLAKE3 = config["prereg_blake3"]
@@ -108,7 +104,10 @@ def referee_outputs():
 
 
 def get_final_output():
-    return [f"{RES}/census.txt", f"{RES}/ledger-receipt.json", f"{RES}/annex"]
+    return [f"{RES}/census.txt", f"{RES}/annex"]
+
+
+SEAT_KEY = config.get("seat_key", "")  # empty: the default key path (docs/seal.md)
 
 
 def src(wildcards):

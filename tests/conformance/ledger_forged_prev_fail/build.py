@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from audit import ledger
+from audit.seal import ledger
 
 
 def build(ws) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from audit import ledger
+from audit.seal import ledger
 
 
 def build(ws) -> None:

@@ -1,0 +1,232 @@
+"""Seal the annex: everything a second seat needs to verify and rerun the audit.
+
+Order (docs/seal.md): chain every event file into the ledger; copy the outputs;
+write certificate.md anchoring the pre-seal head (the hash of the last event
+line); write run.json and environment.json; sign an in-toto statement whose
+subjects are all of those files; write manifest.json (every file's blake3 and
+sha256, and what the ledger says of arm, prereg and bundle); end the ledger
+with ``annex_sealed``, which records the manifest's blake3; write the README
+carrying that last line's hash, the annex head. The head commits to every byte:
+the ledger through its chain, the manifest through the seal line, every listed
+file through the manifest, the README by being rebuilt from the head.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from audit import certificate, prereg, trials_prereg
+from audit.errors import AuditError
+from audit.files import write_atomic
+from audit.seal import attest, contract, environment, ledger
+
+COPIED = [
+    "lock/prereg.yaml",
+    "lock/lock.json",
+    "lock/files.json",
+    "agreement.json",
+    "agreement.md",
+    "census.txt",
+    "census.json",
+    "census_columns.csv",
+    "census_cells.csv",
+    "controls.csv",
+    "controls.md",
+    "vulnerabilities.json",
+]
+COPIED_GLOBS = [
+    "recompute/*/run1/*.csv",
+    "recompute/*/runs-identical.json",
+    "controls/*/prediction.csv",
+    "controls/*/selection.json",
+    "controls/*/check.csv",
+    "controls/*/verdict.json",
+    "report/*",
+    # trials arms (docs/trials-contract.md): adapter output, referee summaries
+    "bundle/adapter.json",
+    "bundle/trials.parquet",
+    "intervals.csv",
+    "recovery.csv",
+    "recovery_rows.csv",
+    "entries.csv",
+    "settings/*",
+    "compare/*",
+]
+
+
+def readme(arm: str, head: str, keyid: str) -> str:
+    """The annex's README: a function of the head, so verify can rebuild it byte for byte."""
+    return f"""# secondseat annex: arm {arm}
+
+Annex head (the hash of the ledger's last line, annex_sealed): `{head}`
+
+The head commits to every byte of this folder: the ledger through its hash chain,
+manifest.json through the seal line, every other file through the manifest, and
+this README, which verify rebuilds from the head. Obtain the head from the seat
+itself (the last line its run printed, or where it published it), never from
+this folder alone.
+
+Verify (hashes, ledger chain, head, signature, schemas):
+
+    uv run python -m audit verify <this folder> --head {head}
+
+Signed by the seat's ed25519 key `{keyid}` ({contract.PUBLIC_KEY}; DSSE envelope
+{contract.ENVELOPE}). The signature says that whoever holds that key sealed this
+annex; it says who only if you got the key from its holder.
+
+Rerun as a second seat, in a clean clone, on your own copy of the bundle:
+
+    uv run snakemake --cores 2 [--configfile config/<arm>.yaml] \\
+        --config seat=second annex=<this folder> head={head} bundle=<bundle folder>
+    uv run python -m audit compare-annex <this folder> results/{arm}/annex
+
+Volatile files (times, machine, this seat's key and ledger): {", ".join(contract.VOLATILE)};
+in certificate.md the anchor line and the writer-dependent file lines. Everything
+else must be byte-identical between seats.
+"""
+
+
+def _copy_outputs(res: Path, tmp: Path) -> None:
+    files = [res / f for f in COPIED if (res / f).is_file()]
+    for pattern in COPIED_GLOBS:
+        files += sorted(p for p in res.glob(pattern) if p.is_file())
+    for src in files:
+        dst = tmp / src.relative_to(res)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    import csv
+
+    if not path.is_file():
+        return []
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
+    """The predicate's verdict and test names (docs/seal.md, "The statement")."""
+    passed: list[str] = []
+    warned: list[str] = []
+    failed: list[str] = []
+    agreement = json.loads((res / "agreement.json").read_text(encoding="utf-8"))
+    (failed if agreement.get("disagreements") else passed).append("contestants agree")
+    for p in sorted(res.glob("recompute/*/runs-identical.json")):
+        passed.append(f"runs byte-identical: {p.parent.name}")
+    for r in _csv(res / "census_cells.csv"):
+        name = f"cell {r['row_id']} / {r['column']}: {r['class']}"
+        if r["class"] == "reproduced":
+            passed.append(f"{name} at tier {r['best_tier']}")
+        elif r["class"] == "divergent":
+            failed.append(name)
+        elif r["class"] == "no_data":
+            warned.append(name)
+    for r in _csv(res / "recovery.csv"):
+        name = f"cell {r.get('row_id')} / {r.get('column')}: {r.get('class')}"
+        (passed if r.get("class") in ("reproduced", "recovered") else warned).append(name)
+    for r in _csv(res / "controls.csv"):
+        v = r.get("verdict", "")
+        name = f"control {r['control']}: {v}"
+        (passed if v == "pass" else warned if v == "skipped" else failed).append(name)
+    machinery = agreement.get("disagreements") or any(
+        t.startswith("control ") for t in failed
+    )
+    result = "FAILED" if machinery else ("WARNED" if failed or warned else "PASSED")
+    return result, {"passed": passed, "warned": warned, "failed": failed}
+
+
+def _certificate(res: Path, anchored: str) -> str:
+    locked = res / "lock" / "prereg.yaml"
+    if trials_prereg.is_trials(locked):
+        from audit import trials_report
+
+        return trials_report.certificate(res, trials_prereg.load(locked), anchored)
+    return certificate.render(res, prereg.load(locked), anchored)
+
+
+def seal(
+    res_dir: str,
+    arm: str,
+    event_files: list[str],
+    out_dir: str,
+    ledger_out: str,
+    key: str | None = None,
+    src: str | None = None,
+) -> tuple[str, str, str]:
+    """Write the annex and the ledger; return (pre-seal head, annex head, key id)."""
+    res, out = Path(res_dir), Path(out_dir)
+    records: list[dict] = []
+    for f in event_files:
+        recs = ledger.read_events(f)
+        ledger.check_subjects([r for r in recs if r["event"] != "bundle_hashed"], f)
+        records += recs
+    if not records or records[0]["event"] != "prereg_locked":
+        raise AuditError("bad_events", event_files[0] if event_files else out_dir,
+                         "the first event must be prereg_locked (the lock's events)")
+    entries = ledger.chain(records)
+    anchored = str(entries[-1]["hash"])
+    lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
+
+    tmp = out.with_name(f".{out.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    _copy_outputs(res, tmp)
+    write_atomic(tmp / "certificate.md", _certificate(res, anchored))
+    run = {
+        "sealed_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "python": platform.python_version(),
+    }
+    write_atomic(tmp / "run.json", json.dumps(run, indent=2, sort_keys=True) + "\n")
+    if src is not None:
+        env = environment.describe(Path(src))
+        write_atomic(tmp / "environment.json", json.dumps(env, indent=2, sort_keys=True) + "\n")
+
+    signer, _ = attest.load_or_create_signer(key)
+    keydoc = attest.public_key_doc(signer)
+    write_atomic(tmp / contract.PUBLIC_KEY, json.dumps(keydoc, indent=2, sort_keys=True) + "\n")
+    listed = sorted(
+        str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file()
+    )
+    files = {rel: attest.digests(tmp / rel) for rel in listed}
+    result, tests = tests_of(res)
+    stmt = attest.statement(files, files["lock/prereg.yaml"], result, tests)
+    write_atomic(
+        tmp / contract.ENVELOPE,
+        json.dumps(attest.sign(stmt, signer), indent=2, sort_keys=True) + "\n",
+    )
+    files[contract.ENVELOPE] = attest.digests(tmp / contract.ENVELOPE)
+    content = {role: t["content_digest"] for role, t in sorted(lock["bundle"].items())}
+    manifest = {
+        "format": contract.FORMAT,
+        "arm": arm,
+        "prereg": {"blake3": lock["prereg"]["blake3"]},
+        "bundle": content,
+        "files": files,
+    }
+    write_atomic(
+        tmp / contract.MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+    )
+    seal_record = {
+        "event": "annex_sealed",
+        "subject": str(out / contract.MANIFEST),
+        "blake3": attest.digests(tmp / contract.MANIFEST)["blake3"],
+        "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "arm": arm,
+        "prereg_blake3": lock["prereg"]["blake3"],
+        "bundle": content,
+        "files": len(files),
+    }
+    (sealed,) = ledger.chain([seal_record], anchored, len(entries) + 1)
+    entries.append(sealed)
+    head = str(sealed["hash"])
+    write_atomic(tmp / contract.README, readme(arm, head, str(keydoc["keyid"])))
+    write_atomic(tmp / contract.LEDGER, ledger.text(entries))
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.replace(out)
+    write_atomic(ledger_out, ledger.text(entries))
+    return anchored, head, str(keydoc["keyid"])

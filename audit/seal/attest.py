@@ -1,0 +1,150 @@
+"""The annex in standard form: an in-toto Statement v1 in a DSSE envelope, signed by the seat.
+
+The predicate is in-toto Test Result v0.1 (https://in-toto.io/attestation/test-result/v0.1):
+an audit is one invocation of a preregistered suite of tests against the bundle.
+``configuration`` is the locked prereg (the policy the tests ran under),
+``passedTests`` / ``warnedTests`` / ``failedTests`` name each measured cell, each
+control and each machinery check (names in docs/seal.md). DSSE signing and
+verification are securesystemslib's (``securesystemslib.dsse.Envelope``,
+``CryptoSigner`` with an ed25519 key); nothing here is hand-rolled cryptography.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from securesystemslib.dsse import Envelope
+from securesystemslib.exceptions import VerificationError
+from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
+
+from audit.errors import AuditError
+
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+KEY_ENV = "SECONDSEAT_KEY"
+
+
+def default_key_path() -> Path:
+    """Where a seat's key lives unless configured: outside any repository."""
+    if os.environ.get(KEY_ENV):
+        return Path(os.environ[KEY_ENV])
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "secondseat" / "seat-ed25519.pem"
+
+
+def load_or_create_signer(path: str | Path | None) -> tuple[CryptoSigner, bool]:
+    """The seat's signer; a new ed25519 key is generated on first use (mode 0600)."""
+    p = Path(path) if path else default_key_path()
+    created = False
+    if not p.exists():
+        p.parent.mkdir(parents=True, exist_ok=True)
+        signer = CryptoSigner.generate_ed25519()
+        try:
+            fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass  # another job made it first: use that one
+        else:
+            with os.fdopen(fd, "wb") as f:
+                f.write(signer.private_bytes)
+            created = True
+    try:
+        pem = p.read_bytes()
+        from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+        return CryptoSigner(load_pem_private_key(pem, None)), created
+    except (OSError, ValueError, TypeError) as e:
+        raise AuditError("bad_key", str(p), f"not an unencrypted PEM private key ({e})") from None
+
+
+def public_key_doc(signer: Signer) -> dict[str, Any]:
+    key = signer.public_key
+    return {"keyid": key.keyid, "key": key.to_dict()}
+
+
+def load_public_key(doc: object, where: str) -> SSlibKey:
+    try:
+        assert isinstance(doc, dict) and isinstance(doc.get("keyid"), str)
+        key = SSlibKey.from_dict(doc["keyid"], dict(doc["key"]))
+        assert key.keytype == "ed25519"
+        return key
+    except Exception:  # any malformed key document is one refusal
+        raise AuditError("bad_key", where, "not an ed25519 public key document") from None
+
+
+def digests(path: Path) -> dict[str, str]:
+    import blake3
+
+    b, s = blake3.blake3(), hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            b.update(chunk)
+            s.update(chunk)
+    return {"blake3": b.hexdigest(), "sha256": s.hexdigest()}
+
+
+def statement(
+    subjects: dict[str, dict[str, str]],
+    prereg_digest: dict[str, str],
+    result: str,
+    tests: dict[str, list[str]],
+) -> dict[str, Any]:
+    return {
+        "_type": STATEMENT_TYPE,
+        "subject": [{"name": n, "digest": d} for n, d in sorted(subjects.items())],
+        "predicateType": PREDICATE_TYPE,
+        "predicate": {
+            "result": result,
+            "configuration": [{"name": "lock/prereg.yaml", "digest": prereg_digest}],
+            "passedTests": tests["passed"],
+            "warnedTests": tests["warned"],
+            "failedTests": tests["failed"],
+        },
+    }
+
+
+def sign(stmt: dict[str, Any], signer: Signer) -> dict[str, Any]:
+    payload = json.dumps(stmt, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    env = Envelope(payload, PAYLOAD_TYPE, {})
+    env.sign(signer)
+    return env.to_dict()
+
+
+def open_envelope(doc: object, key: SSlibKey, where: str) -> dict[str, Any]:
+    """The statement inside a DSSE envelope, once its signature verifies under ``key``."""
+    try:
+        env = Envelope.from_dict(doc)  # type: ignore[arg-type]
+    except Exception:
+        raise AuditError("bad_attestation", where, "not a DSSE envelope") from None
+    if env.payload_type != PAYLOAD_TYPE:
+        raise AuditError("bad_attestation", where, f"payloadType is {env.payload_type!r}")
+    try:
+        env.verify([key], 1)
+    except (VerificationError, ValueError):
+        raise AuditError(
+            "bad_signature", where, f"no valid signature by key {key.keyid}", 1
+        ) from None
+    try:
+        stmt = json.loads(env.payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise AuditError("bad_attestation", where, "payload is not JSON") from None
+    if (
+        not isinstance(stmt, dict)
+        or stmt.get("_type") != STATEMENT_TYPE
+        or stmt.get("predicateType") != PREDICATE_TYPE
+        or not isinstance(stmt.get("subject"), list)
+    ):
+        raise AuditError("bad_attestation", where, "not an in-toto Statement v1 of test results")
+    return stmt
+
+
+def subjects_of(stmt: dict[str, Any]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for s in stmt["subject"]:
+        if isinstance(s, dict) and isinstance(s.get("name"), str):
+            out[s["name"]] = s.get("digest")
+    return out

@@ -1,0 +1,42 @@
+"""What an annex holds, and which of its parts two seats may legitimately differ in.
+
+Both seats run this code; compare-annex and verify take these lists from here,
+never from the annex they check (docs/seal.md). Nothing in this module is read
+from input, and none of it is a regular expression.
+"""
+
+from __future__ import annotations
+
+FORMAT = "secondseat-annex-v2"
+
+MANIFEST = "manifest.json"
+LEDGER = "ledger.jsonl"
+README = "README.md"  # derived from the head and the manifest: verify rebuilds it byte for byte
+ENVELOPE = "attestation.dsse.json"  # the signed in-toto statement; its subjects: every other file
+PUBLIC_KEY = "seat-key.pub.json"
+# Files outside the manifest, and why: the manifest cannot list itself; the ledger
+# is covered line by line by its chain, whose last line records the manifest's
+# blake3; the README carries the head, so it is rebuilt rather than listed.
+UNLISTED = (MANIFEST, LEDGER, README)
+
+# Files whose bytes depend on when, where and by whom the seat ran: shown side by
+# side by compare-annex, never counted as agreement or disagreement.
+VOLATILE = (
+    README,
+    LEDGER,
+    "run.json",
+    "environment.json",
+    "vulnerabilities.json",
+    ENVELOPE,
+    PUBLIC_KEY,
+    # the bundle's files as bytes: another parquet writer, same content
+    "lock/files.json",
+)
+
+# Lines of content files that carry a seat's own facts; set aside line by line.
+# Matched as plain prefixes (str.startswith).
+ANCHOR_PREFIX = "Ledger head anchored by this certificate: "
+WRITER_PREFIX = "File as shipped (writer-dependent): "
+VOLATILE_LINE_PREFIXES = {
+    "certificate.md": (ANCHOR_PREFIX, WRITER_PREFIX),
+}

@@ -1,0 +1,337 @@
+"""A second seat's check of an annex: the head, the ledger, every file, the signature, schemas.
+
+Nothing the annex says about how to check it is trusted: which files may be
+left out, which lines are volatile and where files live come from
+audit.seal.contract; every path the manifest names is confined to the annex.
+A malformed annex file is an AuditError (one classed line, exit 2); a well-formed
+annex that does not hold is a list of problems (exit 1), each naming its file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path, PurePosixPath
+
+from audit import prereg, trials_prereg
+from audit.errors import AuditError
+from audit.seal import attest, contract, ledger
+from audit.seal.annex import COPIED, COPIED_GLOBS, readme
+
+HEADERS = {
+    "cells.csv": "row_id,column,kind,policy,published,recomputed,abs_diff,tier",
+    "census.csv": "row_id,column,class,best_tier,policies,min_abs_diff",
+    "reproduce.csv": "column,row_id,reproduced_by",
+    "nulls.csv": "column,observed,null_mean,null_sd,null_max,draws_ge_observed,draws,p",
+    "null_hist.csv": "column,count,draws",
+}
+MAX_JSON = 64 << 20  # a manifest or key file larger than this is not ours
+HEX64 = re.compile(r"[0-9a-f]{64}")
+ARM = re.compile(r"[a-z0-9][a-z0-9._-]*")
+SNAKEMAKE_MARKER = ".snakemake_timestamp"  # Snakemake's empty marker in a directory output
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Duplicate(k)
+        out[k] = v
+    return out
+
+
+def read_json(path: Path, kind: str) -> object:
+    """A small JSON file, or AuditError(kind) saying why not."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        raise AuditError("missing_file", str(path), "no such file") from None
+    except OSError as e:
+        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise AuditError(kind, str(path), "not a regular file (a link or a folder)")
+    if st.st_size > MAX_JSON:
+        raise AuditError(kind, str(path), f"{st.st_size} bytes; too large")
+    try:
+        return json.loads(path.read_bytes().decode("utf-8"), object_pairs_hook=_no_duplicates)
+    except _Duplicate as e:
+        raise AuditError(kind, str(path), f"key {e.args[0]!r} appears twice") from None
+    except UnicodeDecodeError as e:
+        raise AuditError(kind, str(path), f"not UTF-8 (byte {e.start})") from None
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise AuditError(kind, str(path), f"not valid JSON ({e})") from None
+    except OSError as e:
+        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+
+
+def confined(annex: Path, rel: object, where: str) -> Path:
+    """``rel`` as a path inside ``annex``: relative, no '..', no links on the way."""
+    if not isinstance(rel, str) or not rel or "\0" in rel or "\\" in rel:
+        raise AuditError("bad_manifest", where, f"file name {rel!r} is not a relative path")
+    pure = PurePosixPath(rel)
+    if pure.is_absolute() or str(pure) != rel or any(p in ("..", ".", "") for p in pure.parts):
+        raise AuditError("bad_manifest", where, f"file name {rel!r} leaves the annex or is not normal")
+    here = annex
+    for part in pure.parts:
+        here = here / part
+        try:
+            if stat.S_ISLNK(here.lstat().st_mode):
+                raise AuditError("bad_manifest", where, f"{rel}: {here} is a symbolic link")
+        except FileNotFoundError:
+            break
+    return annex / pure
+
+
+def load_manifest(annex: Path) -> dict:
+    """The manifest, checked field by field against the contract's form."""
+    if not annex.is_dir():
+        raise AuditError("missing_file", str(annex), "annex folder does not exist")
+    path = annex / contract.MANIFEST
+    m = read_json(path, "bad_manifest")
+    w = str(path)
+    if not isinstance(m, dict) or set(m) != {"format", "arm", "prereg", "bundle", "files"}:
+        raise AuditError("bad_manifest", w, "not a secondseat manifest (fields differ)")
+    if m["format"] != contract.FORMAT:
+        raise AuditError("bad_manifest", w, f"format is {m['format']!r}, not {contract.FORMAT}")
+    if not isinstance(m["arm"], str) or not ARM.fullmatch(m["arm"]):
+        raise AuditError("bad_manifest", w, f"arm {m['arm']!r} is not an arm name")
+    if not isinstance(m["prereg"], dict) or not _hex(m["prereg"].get("blake3")):
+        raise AuditError("bad_manifest", w, "prereg.blake3 is not a blake3 digest")
+    if not isinstance(m["bundle"], dict) or not all(
+        isinstance(k, str) and _hex(v) for k, v in m["bundle"].items()
+    ):
+        raise AuditError("bad_manifest", w, "bundle must map roles to content digests")
+    if not isinstance(m["files"], dict) or not m["files"]:
+        raise AuditError("bad_manifest", w, "files must map names to digests")
+    seen: set[str] = set()
+    for rel, d in m["files"].items():
+        confined(annex, rel, w)
+        if rel in contract.UNLISTED:
+            raise AuditError("bad_manifest", w, f"{rel} may not be listed")
+        if rel.casefold() in seen:
+            raise AuditError("bad_manifest", w, f"{rel} is listed twice")
+        seen.add(rel.casefold())
+        if not isinstance(d, dict) or set(d) != {"blake3", "sha256"} or not all(
+            _hex(v) for v in d.values()
+        ):
+            raise AuditError("bad_manifest", w, f"{rel}: digests must be blake3 and sha256")
+    return m
+
+
+def _hex(v: object) -> bool:
+    return isinstance(v, str) and HEX64.fullmatch(v) is not None
+
+
+def _present(annex: Path) -> tuple[set[str], list[str]]:
+    """Every file under the annex, without following links; links and oddities are problems."""
+    found: set[str] = set()
+    problems: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(annex, followlinks=False):
+        for name in sorted(dirnames + filenames):
+            p = Path(dirpath) / name
+            mode = p.lstat().st_mode
+            rel = p.relative_to(annex).as_posix()
+            if stat.S_ISLNK(mode):
+                problems.append(f"{p}: a symbolic link inside the annex")
+            elif stat.S_ISREG(mode):
+                found.add(rel)
+            elif not stat.S_ISDIR(mode):
+                problems.append(f"{p}: not a regular file")
+        dirnames[:] = [d for d in dirnames if not (Path(dirpath) / d).is_symlink()]
+    marker = annex / SNAKEMAKE_MARKER
+    if SNAKEMAKE_MARKER in found and marker.stat().st_size == 0:
+        found.discard(SNAKEMAKE_MARKER)
+    return found, problems
+
+
+def _files(annex: Path, m: dict) -> list[str]:
+    present, problems = _present(annex)
+    for rel, want in sorted(m["files"].items()):
+        p = annex / rel
+        if rel not in present:
+            problems.append(f"{p}: missing (listed in the manifest)")
+            continue
+        got = attest.digests(p)
+        if got != want:
+            problems.append(f"{p}: changed (blake3 {got['blake3']}, manifest says {want['blake3']})")
+    for rel in sorted(present - set(m["files"]) - set(contract.UNLISTED)):
+        problems.append(f"{annex / rel}: added (not in the manifest)")
+    for rel in contract.UNLISTED:
+        if rel not in present:
+            problems.append(f"{annex / rel}: missing")
+    return problems
+
+
+def _required(annex: Path, m: dict, entries: list[dict]) -> list[str]:
+    """Evidence the annex must carry: what the seal copies of every recorded output."""
+    problems = []
+    seal_subject = str(entries[-1].get("subject", ""))
+    suffix = f"annex/{contract.MANIFEST}"
+    if not seal_subject.endswith(suffix):
+        return [f"{annex / contract.LEDGER}: the seal line's subject is not an annex manifest"]
+    prefix = seal_subject[: -len(suffix)]
+    wanted = set(COPIED)
+    for e in entries:
+        subject = e.get("subject")
+        if e.get("event") != "output_recorded" or not isinstance(subject, str):
+            continue
+        rel = subject[len(prefix) :] if subject.startswith(prefix) else None
+        if rel is None:
+            continue
+        copied = rel in wanted or any(PurePosixPath(rel).match(g) for g in COPIED_GLOBS)
+        if copied and rel not in m["files"]:
+            problems.append(
+                f"{annex / rel}: the ledger recorded it (line {e.get('seq')}) but the annex "
+                "does not carry it"
+            )
+        elif copied and m["files"][rel]["blake3"] != e.get("blake3"):
+            problems.append(
+                f"{annex / rel}: differs from what ledger line {e.get('seq')} recorded"
+            )
+    return problems
+
+
+def _ledger(annex: Path, m: dict, head: str | None) -> tuple[list[str], list[dict]]:
+    path = annex / contract.LEDGER
+    if not path.is_file() or path.is_symlink():
+        return [f"{path}: missing"], []
+    problems = [msg for _, msg in ledger.check(path, head, rehash=False)]
+    entries = [e for e in ledger.parse(path.read_bytes(), str(path)) if isinstance(e, dict)]
+    if not entries:
+        return problems + [f"{path}: no ledger lines"], []
+    last = entries[-1]
+    if last.get("event") != "annex_sealed" or sum(
+        e.get("event") == "annex_sealed" for e in entries
+    ) != 1:
+        problems.append(f"{path}: must end with its one annex_sealed line (tail cut or extended?)")
+        return problems, entries
+    if last.get("blake3") != attest.digests(annex / contract.MANIFEST)["blake3"]:
+        problems.append(
+            f"{annex / contract.MANIFEST}: not the manifest the seal line "
+            f"(ledger line {last.get('seq')}) recorded"
+        )
+    locked = [e for e in entries if e.get("event") == "prereg_locked"]
+    if entries[0].get("event") != "prereg_locked" or len(locked) != 1:
+        problems.append(f"{path}: must begin with its one prereg_locked line")
+    if last.get("arm") != m["arm"]:
+        problems.append(f"{annex / contract.MANIFEST}: arm {m['arm']!r}, sealed as {last.get('arm')!r}")
+    pre = m["prereg"]["blake3"]
+    if last.get("prereg_blake3") != pre or (locked and locked[0].get("blake3") != pre):
+        problems.append(
+            f"{annex / contract.MANIFEST}: prereg blake3 {pre} is not what the ledger locked"
+        )
+    if m["files"].get("lock/prereg.yaml", {}).get("blake3") != pre:
+        problems.append(f"{annex / 'lock/prereg.yaml'}: not the prereg the ledger locked")
+    hashed = {
+        e.get("role"): e.get("content_digest")
+        for e in entries
+        if e.get("event") == "bundle_hashed" and e.get("content_digest")
+    }
+    if last.get("bundle") != m["bundle"] or any(hashed.get(r) != d for r, d in m["bundle"].items()):
+        problems.append(
+            f"{annex / contract.MANIFEST}: bundle content digests are not what the ledger hashed"
+        )
+    anchor = _anchor(annex)
+    if anchor != last.get("prev"):
+        problems.append(
+            f"{annex / 'certificate.md'}: anchors {anchor}, but the seal line follows "
+            f"{last.get('prev')}"
+        )
+    return problems, entries
+
+
+def _anchor(annex: Path) -> str | None:
+    cert = annex / "certificate.md"
+    if not cert.is_file() or cert.is_symlink():
+        return None
+    try:
+        text = cert.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    found = [
+        ln[len(contract.ANCHOR_PREFIX) :].strip().strip("`")
+        for ln in text.splitlines()
+        if ln.startswith(contract.ANCHOR_PREFIX)
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _attestation(annex: Path, m: dict, key_file: str | None) -> tuple[list[str], str | None]:
+    keydoc = read_json(annex / contract.PUBLIC_KEY, "bad_key")
+    key = attest.load_public_key(keydoc, str(annex / contract.PUBLIC_KEY))
+    problems = []
+    if key_file is not None:
+        trusted = attest.load_public_key(read_json(Path(key_file), "bad_key"), key_file)
+        if trusted.keyid != key.keyid or trusted.keyval != key.keyval:
+            problems.append(
+                f"{annex / contract.PUBLIC_KEY}: key {key.keyid}, not the key you trust "
+                f"({trusted.keyid})"
+            )
+            return problems, key.keyid
+    env = read_json(annex / contract.ENVELOPE, "bad_attestation")
+    try:
+        stmt = attest.open_envelope(env, key, str(annex / contract.ENVELOPE))
+    except AuditError as e:
+        if e.status == 1:
+            return [f"{annex / contract.ENVELOPE}: {e.detail}"], key.keyid
+        raise
+    want = {rel: d for rel, d in m["files"].items() if rel != contract.ENVELOPE}
+    if attest.subjects_of(stmt) != want:
+        problems.append(
+            f"{annex / contract.ENVELOPE}: the signed statement's subjects are not the manifest's files"
+        )
+    return problems, key.keyid
+
+
+def _readme(annex: Path, m: dict, entries: list[dict], keyid: str | None) -> list[str]:
+    path = annex / contract.README
+    if not entries or not path.is_file() or path.is_symlink():
+        return []  # reported as missing already
+    want = readme(m["arm"], str(entries[-1].get("hash")), str(keyid))
+    if path.read_bytes() != want.encode("utf-8"):
+        return [f"{path}: not the README of this head (edited)"]
+    return []
+
+
+def _schemas(annex: Path) -> list[str]:
+    problems = []
+    locked = annex / "lock" / "prereg.yaml"
+    try:
+        if trials_prereg.is_trials(locked):
+            trials_prereg.load(locked)
+            return problems  # trials v1 headers differ from cells v1 (trials contract section 9)
+        prereg.load(locked)
+    except AuditError as e:
+        problems.append(str(e).removeprefix("error"))
+    for p in sorted(annex.glob("recompute/*/run1/*.csv")):
+        want = HEADERS.get(p.name)
+        with p.open("rb") as f:
+            got = f.readline(4096).decode("utf-8", errors="replace").rstrip("\r\n")
+        if want and got != want:
+            problems.append(f"{p}: header is {got!r}, the contract says {want!r}")
+    return problems
+
+
+def verify(annex_dir: str, head: str | None = None, key_file: str | None = None) -> list[str]:
+    """Problems found (empty: the annex holds). Raises AuditError for a malformed annex."""
+    annex = Path(annex_dir)
+    if head is not None and not _hex(head):
+        raise AuditError("bad_args", "--head", f"{head!r} is not a 64-hex-digit head")
+    m = load_manifest(annex)
+    problems = _files(annex, m)
+    found, entries = _ledger(annex, m, head)
+    problems += found
+    if entries:
+        problems += _required(annex, m, entries)
+    attest_problems, keyid = _attestation(annex, m, key_file)
+    problems += attest_problems
+    problems += _readme(annex, m, entries, keyid)
+    if not problems:
+        problems += _schemas(annex)
+    return problems

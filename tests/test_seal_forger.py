@@ -1,0 +1,182 @@
+"""A forger holds a sealed demo annex and the project's own code; the head still holds.
+
+For every file of a freshly sealed annex in turn: edit one byte, delete it, and
+edit each ledger line; then reseal everything after the edit with the project's
+own functions (rebuild the manifest, re-sign with a key of the forger's own,
+recompute every ledger line after the edit, rewrite the README for the new
+head). `verify --head <the head the run printed>` must fail every time, and say
+which file. Without the reseal, the failure must name the edited file itself.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from audit.seal import annex as seal_annex
+from audit.seal import attest, contract, ledger
+from tests.conftest import ROOT, run_audit, run_dag
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def sealed(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    work = tmp_path_factory.mktemp("seat")
+    p = run_dag(work, "--config", f"prereg={ROOT / 'prereg' / 'demo.yaml'}")
+    assert p.returncode == 0, p.stderr[-3000:]
+    annex = work / "results" / "demo" / "annex"
+    last = [ln for ln in p.stdout.splitlines() if ln.strip()][-1]
+    head = last.split("`")[1]
+    assert run_audit("verify", annex, "--head", head).code == 0
+    return annex, head
+
+
+def _files(annex: Path) -> list[str]:
+    return sorted(p.relative_to(annex).as_posix() for p in annex.rglob("*") if p.is_file())
+
+
+def _flip_byte(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    i = len(data) // 2
+    data[i] = data[i] ^ 0x01 if data[i] not in (0x0A, 0x0B) else 0x41
+    path.write_bytes(bytes(data))
+
+
+def _reseal(annex: Path, from_line: int | None = None) -> None:
+    """Everything a forger can recompute: manifest, signature, ledger lines, README."""
+    signer = attest.CryptoSigner.generate_ed25519()
+    keydoc = attest.public_key_doc(signer)
+    (annex / contract.PUBLIC_KEY).write_text(json.dumps(keydoc), encoding="utf-8")
+    listed = [
+        rel
+        for rel in _files(annex)
+        if rel not in contract.UNLISTED and rel not in (contract.ENVELOPE,)
+    ]
+    files = {rel: attest.digests(annex / rel) for rel in listed}
+    prereg_digest = files.get("lock/prereg.yaml", {"sha256": "0" * 64, "blake3": "0" * 64})
+    stmt = attest.statement(files, prereg_digest, "PASSED", {"passed": [], "warned": [], "failed": []})
+    (annex / contract.ENVELOPE).write_text(json.dumps(attest.sign(stmt, signer)), encoding="utf-8")
+    files[contract.ENVELOPE] = attest.digests(annex / contract.ENVELOPE)
+    manifest = json.loads((annex / contract.MANIFEST).read_text(encoding="utf-8"))
+    manifest["files"] = files
+    (annex / contract.MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    lines = [json.loads(x) for x in (annex / contract.LEDGER).read_text().splitlines()]
+    lines[-1]["blake3"] = attest.digests(annex / contract.MANIFEST)["blake3"]
+    lines[-1]["files"] = len(files)
+    start = (from_line or len(lines)) - 1
+    prev = lines[start - 1]["hash"] if start > 0 else ledger.GENESIS
+    rechained = ledger.chain(lines[start:], prev, start + 1)
+    lines = lines[:start] + rechained
+    (annex / contract.LEDGER).write_text(ledger.text(lines), encoding="utf-8")
+    cert = annex / "certificate.md"
+    if cert.is_file():  # keep the anchor consistent with the forged chain
+        text = cert.read_text(encoding="utf-8").splitlines()
+        text = [
+            f"{contract.ANCHOR_PREFIX}`{lines[-2]['hash']}`"
+            if t.startswith(contract.ANCHOR_PREFIX)
+            else t
+            for t in text
+        ]
+        cert.write_text("\n".join(text) + "\n", encoding="utf-8")
+        # the certificate changed: list it again, and chain again from the seal line
+        files["certificate.md"] = attest.digests(cert)
+        manifest["files"] = files
+        (annex / contract.MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        lines[-1]["blake3"] = attest.digests(annex / contract.MANIFEST)["blake3"]
+        lines = lines[:-1] + ledger.chain([lines[-1]], lines[-2]["hash"], len(lines))
+        (annex / contract.LEDGER).write_text(ledger.text(lines), encoding="utf-8")
+    (annex / contract.README).write_text(
+        seal_annex.readme(manifest["arm"], lines[-1]["hash"], keydoc["keyid"]), encoding="utf-8"
+    )
+
+
+def _copy(sealed, tmp_path: Path, name: str) -> Path:
+    dst = tmp_path / name.replace("/", "_")
+    shutil.copytree(sealed[0], dst)
+    return dst
+
+
+def _fails(annex: Path, head: str, names: tuple[str, ...]) -> str:
+    res = run_audit("verify", annex, "--head", head)
+    assert res.code in (1, 2), res.stdout
+    assert "Traceback" not in res.stderr
+    assert any(n in res.stderr for n in names), res.stderr
+    return res.stderr
+
+
+def test_the_forgers_reseal_verifies_without_the_head(sealed, tmp_path: Path) -> None:
+    """The forgery itself is competent: with no head to hold it to, it verifies."""
+    annex = _copy(sealed, tmp_path, "forged")
+    _flip_byte(annex / "census.txt")
+    _reseal(annex)
+    assert run_audit("verify", annex).code == 0
+    assert run_audit("verify", annex, "--head", sealed[1]).code == 1
+
+
+def test_every_file_edited_and_resealed_fails_against_the_head(sealed, tmp_path: Path) -> None:
+    for rel in _files(sealed[0]):
+        annex = _copy(sealed, tmp_path, f"edit-{rel}")
+        _flip_byte(annex / rel)
+        if rel not in (contract.LEDGER, contract.README):
+            _reseal(annex)
+        _fails(annex, sealed[1], (contract.LEDGER, rel))
+
+
+def test_every_file_edited_without_reseal_is_named(sealed, tmp_path: Path) -> None:
+    for rel in _files(sealed[0]):
+        annex = _copy(sealed, tmp_path, f"raw-{rel}")
+        _flip_byte(annex / rel)
+        _fails(annex, sealed[1], (rel,))
+
+
+def test_every_file_deleted_and_resealed_fails(sealed, tmp_path: Path) -> None:
+    for rel in _files(sealed[0]):
+        annex = _copy(sealed, tmp_path, f"del-{rel}")
+        (annex / rel).unlink()
+        if rel not in contract.UNLISTED and rel != contract.PUBLIC_KEY:
+            _reseal(annex)
+        _fails(annex, sealed[1], (contract.LEDGER, rel, contract.MANIFEST))
+
+
+def test_a_file_added_fails_with_or_without_reseal(sealed, tmp_path: Path) -> None:
+    annex = _copy(sealed, tmp_path, "added")
+    (annex / "controls" / "extra.csv").write_text("x\n1\n", encoding="utf-8")
+    _fails(annex, sealed[1], ("controls/extra.csv",))
+    _reseal(annex)
+    _fails(annex, sealed[1], (contract.LEDGER,))
+
+
+def test_every_ledger_line_edited_and_rechained_fails(sealed, tmp_path: Path) -> None:
+    n = len((sealed[0] / contract.LEDGER).read_text().splitlines())
+    for k in range(1, n + 1):
+        annex = _copy(sealed, tmp_path, f"line-{k}")
+        lines = [json.loads(x) for x in (annex / contract.LEDGER).read_text().splitlines()]
+        lines[k - 1]["time"] = "2001-01-01T00:00:00.000000Z"
+        (annex / contract.LEDGER).write_text(ledger.text(lines), encoding="utf-8")
+        _fails(annex, sealed[1], (contract.LEDGER,))  # the line no longer hashes to its hash
+        _reseal(annex, from_line=k)
+        _fails(annex, sealed[1], (contract.LEDGER,))
+
+
+def test_a_forged_certificate_with_deleted_evidence_fails(sealed, tmp_path: Path) -> None:
+    """The issue's forgery: better totals, one contestant's run and one control deleted."""
+    annex = _copy(sealed, tmp_path, "cert")
+    cert = annex / "certificate.md"
+    text = cert.read_text(encoding="utf-8")
+    assert "23 reproduce, 3 do not" in text
+    cert.write_text(text.replace("23 reproduce, 3 do not", "28 reproduce, 0 do not"))
+    shutil.rmtree(annex / "recompute" / "pyarrow")
+    shutil.rmtree(next((annex / "controls").iterdir()))
+    manifest = json.loads((annex / contract.MANIFEST).read_text())
+    manifest["arm"] = "anything"
+    (annex / contract.MANIFEST).write_text(json.dumps(manifest))
+    _reseal(annex)
+    _fails(annex, sealed[1], (contract.LEDGER,))
+    # and against itself, the deleted evidence and the arm are named even so
+    res = run_audit("verify", annex)
+    assert res.code == 1
+    assert "recompute/pyarrow" in res.stderr and "arm" in res.stderr
