@@ -116,6 +116,14 @@ def read_csv_rows(path: Path) -> list[dict[str, str]]:
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 
 
+def annex_head(annex: Path) -> str:
+    """The annex head, as the seal line's hash (what the run prints last)."""
+    import json
+
+    last = (annex / "ledger.jsonl").read_text(encoding="utf-8").splitlines()[-1]
+    return json.loads(last)["hash"]
+
+
 def run_dag(workdir: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     """The repository's Snakefile run in ``workdir``, so results land there, not in the repo."""
     (workdir / "config").mkdir(parents=True, exist_ok=True)

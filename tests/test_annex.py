@@ -25,11 +25,13 @@ def seats(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pa
     p = _seat(first, f"prereg={ROOT / 'prereg' / 'demo.yaml'}")
     assert p.returncode == 0, p.stderr[-3000:]
     annex = first / "results" / "demo" / "annex"
-    head = next(ln for ln in p.stdout.splitlines() if ln.startswith("Ledger head"))
+    last = [ln for ln in p.stdout.splitlines() if ln.strip()][-1]  # the run prints the head last
+    assert last.startswith("Annex head"), last
+    head = last.split("`")[1]
     second = tmp_path_factory.mktemp("seat2")
-    q = _seat(second, "seat=second", f"annex={annex}")
+    q = _seat(second, "seat=second", f"annex={annex}", f"head={head}")
     assert q.returncode == 0, q.stderr[-3000:]
-    return annex, second / "results" / "demo" / "annex", head.split("`")[1]
+    return annex, second / "results" / "demo" / "annex", head
 
 
 @pytest.mark.slow
@@ -47,10 +49,16 @@ def test_second_seat_reproduces_every_non_volatile_file(seats) -> None:
 @pytest.mark.slow
 def test_both_annexes_verify_against_their_heads(seats) -> None:
     a, b, head = seats
-    assert head in (a / "certificate.md").read_text()
+    assert f"`{head}`" in (a / "README.md").read_text()
+    seal_line = json.loads((a / "ledger.jsonl").read_text().splitlines()[-1])
+    assert seal_line["hash"] == head and seal_line["event"] == "annex_sealed"
+    assert f"`{seal_line['prev']}`" in (a / "certificate.md").read_text()  # the pre-seal head
     res = run_audit("verify", a, "--head", head)
     assert res.code == 0, res.stderr
-    assert run_audit("verify", b).code == 0
+    assert "against the head you hold" in res.stdout
+    own = json.loads((b / "ledger.jsonl").read_text().splitlines()[-1])["hash"]
+    assert run_audit("verify", b, "--head", own).code == 0
+    assert run_audit("verify", b, "--head", head).code == 1  # another seat's head
 
 
 def _copy(seats, tmp_path: Path) -> tuple[Path, str]:
@@ -121,8 +129,8 @@ def test_a_cut_tail_fails_against_the_anchored_head(seats, tmp_path) -> None:
     (annex / "ledger.jsonl").write_text("".join(lines[:-3]))
     res = run_audit("verify", annex, "--head", head)
     assert res.code == 1
-    assert "does not end with annex_sealed" in res.stderr
-    assert f"the anchored head {head}" in res.stderr
+    assert "must end with its one annex_sealed line" in res.stderr
+    assert f"the anchored head is {head}" in res.stderr
 
 
 @pytest.mark.slow
@@ -154,7 +162,10 @@ def test_second_seat_refuses_a_bundle_with_other_content(seats, tmp_path, demo_b
     shutil.copytree(demo_bundle, bundle)
     lb = pl.read_parquet(bundle / "leaderboard.parquet")
     lb.with_columns(pl.col("alpha_score") + 0.1).write_parquet(bundle / "leaderboard.parquet")
-    p = _seat(tmp_path / "seat", "seat=second", f"annex={annex}", f"bundle={bundle}")
+    head = seats[2]
+    p = _seat(
+        tmp_path / "seat", "seat=second", f"annex={annex}", f"head={head}", f"bundle={bundle}"
+    )
     assert p.returncode != 0
     assert f"error[bundle_changed]: {bundle / 'leaderboard.parquet'}: content digest is" in (
         p.stdout + p.stderr

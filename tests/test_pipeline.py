@@ -13,7 +13,7 @@ import pytest
 
 from audit.seal import ledger
 from audit.files import file_blake3
-from tests.conftest import ROOT, SNAKEMAKE, read_csv_rows, run_dag
+from tests.conftest import ROOT, SNAKEMAKE, annex_head, read_csv_rows, run_dag
 
 
 def snakemake(workdir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -170,6 +170,7 @@ def test_real_bundle_census(impl_envs, real_bundle: Path, tmp_path: Path) -> Non
         "--config",
         "seat=second",
         f"annex={res / 'annex'}",
+        f"head={annex_head(res / 'annex')}",
         f"bundle={real_bundle}",
     )
     assert q.returncode == 0, q.stderr[-3000:]

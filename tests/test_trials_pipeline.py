@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, read_csv_rows, run_audit, run_dag
+from tests.conftest import ROOT, annex_head, read_csv_rows, run_audit, run_dag
 
 SHARED = (ROOT / ".." / "shared" / "bundles").resolve()
 
@@ -56,6 +56,7 @@ def test_registry_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
         "--config",
         "seat=second",
         f"annex={res / 'annex'}",
+        f"head={annex_head(res / 'annex')}",
         f"bundle={bundle}",
     )
     assert q.returncode == 0, q.stderr[-3000:]

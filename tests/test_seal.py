@@ -15,6 +15,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from audit.seal import annex as seal_annex
 from audit.seal import attest, contract, ledger
@@ -36,7 +38,12 @@ def sealed(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, s
 
 
 def _files(annex: Path) -> list[str]:
-    return sorted(p.relative_to(annex).as_posix() for p in annex.rglob("*") if p.is_file())
+    """The annex's files (not Snakemake's empty marker of a directory output)."""
+    return sorted(
+        p.relative_to(annex).as_posix()
+        for p in annex.rglob("*")
+        if p.is_file() and p.name != ".snakemake_timestamp"
+    )
 
 
 def _flip_byte(path: Path) -> None:
@@ -100,12 +107,24 @@ def _copy(sealed, tmp_path: Path, name: str) -> Path:
     return dst
 
 
+def _run_main(argv: list[str]) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from audit.__main__ import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, err.getvalue()
+
+
 def _fails(annex: Path, head: str, names: tuple[str, ...]) -> str:
-    res = run_audit("verify", annex, "--head", head)
-    assert res.code in (1, 2), res.stdout
-    assert "Traceback" not in res.stderr
-    assert any(n in res.stderr for n in names), res.stderr
-    return res.stderr
+    """verify --head fails (in-process: an uncaught exception fails the test), naming a file."""
+    code, err = _run_main(["verify", str(annex), "--head", head])
+    assert code in (1, 2), err
+    assert any(n in err for n in names), err
+    return err
 
 
 def test_the_forgers_reseal_verifies_without_the_head(sealed, tmp_path: Path) -> None:
@@ -121,7 +140,9 @@ def test_every_file_edited_and_resealed_fails_against_the_head(sealed, tmp_path:
     for rel in _files(sealed[0]):
         annex = _copy(sealed, tmp_path, f"edit-{rel}")
         _flip_byte(annex / rel)
-        if rel not in (contract.LEDGER, contract.README):
+        # resealing rewrites the manifest whole, so an edit of the manifest itself is
+        # tested as it stands; the ledger's lines are edited and rechained below
+        if rel not in (contract.LEDGER, contract.README, contract.MANIFEST):
             _reseal(annex)
         _fails(annex, sealed[1], (contract.LEDGER, rel))
 
@@ -180,3 +201,151 @@ def test_a_forged_certificate_with_deleted_evidence_fails(sealed, tmp_path: Path
     res = run_audit("verify", annex)
     assert res.code == 1
     assert "recompute/pyarrow" in res.stderr and "arm" in res.stderr
+
+
+# --- the manifest's paths are confined to the annex ---------------------------------
+
+
+def _edit_manifest(annex: Path, edit) -> None:
+    m = json.loads((annex / contract.MANIFEST).read_text())
+    edit(m)
+    (annex / contract.MANIFEST).write_text(json.dumps(m))
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["/etc/passwd", "../outside.txt", "lock/../census.txt", "./census.txt", "a//b", "C:\\x"],
+)
+def test_a_manifest_path_outside_the_annex_is_refused(sealed, tmp_path: Path, name) -> None:
+    annex = _copy(sealed, tmp_path, "paths")
+    digest = attest.digests(annex / "census.txt")
+    _edit_manifest(annex, lambda m: m["files"].__setitem__(name, digest))
+    res = run_audit("verify", annex, "--head", sealed[1])
+    assert res.code == 2 and res.stderr.startswith("error[bad_manifest]:"), res.stderr
+    assert res.stderr.count("\n") == 1
+
+
+def test_a_symlink_in_the_annex_is_refused(sealed, tmp_path: Path) -> None:
+    annex = _copy(sealed, tmp_path, "link")
+    outside = tmp_path / "census-copy.txt"
+    shutil.copyfile(annex / "census.txt", outside)
+    (annex / "census.txt").unlink()
+    (annex / "census.txt").symlink_to(outside)  # same bytes, but not inside the annex
+    res = run_audit("verify", annex, "--head", sealed[1])
+    assert res.code in (1, 2) and "symbolic link" in res.stderr, res.stderr
+    # a linked folder likewise
+    annex2 = _copy(sealed, tmp_path, "linkdir")
+    shutil.move(annex2 / "report", tmp_path / "report-outside")
+    (annex2 / "report").symlink_to(tmp_path / "report-outside")
+    res = run_audit("verify", annex2, "--head", sealed[1])
+    assert res.code in (1, 2) and "symbolic link" in res.stderr, res.stderr
+
+
+def test_a_file_listed_twice_is_refused(sealed, tmp_path: Path) -> None:
+    annex = _copy(sealed, tmp_path, "twice")
+    text = (annex / contract.MANIFEST).read_text()
+    entry = '"census.txt": {'
+    i = text.index(entry)
+    j = text.index("}", i) + 1
+    dup = text[:j] + ", " + text[i:j] + text[j:]
+    (annex / contract.MANIFEST).write_text(dup)
+    res = run_audit("verify", annex, "--head", sealed[1])
+    assert res.code == 2 and "appears twice" in res.stderr, res.stderr
+
+
+def test_a_manifest_field_is_checked_against_the_ledger(sealed, tmp_path: Path) -> None:
+    for field, value in (("arm", "other"), ("prereg", {"blake3": "1" * 64})):
+        annex = _copy(sealed, tmp_path, f"field-{field}")
+        _edit_manifest(annex, lambda m, f=field, v=value: m.__setitem__(f, v))
+        _reseal(annex)
+        res = run_audit("verify", annex)  # even against itself
+        assert res.code == 1 and contract.MANIFEST in res.stderr, res.stderr
+
+
+# --- compare-annex takes volatility from its own code --------------------------------
+
+
+def test_compare_annex_refuses_a_manifest_that_declares_what_is_volatile(
+    sealed, tmp_path: Path
+) -> None:
+    annex = _copy(sealed, tmp_path, "volatile")
+    _edit_manifest(annex, lambda m: m.__setitem__("volatile", ["^(a+)+$", ""]))
+    res = run_audit("compare-annex", sealed[0], annex)
+    assert res.code == 2 and res.stderr.startswith("error[bad_manifest]:"), res.stderr
+
+
+def test_compare_annex_counts_a_changed_content_file_whatever_a_manifest_says(
+    sealed, tmp_path: Path
+) -> None:
+    annex = _copy(sealed, tmp_path, "content")
+    _flip_byte(annex / "census_cells.csv")
+    _reseal(annex)
+    res = run_audit("compare-annex", sealed[0], annex)
+    assert res.code == 1 and "DIFFERENT: census_cells.csv: line" in res.stdout, res.stdout
+
+
+# --- malformed annex files: a classed line or a failed verification, never a traceback ---
+
+
+TEXT_SUFFIXES = (".json", ".jsonl", ".csv", ".md")
+
+
+def _check_never_crashes(annex: Path, sealed, rel: str) -> None:
+    argvs = [["verify", str(annex), "--head", sealed[1]], ["compare-annex", str(sealed[0]), str(annex)]]
+    if rel == contract.LEDGER:
+        argvs.append(["verify-ledger", str(annex / rel), "--head", sealed[1]])
+    for argv in argvs:
+        code, err = _run_main(argv)  # in-process: an uncaught exception fails the test
+        # compare-annex compares; it does not verify: a volatile file may differ freely
+        ok = (0, 1, 2) if argv[0] == "compare-annex" and rel in contract.VOLATILE else (1, 2)
+        assert code in ok, (rel, argv[0], code)
+        if code == 2:
+            assert err.startswith("error[") and err.count("\n") == 1, (rel, err)
+
+
+@st.composite
+def _mutation(draw, originals: dict[str, bytes]):
+    rel = draw(st.sampled_from(sorted(originals)))
+    data = originals[rel]
+    kind = draw(st.sampled_from(["truncate", "flip", "non_utf8", "retype", "nest", "replace"]))
+    if kind == "truncate":
+        data = data[: draw(st.integers(0, max(0, len(data) - 1)))]
+    elif kind == "flip" and data:
+        k = draw(st.integers(0, len(data) - 1))
+        data = data[:k] + bytes([draw(st.integers(0, 255))]) + data[k + 1 :]
+    elif kind == "non_utf8":
+        k = draw(st.integers(0, len(data)))
+        data = data[:k] + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80"])) + data[k:]
+    elif kind == "retype":
+        data = draw(st.sampled_from([b"7", b"7\n", b"[]", b"null", b'"x"', b'{"format": 1}', b"1e999"]))
+    elif kind == "nest":
+        data = b"[" * draw(st.integers(1, 100_000))
+    else:
+        data = draw(st.binary(max_size=200))
+    return rel, data
+
+
+def test_malformed_annex_files_never_crash_verify_or_compare(sealed, tmp_path: Path) -> None:
+    """Every JSON, JSONL, CSV and Markdown file of a real annex, mutated by hypothesis:
+    truncated, a byte changed, non-UTF-8 inserted, another JSON type, deep nesting, random
+    bytes. verify, compare-annex (and verify-ledger on the ledger) end in a classed refusal
+    (exit 2, one line) or a failed check (exit 1); any uncaught exception fails the test."""
+    originals = {
+        rel: (sealed[0] / rel).read_bytes()
+        for rel in _files(sealed[0])
+        if rel.endswith(TEXT_SUFFIXES)
+    }
+    assert {"manifest.json", "ledger.jsonl", "certificate.md", "lock/lock.json"} <= set(originals)
+    annex = _copy(sealed, tmp_path, "fuzz")
+
+    @settings(max_examples=150, deadline=None, derandomize=True, database=None)
+    @given(_mutation(originals))
+    def one(mutation) -> None:
+        rel, data = mutation
+        try:
+            (annex / rel).write_bytes(data)
+            _check_never_crashes(annex, sealed, rel)
+        finally:
+            (annex / rel).write_bytes(originals[rel])
+
+    one()
