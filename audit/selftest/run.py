@@ -56,6 +56,7 @@ class Bundle:
 def bundles(shared: Path) -> dict[str, Bundle]:
     """Every bundle the self-test knows; the real ones live under ``shared``."""
     p = ROOT / "prereg"
+    shared = shared.resolve()  # the contestants run in a folder of their own
     return {
         "demo": Bundle("demo", "cells", p / "demo.yaml", "demo"),
         "demo-edges": Bundle("demo-edges", "cells", p / "demo.yaml", "edges"),
