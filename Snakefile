@@ -42,6 +42,7 @@ else:
     include: "workflow/rules/audit.smk"
     include: "workflow/rules/controls.smk"
     include: "workflow/rules/annex.smk"
+    include: "workflow/rules/selftest.smk"
 
 
 rule all:

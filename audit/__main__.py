@@ -124,6 +124,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--res", required=True, help="results/<arm>")
     p.add_argument("--out", required=True)
 
+    p = sub.add_parser("self-test", help="inject the fault catalogue into the contestants")
+    p.add_argument(
+        "--bundles",
+        nargs="+",
+        default=["demo", "demo-edges"],
+        help="demo, demo-edges, openhands-index, skillsbench-registry, benchflow-sample",
+    )
+    p.add_argument("--shared", default="../shared/bundles", help="where the real bundles live")
+    p.add_argument("--faults", nargs="*", default=None, help="only these faults")
+    p.add_argument(
+        "--catalogue", default=None, help="the fault catalogue (audit/selftest/faults.yaml)"
+    )
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--out", required=True, help="folder for self-test.md and self-test.csv")
+
     p = sub.add_parser("verify-ledger", help="walk a ledger's hash chain and rehash its subjects")
     p.add_argument("ledger")
     p.add_argument("--head", default=None)
@@ -256,6 +271,35 @@ def _run(args: argparse.Namespace) -> int:
         from audit.trials_report import build as trials_build
 
         trials_build(args.res, args.out)
+    elif args.command == "self-test":
+        import time
+        from pathlib import Path
+
+        from audit.selftest.catalogue import CATALOGUE
+        from audit.selftest.matrix import problems, verdicts, write_csv, write_md
+        from audit.selftest.run import self_test
+
+        start = time.monotonic()
+        faults, outcomes, names = self_test(
+            args.bundles,
+            Path(args.shared),
+            args.jobs,
+            Path(args.catalogue) if args.catalogue else CATALOGUE,
+            only=args.faults,
+        )
+        out = Path(args.out)
+        write_csv(outcomes, out / "self-test.csv")
+        write_md(faults, outcomes, names, out / "self-test.md", time.monotonic() - start)
+        v = verdicts(faults, outcomes)
+        print(
+            f"self-test: {len(faults)} faults, "
+            + ", ".join(f"{sum(x == k for x in v.values())} {k}" for k in sorted(set(v.values())))
+            + f"; {out / 'self-test.md'}"
+        )
+        bad = problems(faults, outcomes)
+        for line in bad:
+            print(f"FAILED: {line}", file=sys.stderr)
+        return 1 if bad else 0
     elif args.command == "verify-ledger":
         from audit.seal.ledger import check
 

@@ -72,6 +72,21 @@ def column_table(census: pl.DataFrame, nulls: pl.DataFrame, doc: dict) -> pl.Dat
     )
 
 
+def check_complete(census: pl.DataFrame, rows: int, cols: int, path: str) -> dict[str, int]:
+    """Totals per class; census_incomplete unless every cell has exactly one known class."""
+    totals = {c: int((census["class"] == c).sum()) for c in CLASSES}
+    unknown = census.filter(~pl.col("class").is_in(CLASSES)).height
+    if sum(totals.values()) != rows * cols or unknown or census.height != rows * cols:
+        raise AuditError(
+            "census_incomplete",
+            path,
+            f"{census.height} cells classified ({unknown} with an unknown class), "
+            f"the leaderboard has {rows} x {cols} = {rows * cols}",
+            FAILED,
+        )
+    return totals
+
+
 def summarise(
     agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
 ) -> dict:
@@ -81,16 +96,7 @@ def summarise(
     census = read_csv(Path(contestant_dir) / "census.csv")
     nulls = read_csv(Path(contestant_dir) / "nulls.csv")
     rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
-    totals = {c: int((census["class"] == c).sum()) for c in CLASSES}
-    unknown = census.filter(~pl.col("class").is_in(CLASSES)).height
-    if sum(totals.values()) != rows * cols or unknown or census.height != rows * cols:
-        raise AuditError(
-            "census_incomplete",
-            str(Path(contestant_dir) / "census.csv"),
-            f"{census.height} cells classified ({unknown} with an unknown class), "
-            f"the leaderboard has {rows} x {cols} = {rows * cols}",
-            FAILED,
-        )
+    totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"))
     table = column_table(census, nulls, doc)
     summary = {
         "arm_prereg": doc["name"],

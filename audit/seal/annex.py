@@ -38,6 +38,8 @@ COPIED = [
     "controls.md",
     "vulnerabilities.json",
 ]
+# The self-test's kill matrix (python -m audit self-test): in the annex when the prereg asks
+SELF_TEST = ["self-test.md", "self-test.csv"]
 COPIED_GLOBS = [
     "recompute/*/run1/*.csv",
     "recompute/*/runs-identical.json",
@@ -90,10 +92,22 @@ else must be byte-identical between seats.
 """
 
 
+def _self_test(res: Path) -> list[Path]:
+    """The kill matrix, if the locked prereg asks for it (key self_test); it must exist then."""
+    locked = res / "lock" / "prereg.yaml"
+    if trials_prereg.is_trials(locked) or not prereg.load(str(locked)).get("self_test"):
+        return []
+    missing = [f for f in SELF_TEST if not (res / f).is_file()]
+    if missing:
+        raise AuditError("missing_file", str(res / missing[0]), "the prereg asks for the self-test")
+    return [res / f for f in SELF_TEST]
+
+
 def _copy_outputs(res: Path, tmp: Path) -> None:
     files = [res / f for f in COPIED if (res / f).is_file()]
     for pattern in COPIED_GLOBS:
         files += sorted(p for p in res.glob(pattern) if p.is_file())
+    files += _self_test(res)
     for src in files:
         dst = tmp / src.relative_to(res)
         dst.parent.mkdir(parents=True, exist_ok=True)
