@@ -51,7 +51,7 @@ TB_SETTINGS: list[tuple[str, list[tuple[str, str]]]] = [
     ("tb_commit", [("run_metadata.json", "commit_hash")]),
     ("agent_kwargs", [("run_metadata.json", "agent_kwargs")]),
 ]
-TB_SETTING_NAMES = [s for s, _ in TB_SETTINGS]
+TB_SETTING_NAMES = [s for s, _ in TB_SETTINGS]  # some share a name with section 2.3 settings
 # Settings that the board rules compare between the runs of one entry.
 BOARD_SETTINGS = (
     "tb_version",
@@ -264,7 +264,8 @@ def _run_rows(rd: Any, run: _Run, nested: set[str]) -> tuple[list[dict[str, Any]
         "crosscheck": {
             "accuracy_recorded": rec_acc,
             "accuracy_recomputed": n_res / len(listed) if listed else None,
-            "accuracy_agrees": isinstance(rec_acc, int | float) and bool(listed)
+            "accuracy_agrees": isinstance(rec_acc, int | float)
+            and bool(listed)
             and rec_acc == n_res / len(listed),
             "n_resolved_recorded": doc.get("n_resolved"),
             "n_resolved_recomputed": n_res,
@@ -433,7 +434,9 @@ def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
                 + (f"; same bytes as {info['duplicate_of']}" if info["duplicate_of"] else "")
             )
         for s, values in b["settings_differ_between_runs"].items():
-            lines.append(f"  runs differ in {s}: " + ", ".join(f"{k}={v}" for k, v in values.items()))
+            lines.append(
+                f"  runs differ in {s}: " + ", ".join(f"{k}={v}" for k, v in values.items())
+            )
     lines.append(f"skipped files: {len(doc['skipped'])}")
     reasons: dict[str, int] = {}
     for f in doc["skipped"]:

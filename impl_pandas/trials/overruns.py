@@ -119,12 +119,8 @@ def entry_lines(
             vals.update(
                 {
                     "run_mean": float(np.mean(rates)) * s,
-                    "se_runs_sample": None
-                    if (x := _sd_ratio(rates, 1)) is None
-                    else x * s,
-                    "se_runs_population": None
-                    if (x := _sd_ratio(rates, 0)) is None
-                    else x * s,
+                    "se_runs_sample": None if (x := _sd_ratio(rates, 1)) is None else x * s,
+                    "se_runs_population": None if (x := _sd_ratio(rates, 0)) is None else x * s,
                     "pooled_rate": p * s,
                     "se_binomial_pooled": math.sqrt(p * (1.0 - p) / n) * s,
                     "se_clustered_tasks": clustered * s,

@@ -95,8 +95,15 @@ def compute(
             values.setdefault(e, {})[pname] = got
             allv = [v for vs in reps[e].values() for v in vs]
             if not plain or not allv:
-                rows_out.append([e, pname, block["unit"], *([""] * 2 if not plain else ["0", "0"]),
-                                 *[""] * (1 + len(MEASURES))])
+                rows_out.append(
+                    [
+                        e,
+                        pname,
+                        block["unit"],
+                        *([""] * 2 if not plain else ["0", "0"]),
+                        *[""] * (1 + len(MEASURES)),
+                    ]
+                )
                 continue
             rates = [Fraction(math.fsum(vs)) / len(vs) for _, vs in sorted(reps[e].items())]
             r = len(rates)
@@ -119,9 +126,15 @@ def compute(
                 _sqrt_q(cl * c / (c - 1) / (n * n)) * S if c > 1 else None
             )
             rows_out.append(
-                [e, pname, block["unit"], str(r), str(n),
-                 ";".join(format_float(float(x) * S) for x in rates),
-                 *["" if got[m] is None else format_float(got[m]) for m in MEASURES]]
+                [
+                    e,
+                    pname,
+                    block["unit"],
+                    str(r),
+                    str(n),
+                    ";".join(format_float(float(x) * S) for x in rates),
+                    *["" if got[m] is None else format_float(got[m]) for m in MEASURES],
+                ]
             )
             for k in block["pass_k"]:
                 at: list[Fraction] = []
@@ -141,8 +154,15 @@ def compute(
                 got[f"pass_at_{k}"] = float(sum(at, Fraction(0)) / len(at)) * S
                 got[f"pass_pow_{k}"] = float(sum(pw, Fraction(0)) / len(pw)) * S
                 pk_rows.append(
-                    [e, pname, str(k), str(len(at)), str(left),
-                     format_float(got[f"pass_at_{k}"]), format_float(got[f"pass_pow_{k}"])]
+                    [
+                        e,
+                        pname,
+                        str(k),
+                        str(len(at)),
+                        str(left),
+                        format_float(got[f"pass_at_{k}"]),
+                        format_float(got[f"pass_pow_{k}"]),
+                    ]
                 )
     rows_out.sort(key=lambda row: (row[0], row[1]))
     pk_rows.sort(key=lambda row: (row[0], row[1], int(row[2])))
