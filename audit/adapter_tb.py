@@ -116,9 +116,9 @@ def _find_runs(rd: Any, entry: str) -> list[_Run]:
 
     visit(entry, ".", None)
     for fname in sorted(os.listdir(jobs / entry)):
-        if fname.endswith(RUN_FILE_SUFFIX) and (jobs / entry / fname).is_file():
-            if _is_run_doc(rd.peek_json(f"{entry}/{fname}")):
-                runs.append(_Run(entry, fname[: -len(RUN_FILE_SUFFIX)], f"{entry}/{fname}", None))
+        lone = fname.endswith(RUN_FILE_SUFFIX) and (jobs / entry / fname).is_file()
+        if lone and _is_run_doc(rd.peek_json(f"{entry}/{fname}")):
+            runs.append(_Run(entry, fname[: -len(RUN_FILE_SUFFIX)], f"{entry}/{fname}", None))
     runs.sort(key=lambda r: r.name)
     return runs
 
