@@ -88,6 +88,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", default=None)
     p.add_argument("--format", default="harbor-trial-v1")
     p.add_argument("--out", required=True)
+    p.add_argument("--duplicates", default=None, help="tb-run-v1: once | as_shipped")
+    p.add_argument("--min-tries", type=int, default=None, help="tb-run-v1: the board's minimum")
 
     p = sub.add_parser("settings-census", help="what each trial recorded it ran with")
     p.add_argument("trials")
@@ -240,7 +242,7 @@ def _run(args: argparse.Namespace) -> int:
         jobs = args.jobs or args.jobs_dir
         if jobs is None:
             raise AuditError("bad_args", "adapt-trials", "name the jobs directory")
-        table, doc = adapt_to(jobs, args.out, args.format)
+        table, doc = adapt_to(jobs, args.out, args.format, args.duplicates, args.min_tries)
         print("\n".join(summary_lines(table, doc)))
     elif args.command == "settings-census":
         from audit.settings_census import write as settings_write

@@ -152,6 +152,13 @@ class _Reader:
         self.files.append({"path": rel, "blake3": blake3.blake3(raw).hexdigest()})
         return doc
 
+    def peek_json(self, rel: str) -> Any:
+        """Parse a JSON file without recording it as read (None if it does not parse)."""
+        try:
+            return json.loads((Path(self.jobs) / rel).read_bytes().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            return None
+
     def subdirs(self, rel: str) -> list[str]:
         base = Path(self.jobs) / rel
         names = sorted(n for n in os.listdir(base) if not n.startswith("."))
@@ -317,16 +324,79 @@ def _crosscheck(job_result: Any, rows: list[dict[str, Any]]) -> dict[str, Any] |
     }
 
 
+FORMATS = (FORMAT, "tb-run-v1")
+LOOKED_FOR = "<run>/<trial>/result.json (Harbor trial folders)"
+
+
 def adapt(
-    jobs: str, fmt: str = FORMAT, only: str | None = None
+    jobs: str,
+    fmt: str = FORMAT,
+    only: str | None = None,
+    duplicates: str | None = None,
+    min_tries: int | None = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Read a jobs directory; return (trial table, adapter.json document). Writes nothing.
 
-    ``only``: read just this run folder of ``jobs``, as if it were the only run."""
-    if fmt != FORMAT:
-        raise AuditError("bad_args", jobs, f"unknown format {fmt!r}; the only one is {FORMAT}")
+    ``only``: read just this run folder of ``jobs``, as if it were the only run.
+    ``duplicates`` and ``min_tries``: the tb-run-v1 rules (section 16.1)."""
+    if fmt not in FORMATS:
+        raise AuditError(
+            "bad_args", jobs, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}"
+        )
     if not Path(jobs).is_dir():
         raise AuditError("missing_file", jobs, "jobs directory does not exist or is not a folder")
+    if fmt != FORMAT:
+        return _adapt_tb(jobs, duplicates, min_tries)
+    table, doc = _adapt_harbor(jobs, only)
+    _refuse_empty(table, jobs if only is None else str(Path(jobs) / only), LOOKED_FOR)
+    doc["skipped"] = unread_files(
+        jobs if only is None else str(Path(jobs) / only),
+        {f["path"] if only is None else f["path"][len(only) + 1 :] for f in doc["files"]},
+        lambda rel: f"not a file {FORMAT} reads",
+    )
+    return table, doc
+
+
+def unread_files(jobs: str, read: set[str], reason: Any) -> list[dict[str, str]]:
+    """Every regular file under ``jobs`` (walk order) not in ``read``, with reason(path)."""
+    out = []
+    for base, dirs, files in os.walk(jobs, followlinks=True):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        rel_base = os.path.relpath(base, jobs).replace(os.sep, "/")
+        for f in sorted(files):
+            rel = f if rel_base == "." else f"{rel_base}/{f}"
+            if rel not in read and not f.startswith("."):
+                out.append({"path": rel, "reason": reason(rel)})
+    return out
+
+
+def _refuse_empty(table: pl.DataFrame, jobs: str, looked_for: str) -> None:
+    """Section 2.7: an adapter that reads zero trials refuses."""
+    if table.height == 0:
+        raise AuditError("no_trials", jobs, f"no trial read; looked for {looked_for}")
+
+
+def _adapt_tb(
+    jobs: str, duplicates: str | None, min_tries: int | None
+) -> tuple[pl.DataFrame, dict[str, Any]]:
+    from audit import adapter_tb
+
+    if duplicates is None or min_tries is None:
+        raise AuditError(
+            "bad_args", jobs, "tb-run-v1 needs --duplicates (once|as_shipped) and --min-tries"
+        )
+    rd = _Reader(jobs)
+    rows, doc = adapter_tb.adapt_tb(jobs, duplicates, min_tries, rd)
+    rows.sort(key=lambda r: (r["run"], r["task"], r["trial_id"], r["copy"]))
+    sch = adapter_tb.schema()
+    table = pl.DataFrame(rows, schema=sch) if rows else pl.DataFrame(schema=sch)
+    _refuse_empty(table, jobs, adapter_tb.LOOKED_FOR)
+    doc["files"] = rd.files
+    doc["skipped"] = adapter_tb.skipped_files(jobs, {f["path"] for f in rd.files}, doc)
+    return table, doc
+
+
+def _adapt_harbor(jobs: str, only: str | None) -> tuple[pl.DataFrame, dict[str, Any]]:
     rd = _Reader(jobs)
     rows: list[dict[str, Any]] = []
     runs: dict[str, dict[str, Any]] = {}
@@ -413,8 +483,14 @@ def parquet_bytes(table: pl.DataFrame) -> bytes:
     return buf.getvalue()
 
 
-def adapt_to(jobs: str, out_dir: str, fmt: str = FORMAT) -> tuple[pl.DataFrame, dict[str, Any]]:
-    table, doc = adapt(jobs, fmt)
+def adapt_to(
+    jobs: str,
+    out_dir: str,
+    fmt: str = FORMAT,
+    duplicates: str | None = None,
+    min_tries: int | None = None,
+) -> tuple[pl.DataFrame, dict[str, Any]]:
+    table, doc = adapt(jobs, fmt, duplicates=duplicates, min_tries=min_tries)
     out = Path(out_dir)
     write_atomic(out / "trials.parquet", parquet_bytes(table))
     write_atomic(out / "adapter.json", canonical_json(doc))
@@ -422,6 +498,10 @@ def adapt_to(jobs: str, out_dir: str, fmt: str = FORMAT) -> tuple[pl.DataFrame, 
 
 
 def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
+    if doc["format"] != FORMAT:
+        from audit.adapter_tb import summary_lines as tb_lines
+
+        return tb_lines(table, doc)
     lines = []
     for run, info in doc["runs"].items():
         st = info["statuses"]

@@ -28,6 +28,9 @@ TRIAL_KEYS: dict[str, list[str]] = {
     "recovery_rows.csv": ["row_id"],
     "nulls.csv": ["column"],
     "null_hist.csv": ["column", "count"],
+    # section 16: runs inside an entry
+    "runs.csv": ["entry", "policy"],
+    "pass_k.csv": ["entry", "policy", "k"],
 }
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from audit.adapter import SETTING_NAMES
+from audit.adapter_tb import TB_SETTING_NAMES
 from audit.errors import AuditError
 from audit.files import write_atomic
 
@@ -27,12 +28,16 @@ def _csv(header: list[str], rows: list[list[object]]) -> str:
 
 def census(table: pl.DataFrame) -> tuple[list[list[object]], list[list[object]], list[str]]:
     """(settings.csv rows, settings_all.csv rows, stdout lines)."""
+    # A tb-run-v1 table adds the tb harness settings (section 16.1) after the 22 of 2.3.
+    names = SETTING_NAMES + [
+        s for s in TB_SETTING_NAMES if s in table.columns and s not in SETTING_NAMES
+    ]
     first = table.filter(pl.col("copy") == 0)
     per_run: list[list[object]] = []
     pooled: dict[tuple[str, str, str], list[object]] = {}
     for run in sorted(first["run"].unique().to_list()):
         part = first.filter(pl.col("run") == run)
-        for s in SETTING_NAMES:
+        for s in names:
             counts: dict[tuple[str, str], int] = {}
             for v in part[s].to_list():
                 key = ("not_recorded", "") if v is None else ("recorded", v)
@@ -46,7 +51,7 @@ def census(table: pl.DataFrame) -> tuple[list[list[object]], list[list[object]],
     all_rows = sorted(pooled.values(), key=lambda r: (r[0], r[1], r[2]))
     total = first.height
     lines = []
-    for s in SETTING_NAMES:
+    for s in names:
         rec = [r for r in all_rows if r[0] == s and r[1] == "recorded"]
         missing = sum(int(r[3]) for r in all_rows if r[0] == s and r[1] == "not_recorded")  # type: ignore[call-overload]
         parts = []

@@ -239,9 +239,22 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     return center - half, center + half
 
 
+def _check_k(n: int, c: int, k: int) -> None:
+    """pass@k and pass^k need 1 <= k <= n and 0 <= c <= n (a task with fewer than k tries
+    has no estimate: the caller leaves it out, with the reason)."""
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if not 0 <= c <= n:
+        raise ValueError(f"passes {c} outside 0..{n}")
+    if n < k:
+        raise ValueError(f"{n} tries < k = {k}: no unbiased estimate")
+
+
 def pass_at_k(n: int, c: int, k: int) -> Fraction:
+    _check_k(n, c, k)
     return 1 - Fraction(math.comb(n - c, k), math.comb(n, k))
 
 
 def pass_pow_k(n: int, c: int, k: int) -> Fraction:
+    _check_k(n, c, k)
     return Fraction(math.comb(c, k), math.comb(n, k))

@@ -24,6 +24,8 @@ FILES = [
     "recovery_rows.csv",
     "nulls.csv",
     "null_hist.csv",
+    "runs.csv",
+    "pass_k.csv",
 ]
 INTERVALS_HEADER = [
     "row_id",

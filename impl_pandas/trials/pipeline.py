@@ -11,7 +11,7 @@ from .. import read
 from ..errors import MISSING_FILE, UNREADABLE, InputError
 from ..values import format_float
 from ..write import render
-from . import judge, nulls, stats, tables, tasks
+from . import judge, nulls, overruns, stats, tables, tasks
 from .prereg import REGISTRY, parse, table_names
 
 TASKS_HEADER = [
@@ -123,6 +123,10 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     Classes in the order of section 5; within a class, files in the order
     prereg, leaderboard, source table."""
     doc = load_document(prereg_path)  # missing_file, unreadable (prereg)
+    # Section 16: the optional `runs` block is read by .overruns, not by .prereg.
+    runs_raw = doc.get("runs") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and "runs" in doc:
+        doc = {k: v for k, v in doc.items() if k != "runs"}
     board_name, source_name = table_names(doc)
     paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
     for path in paths:  # missing_file
@@ -130,6 +134,7 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
             read.require_file(path, path)
     loaded = [None if p is None else read.load_table(p, p) for p in paths]  # unreadable
     pre = parse(doc, prereg_path)  # bad_prereg
+    runs_block = overruns.parse_block(runs_raw, prereg_path)
     board_table = loaded[0] if pre.leaderboard is not None else None
     source_table = loaded[1]
     assert source_table is not None
@@ -188,6 +193,14 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     task_lines.sort(key=lambda r: (r[0], r[1], r[2]))
     entry_lines.sort(key=lambda r: (r[0], r[1]))
 
+    runs_lines: list[list[str]] = []
+    pk_lines: list[list[str]] = []
+    if runs_block is not None and not registry:
+        assert source_table.frame is not None
+        runs_lines, pk_lines, _ = overruns.entry_lines(
+            source_table.frame, pre.policies, runs_block, pre.scale
+        )
+
     cells: list[list[str]] = []
     census: list[list[str]] = []
     recovery: list[list[str]] = []
@@ -214,4 +227,6 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         "recovery_rows.csv": render(judge.RECOVERY_ROWS_HEADER, recovery_rows),
         "nulls.csv": render(nulls.NULLS_HEADER, null_lines),
         "null_hist.csv": render(nulls.HIST_HEADER, hist_lines),
+        "runs.csv": render(overruns.RUNS_HEADER, runs_lines),
+        "pass_k.csv": render(overruns.PASSK_HEADER, pk_lines),
     }

@@ -48,6 +48,7 @@ _REGISTRY_SOURCE = (
     "perfect_count",
 )
 _TRIALS_SOURCE = ("kind", "format", "jobs", "table")
+_TB_SOURCE_EXTRA = ("duplicates", "min_tries")
 _LEADERBOARD = ("table", "row_key", "columns")
 _COLUMNS = ("structural", "no_antecedent", "measured")
 _MEASURED = ("measure", "policies", "tolerance", "row_tolerances")
@@ -233,9 +234,10 @@ def _source(chk: _Checker, raw: Any) -> Source:
         raise chk.fail("source must be a mapping")
     kind = chk.choice(raw.get("kind"), "source.kind", (REGISTRY, TRIALS))
     if kind == TRIALS:
-        spec = chk.block(raw, "source", _TRIALS_SOURCE)
-        if spec["format"] != "harbor-trial-v1":
-            raise chk.fail("source.format must be harbor-trial-v1")
+        tb = raw.get("format") == "tb-run-v1"  # section 16.1: two more keys, the referee's
+        spec = chk.block(raw, "source", _TRIALS_SOURCE + (_TB_SOURCE_EXTRA if tb else ()))
+        if spec["format"] not in ("harbor-trial-v1", "tb-run-v1"):
+            raise chk.fail("source.format must be harbor-trial-v1 or tb-run-v1")
         jobs = spec["jobs"]
         if not isinstance(jobs, str) or not jobs or jobs.startswith("/"):
             raise chk.fail("source.jobs must be a folder inside the bundle folder")

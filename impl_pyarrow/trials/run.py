@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..read import bundle_path
 from ..values import format_float
 from ..write import render_csv, write_outputs
-from . import spec, tables
+from . import overruns, spec, tables
 from .errors import fail
 from .judge import (
     CELLS_HEADER,
@@ -115,6 +115,10 @@ def entry_line(st: EntryStats) -> list[str]:
 def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     """Every output file's bytes; raises TrialInputError on unusable input."""
     doc = spec.load(prereg_path)
+    # Section 16: the optional `runs` block is read by .overruns, not by spec.
+    runs_raw = doc.get("runs") if isinstance(doc, dict) else None
+    if isinstance(doc, dict) and "runs" in doc:
+        doc = {k: v for k, v in doc.items() if k != "runs"}
     lb_name, src_name = spec.table_names(doc, prereg_path)
     lb_path = None if lb_name is None else bundle_path(bundle_dir, lb_name)
     src_path = bundle_path(bundle_dir, src_name)
@@ -126,6 +130,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     src_file = tables.open_parquet(src_path)
 
     pr = spec.validate(doc, prereg_path)
+    runs_block = overruns.read_block(runs_raw, prereg_path)
     src = pr.source
     board = pr.leaderboard
     src_names = src_file.schema_arrow.names
@@ -187,6 +192,14 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     task_lines.sort(key=lambda r: (r[0], r[1], r[2]))
     entry_lines = [entry_line(stats[key]) for key in sorted(stats)]
 
+    runs_out: list[list[str]] = []
+    pk_out: list[list[str]] = []
+    if runs_block is not None and src.kind != "registry":
+        names = [n for n in ("run", "task", "copy", "status", "reward", "tb_run", "attempt")
+                 if n in src_names]
+        runs_out, pk_out, _ = overruns.compute(
+            tables.read_table(src_file, src_path, names), pr.policies, runs_block, pr.scale
+        )
     if board is not None and lb_data is not None:
         judged, pubs = judge(board, lb_data, stats)
         cells_out = cells_rows(board, lb_data, judged)
@@ -204,6 +217,8 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         "recovery_rows.csv": render_csv(RECOVERY_ROWS_HEADER, rec_rows_out),
         "nulls.csv": render_csv(NULLS_HEADER, null_out),
         "null_hist.csv": render_csv(HIST_HEADER, hist_out),
+        "runs.csv": render_csv(overruns.RUNS_HEADER, runs_out),
+        "pass_k.csv": render_csv(overruns.PASSK_HEADER, pk_out),
     }
 
 

@@ -64,6 +64,7 @@ REGISTRY_KEYS = (
     "perfect_count",
 )
 TRIALS_KEYS = ("kind", "format", "jobs", "table")
+TB_EXTRA_KEYS = ("duplicates", "min_tries")
 LEADERBOARD_KEYS = ("table", "row_key", "columns")
 COLUMNS_KEYS = ("structural", "no_antecedent", "measured")
 MEASURED_KEYS = ("measure", "policies", "tolerance", "row_tolerances")
@@ -272,8 +273,11 @@ def _source(raw: Any, path: str) -> Source:
             perfect_count=_string(s, "perfect_count", path, w),
         )
     if kind == "trials":
-        s = _keys(raw, TRIALS_KEYS, path, w)
-        _const(s, "format", "harbor-trial-v1", path, w)
+        if raw.get("format") == "tb-run-v1":  # section 16.1; the extra keys are the referee's
+            s = _keys(raw, TRIALS_KEYS + TB_EXTRA_KEYS, path, w)
+        else:
+            s = _keys(raw, TRIALS_KEYS, path, w)
+            _const(s, "format", "harbor-trial-v1", path, w)
         _string(s, "jobs", path, w)
         return Source(kind="trials", table=_string(s, "table", path, w))
     raise _bad(path, f"unknown source.kind {kind!r}")

@@ -10,11 +10,18 @@ rule adapt_trials:
     params:
         src=src,
         out=lambda w, output: str(Path(output.table).parent),
+        fmt=SOURCE.get("format", ""),
+        # tb-run-v1 (section 16.1): the declared duplicate rule and the board's minimum
+        tb=(
+            ["--duplicates", str(SOURCE["duplicates"]), "--min-tries", str(SOURCE["min_tries"])]
+            if SOURCE.get("format") == "tb-run-v1"
+            else []
+        ),
     log:
         f"{RES}/logs/adapt_trials.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit adapt-trials --jobs {input.jobs}"
-        " --format harbor-trial-v1 --out {params.out} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src} python -m audit adapt-trials --jobs {input.jobs:q}"
+        " --format {params.fmt:q} {params.tb:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
 
 rule lock_trials:

@@ -61,6 +61,8 @@ TRIAL_FILES = [
     "recovery_rows",
     "nulls",
     "null_hist",
+    "runs",
+    "pass_k",
 ]
 
 

@@ -1,0 +1,176 @@
+"""Runs inside an entry (trials contract section 16): statistics over the runs of an
+entry, the pooled rate and its intervals, pass@k / pass^k per entry. pandas idiom:
+one frame of selected values, group-bys for runs and tasks."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import BAD_PREREG, MISSING_COLUMN, InputError
+from ..floats import format_float
+
+UNITS = ("tb_run", "attempt")
+RUNS_KEYS = ("unit", "pass_k")
+RUNS_HEADER = [
+    "entry",
+    "policy",
+    "unit",
+    "runs",
+    "trials",
+    "run_rates",
+    "run_mean",
+    "se_runs_sample",
+    "se_runs_population",
+    "pooled_rate",
+    "se_binomial_pooled",
+    "se_clustered_tasks",
+    "se_clustered_tasks_inspect",
+]
+PASSK_HEADER = ["entry", "policy", "k", "tasks", "tasks_left_out", "pass_at_k", "pass_pow_k"]
+
+
+def parse_block(raw: Any, path: str) -> dict[str, Any] | None:
+    """The optional top-level ``runs`` block: {unit, pass_k}."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or sorted(raw) != sorted(RUNS_KEYS):
+        raise InputError(BAD_PREREG, path, f"runs must be a mapping with keys {RUNS_KEYS}")
+    if raw["unit"] not in UNITS:
+        raise InputError(BAD_PREREG, path, f"runs.unit must be one of {', '.join(UNITS)}")
+    ks = raw["pass_k"]
+    if not isinstance(ks, list) or any(isinstance(k, bool) or not isinstance(k, int) for k in ks):
+        raise InputError(BAD_PREREG, path, "runs.pass_k must be a list of integers")
+    if any(k < 1 for k in ks):
+        raise InputError(BAD_PREREG, path, "runs.pass_k: k must be >= 1 (k = 0 is refused)")
+    if len(set(ks)) != len(ks):
+        raise InputError(BAD_PREREG, path, "runs.pass_k lists a k twice")
+    return {"unit": raw["unit"], "pass_k": sorted(ks)}
+
+
+def _values(frame: pd.DataFrame, policy: Any) -> pd.DataFrame | None:
+    """The trials' values under a policy (copies, errored, unscored); None when the policy
+    selects or pads (run statistics are defined for select all, no slots only)."""
+    if policy.select != "all" or policy.empty_slots != "ignore":
+        return None
+    f = frame if policy.copies == "keep" else frame[frame["copy"] == 0]
+    keep = pd.Series(True, index=f.index)
+    for status in ("errored", "unscored"):
+        if getattr(policy, status) == "exclude":
+            keep &= f["status"] != status
+    f = f[keep].copy()
+    f["value"] = f["reward"].where(f["status"] == "scored", 0.0).astype("float64")
+    return f
+
+
+def _fmt(x: float | None) -> str:
+    return "" if x is None else format_float(x)
+
+
+def _sd_ratio(rates: np.ndarray, ddof: int) -> float | None:
+    n = rates.size
+    if n - ddof < 1 or n < 2:
+        return None
+    return float(np.std(rates, ddof=ddof)) / math.sqrt(n)
+
+
+def _comb(n: int, k: int) -> int:
+    return math.comb(n, k) if 0 <= k <= n else 0
+
+
+def entry_lines(
+    frame: pd.DataFrame, policies: dict[str, Any], block: dict[str, Any], scale: int
+) -> tuple[list[list[str]], list[list[str]], dict[str, dict[str, dict[str, float | None]]]]:
+    """(runs.csv lines, pass_k.csv lines, values by entry, policy, measure)."""
+    for col in ("tb_run", "attempt", "run", "task", "copy", "status", "reward"):
+        if col not in frame.columns:
+            raise InputError(MISSING_COLUMN, "trials.parquet", f"no column {col!r} (runs block)")
+    s = float(scale)
+    unit = block["unit"]
+    runs_out: list[list[str]] = []
+    pk_out: list[list[str]] = []
+    found: dict[str, dict[str, dict[str, float | None]]] = {}
+    for name, policy in policies.items():
+        chosen = _values(frame, policy)
+        for entry, part in frame.groupby("run", sort=True):
+            vals: dict[str, float | None] = {}
+            found.setdefault(str(entry), {})[name] = vals
+            if chosen is None:
+                runs_out.append([str(entry), name, unit, *[""] * 10])
+                continue
+            f = chosen[chosen["run"] == entry]
+            if unit == "attempt":
+                attempt = f["attempt"].astype("Int64").astype(str).replace("<NA>", "")
+                key = f["tb_run"].astype(str) + "#" + attempt
+            else:
+                key = f["tb_run"]
+            rates = f.groupby(key, sort=True)["value"].mean().to_numpy(dtype="float64")
+            n = int(f.shape[0])
+            if n == 0:
+                runs_out.append([str(entry), name, unit, "0", "0", *[""] * 8])
+                continue
+            p = float(f["value"].sum()) / n
+            clusters = (f["value"] - p).groupby(f["task"]).sum().to_numpy(dtype="float64")
+            c = clusters.size
+            clustered = math.sqrt(float(np.sum(clusters**2))) / n
+            vals.update(
+                {
+                    "run_mean": float(np.mean(rates)) * s,
+                    "se_runs_sample": None if (x := _sd_ratio(rates, 1)) is None else x * s,
+                    "se_runs_population": None if (x := _sd_ratio(rates, 0)) is None else x * s,
+                    "pooled_rate": p * s,
+                    "se_binomial_pooled": math.sqrt(p * (1.0 - p) / n) * s,
+                    "se_clustered_tasks": clustered * s,
+                    "se_clustered_tasks_inspect": clustered * math.sqrt(c / (c - 1)) * s
+                    if c > 1
+                    else None,
+                }
+            )
+            runs_out.append(
+                [
+                    str(entry),
+                    name,
+                    unit,
+                    str(rates.size),
+                    str(n),
+                    ";".join(format_float(r * s) for r in rates),
+                    *[_fmt(vals[m]) for m in RUNS_HEADER[6:]],
+                ]
+            )
+            per_task = f.groupby("task", sort=True)["value"].agg(
+                tries="size", passes=lambda v: int((v == 1.0).sum())
+            )
+            for k in block["pass_k"]:
+                ok = per_task[per_task["tries"] >= k]
+                left = int(per_task.shape[0] - ok.shape[0])
+                if ok.empty:
+                    vals[f"pass_at_{k}"] = vals[f"pass_pow_{k}"] = None
+                    pk_out.append([str(entry), name, str(k), "0", str(left), "", ""])
+                    continue
+                at = [
+                    1.0 - _comb(int(t) - int(c_), k) / _comb(int(t), k)
+                    for t, c_ in zip(ok["tries"], ok["passes"], strict=True)
+                ]
+                pw = [
+                    _comb(int(c_), k) / _comb(int(t), k)
+                    for t, c_ in zip(ok["tries"], ok["passes"], strict=True)
+                ]
+                vals[f"pass_at_{k}"] = math.fsum(at) / len(at) * s
+                vals[f"pass_pow_{k}"] = math.fsum(pw) / len(pw) * s
+                pk_out.append(
+                    [
+                        str(entry),
+                        name,
+                        str(k),
+                        str(len(at)),
+                        str(left),
+                        format_float(vals[f"pass_at_{k}"]),
+                        format_float(vals[f"pass_pow_{k}"]),
+                    ]
+                )
+    runs_out.sort(key=lambda r: (r[0], r[1]))
+    pk_out.sort(key=lambda r: (r[0], r[1], int(r[2])))
+    return runs_out, pk_out, found
