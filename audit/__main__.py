@@ -110,6 +110,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--power", type=float, default=0.8, help="power statement: power")
     p.add_argument("--out", default=None)
 
+    p = sub.add_parser("metrics", help="the single-run view: score, solve rate, pass@k, classes")
+    p.add_argument("runs", nargs="+", help="run folders (or run names with --trials)")
+    p.add_argument("--trials", default=None, help="a trial table; RUN... are then run names")
+    p.add_argument("--denominator", default="attempted", choices=["attempted", "scored"])
+    p.add_argument("--reward", default="original", choices=["original", "regraded"])
+    p.add_argument(
+        "--broken",
+        default="as_zero",
+        choices=["as_zero", "exclude_task_both_sides", "exclude_trial"],
+    )
+    p.add_argument("--k", nargs="+", default=None, help="K[,K...]; default 1 and the largest k")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--out", default=None)
+
     p = sub.add_parser("lock-trials", help="the lock of a trials arm (trials contract)")
     p.add_argument("--prereg", required=True)
     p.add_argument("--expected-blake3", required=True)
@@ -238,6 +252,10 @@ def _run(args: argparse.Namespace) -> int:
         from audit.compare_runs import run as compare_runs
 
         return compare_runs(args)
+    elif args.command == "metrics":
+        from audit.metrics import run as metrics_run
+
+        return metrics_run(args)
     elif args.command == "lock-trials":
         from audit.trials_lock import lock as lock_trials
 
