@@ -332,3 +332,82 @@ def test_metrics_single_run(jobs: Path, tmp_path: Path) -> None:
     assert res.code == 0, res.stderr
     assert json.loads(res.stdout)["runs"][0]["score"] == "50.000000"
     assert (tmp_path / "m" / "metrics.txt").is_file()
+
+
+# --- the contestants (section 6.3) ---------------------------------------------------
+
+POLICY = "{select: all, k: null, copies: drop, errored: zero, unscored: zero, empty_slots: ignore, slots: null"
+PREREG = f"""version: 1
+kind: trials
+name: broken-verifiers
+source: {{kind: trials, format: harbor-trial-v1, jobs: jobs, table: trials.parquet}}
+leaderboard: null
+policies:
+  orig_trial: {POLICY}, broken_verifier: exclude_trial, description: x}}
+  orig_task: {POLICY}, reward: original, broken_verifier: exclude_task_both_sides, description: x}}
+  regr_zero: {POLICY}, reward: regraded, description: x}}
+  regr_task: {POLICY}, reward: regraded, broken_verifier: exclude_task_both_sides, description: x}}
+scale: 100
+rounding: half_even
+tolerances: {{}}
+seed: 1
+bootstrap_draws: 10
+null_draws: 10
+controls: {{}}
+compare: {{a: A, b: B, denominator: attempted, k: [1], draws: 10, under_study: [],
+  difference: B-A, unit: points, reward: regraded, broken: exclude_trial, alpha: 0.1, power: 0.9}}
+"""
+
+# (entry, policy) -> (tasks, tasks_left_out, reward_macro), scale 100, by hand:
+#   attempted (= original, as_zero): A p .5, q 1, r 0 -> 50; B p 0, q .5, r 0, s 0 -> 12.5
+#   orig_trial: A p 1 (p2 out), q 1, r 0 -> 66.666667; B p 0, q 1 (q2 out), r 0, s 0 -> 25
+#   orig_task: p (A) and q (B) leave every entry: A r 0 -> 0; B r, s 0 -> 0; C nothing left
+#   regr_zero: A p 1 (p2 regraded 1), q 1, r 0 -> 66.666667; B as attempted -> 12.5
+#   regr_task: only q leaves (Ap2 regraded): A p 1, r 0 -> 50; B p 0, r 0, s 0 -> 0
+ENTRIES = {
+    ("A", "attempted"): ("3", "0", "50.000000"),
+    ("B", "attempted"): ("4", "0", "12.500000"),
+    ("A", "orig_trial"): ("3", "0", "66.666667"),
+    ("B", "orig_trial"): ("4", "0", "25.000000"),
+    ("A", "orig_task"): ("1", "2", "0.000000"),
+    ("B", "orig_task"): ("2", "2", "0.000000"),
+    ("C", "orig_task"): ("0", "2", ""),
+    ("A", "regr_zero"): ("3", "0", "66.666667"),
+    ("B", "regr_zero"): ("4", "0", "12.500000"),
+    ("A", "regr_task"): ("2", "1", "50.000000"),
+    ("B", "regr_task"): ("3", "1", "0.000000"),
+}
+
+
+@pytest.mark.parametrize("impl", ["pandas", "pyarrow"])
+def test_contestants_apply_the_policies(impl_envs, tmp_path: Path, impl: str) -> None:
+    from tests.conftest import impl_python, read_csv_rows, run
+
+    jobs = build(tmp_path)
+    bundle = tmp_path / "bundle"
+    assert run_audit("adapt-trials", "--jobs", jobs, "--out", bundle).code == 0
+    prereg = tmp_path / "prereg.yaml"
+    prereg.write_text(PREREG, encoding="utf-8")
+    from audit.trials_prereg import load
+
+    assert load(prereg)["policies"]["regr_task"]["reward"] == "regraded"  # the schema takes it
+    out = tmp_path / "out"
+    cmd = [str(impl_python(impl)), "-m", f"impl_{impl}", "trials"]
+    res = run([*cmd, "--prereg", str(prereg), "--bundle", str(bundle), "--out", str(out)])
+    assert res.code == 0, res.stderr
+    got = {
+        (r["entry"], r["policy"]): (r["tasks"], r["tasks_left_out"], r["reward_macro"])
+        for r in read_csv_rows(out / "entries.csv")
+    }
+    for key, want in ENTRIES.items():
+        assert got[key] == want, key
+    tasks = {(r["entry"], r["policy"], r["task"]): r for r in read_csv_rows(out / "tasks.csv")}
+    # exclude_trial: A's p keeps p1 only; exclude_task_both_sides: every selected row excluded
+    t = tasks[("A", "orig_trial", "p")]
+    assert (t["selected"], t["scored"], t["excluded"], t["values"]) == ("2", "2", "1", "1")
+    t = tasks[("A", "orig_task", "p")]
+    assert (t["selected"], t["excluded"], t["values"], t["reward_mean"]) == ("2", "2", "0", "")
+    # a bad value in a policy's new key is bad_prereg for both contestants
+    prereg.write_text(PREREG.replace("reward: regraded, description", "reward: new, description"))
+    res = run([*cmd, "--prereg", str(prereg), "--bundle", str(bundle), "--out", str(out / "x")])
+    assert res.code == 2 and res.stderr.startswith("error[bad_prereg]")
