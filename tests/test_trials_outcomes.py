@@ -411,3 +411,58 @@ def test_contestants_apply_the_policies(impl_envs, tmp_path: Path, impl: str) ->
     prereg.write_text(PREREG.replace("reward: regraded, description", "reward: new, description"))
     res = run([*cmd, "--prereg", str(prereg), "--bundle", str(bundle), "--out", str(out / "x")])
     assert res.code == 2 and res.stderr.startswith("error[bad_prereg]")
+
+
+@pytest.mark.parametrize("impl", ["pandas", "pyarrow"])
+@pytest.mark.parametrize(
+    ("change", "kind"),
+    [
+        ("broken_as_text", "bad_type"),
+        ("broken_null", "bad_value"),
+        ("regrade_infinite", "bad_value"),
+    ],
+)
+def test_contestants_refuse_bad_verifier_columns(
+    impl_envs, tmp_path: Path, impl: str, change: str, kind: str
+) -> None:
+    import polars as pl
+
+    from tests.conftest import impl_python, run
+
+    jobs = build(tmp_path)
+    bundle = tmp_path / "bundle"
+    assert run_audit("adapt-trials", "--jobs", jobs, "--out", bundle).code == 0
+    t = pl.read_parquet(bundle / "trials.parquet")
+    first = pl.int_range(pl.len()) == 0
+    if change == "broken_as_text":
+        t = t.with_columns(pl.col("verifier_broken").cast(pl.String))
+    elif change == "broken_null":
+        t = t.with_columns(
+            pl.when(first).then(None).otherwise(pl.col("verifier_broken")).alias("verifier_broken")
+        )
+    else:
+        t = t.with_columns(
+            pl.when(first)
+            .then(float("inf"))
+            .otherwise(pl.col("reward_regraded"))
+            .alias("reward_regraded")
+        )
+    t.write_parquet(bundle / "trials.parquet")
+    prereg = tmp_path / "prereg.yaml"
+    prereg.write_text(PREREG, encoding="utf-8")
+    cmd = [str(impl_python(impl)), "-m", f"impl_{impl}", "trials", "--prereg", str(prereg)]
+    out = tmp_path / "out"
+    res = run([*cmd, "--bundle", str(bundle), "--out", str(out)])
+    assert res.code == 2 and not out.exists()
+    assert res.stderr.startswith(f"error[{kind}]: "), res.stderr
+
+
+def test_adapter_refuses_warnings_that_are_not_a_list(tmp_path: Path) -> None:
+    jobs = build(tmp_path)
+    f = jobs / "A" / "p__p1" / "result.json"
+    doc = json.loads(f.read_text(encoding="utf-8"))
+    doc["warnings"] = "Verifier scored 0: crashed"
+    f.write_text(json.dumps(doc), encoding="utf-8")
+    res = run_audit("adapt-trials", "--jobs", jobs, "--out", tmp_path / "out")
+    assert res.code == 2 and res.stderr.startswith("error[bad_trial]: ")
+    assert "warnings is neither null nor a list" in res.stderr
