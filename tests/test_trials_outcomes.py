@@ -466,3 +466,56 @@ def test_adapter_refuses_warnings_that_are_not_a_list(tmp_path: Path) -> None:
     res = run_audit("adapt-trials", "--jobs", jobs, "--out", tmp_path / "out")
     assert res.code == 2 and res.stderr.startswith("error[bad_trial]: ")
     assert "warnings is neither null nor a list" in res.stderr
+
+
+SAMPLE = (
+    Path(__file__).resolve().parent.parent
+    / ".."
+    / "shared"
+    / "bundles"
+    / "benchflow-trials-sample"
+    / "jobs"
+)
+
+
+def test_real_sample_classes_and_metrics() -> None:
+    if not SAMPLE.is_dir():
+        pytest.skip("sample not present at ../shared/bundles/benchflow-trials-sample/jobs")
+    table, doc = adapt(str(SAMPLE))
+    # no result.json in the sample carries a warning, and no folder has a regrade.json
+    assert not table["verifier_broken"].any() and table["reward_regraded"].null_count() == 55
+    assert all(r["verifiers"] == {"broken": [], "regraded": 0} for r in doc["runs"].values())
+    # the one errored trial (RuntimeError in agent setup) never reached its agent phase
+    assert table.filter(table["status"] == "errored")["agent_ran"].to_list() == [False]
+    ns = metrics(str(SAMPLE / "no_skills"), None, "attempted", "original", "as_zero", None)
+    sk = metrics(str(SAMPLE / "skills"), None, "attempted", "original", "as_zero", None)
+    # section 14: reward_macro under attempted, 31.533333 and 38.560000
+    assert (ns["score"], sk["score"]) == ("31.533333", "38.560000")
+    # 24 scored (8 at 1.0), 1 errored before the agent ran, 5 unscored
+    assert ns["classes"] == {
+        "passed": 8,
+        "failed": 16,
+        "unscored": 5,
+        "broken_verifier": 0,
+        "agent_error": 0,
+        "infrastructure_error": 1,
+        "control_run": 0,
+    }
+    under = ["task_source", "task_checksum", "timeout_multiplier", "force_build"]
+    cmp, _ = compare(
+        [str(SAMPLE / "no_skills")],
+        [str(SAMPLE / "skills")],
+        "attempted",
+        None,
+        20260801,
+        10000,
+        under,
+        difference="B-A",
+        unit="points",
+    )
+    # B - A in points is 100 x (-(A - B)) of section 14: 0.720000; exact 8/25 against scipy
+    ci = sps.binomtest(8, 25).proportion_ci(method="exact")
+    assert cmp["mean_difference"] == "0.720000"
+    assert (cmp["b"]["exact_low"], cmp["b"]["exact_high"]) == (f"{ci.low:.6f}", f"{ci.high:.6f}")
+    assert [e["k"] for e in cmp["pass_k"]] == [1, 5]
+    assert cmp["power"]["trials_per_arm"] is None  # 8/25 against 8/25
