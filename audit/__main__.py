@@ -96,14 +96,41 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
 
     p = sub.add_parser("compare-runs", help="paired comparison of two runs over tasks")
-    p.add_argument("a")
-    p.add_argument("b")
+    p.add_argument("a", nargs="?", default=None, help="arm A (or --a, repeatable)")
+    p.add_argument("b", nargs="?", default=None, help="arm B (or --b, repeatable)")
+    p.add_argument("--a", dest="arm_a", action="append", default=None, help="a run pooled into A")
+    p.add_argument("--b", dest="arm_b", action="append", default=None, help="a run pooled into B")
     p.add_argument("--denominator", required=True, choices=["attempted", "scored"])
-    p.add_argument("--k", nargs="+", required=True, help="K[,K...]")
+    p.add_argument("--k", nargs="+", default=None, help="K[,K...]; default 1 and the largest k")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--draws", type=int, required=True)
     p.add_argument("--under-study", nargs="*", default=[], help="NAME[,NAME...]")
     p.add_argument("--trials", default=None, help="a trial table; A and B are then run names")
+    p.add_argument("--difference", default="A-B", choices=["A-B", "B-A"])
+    p.add_argument("--unit", default="reward", choices=["reward", "points"])
+    p.add_argument("--reward", default="original", choices=["original", "regraded"])
+    p.add_argument(
+        "--broken",
+        default="as_zero",
+        choices=["as_zero", "exclude_task_both_sides", "exclude_trial"],
+        help="what a broken verifier's trial does",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="power statement: false-positive rate")
+    p.add_argument("--power", type=float, default=0.8, help="power statement: power")
+    p.add_argument("--out", default=None)
+
+    p = sub.add_parser("metrics", help="the single-run view: score, solve rate, pass@k, classes")
+    p.add_argument("runs", nargs="+", help="run folders (or run names with --trials)")
+    p.add_argument("--trials", default=None, help="a trial table; RUN... are then run names")
+    p.add_argument("--denominator", default="attempted", choices=["attempted", "scored"])
+    p.add_argument("--reward", default="original", choices=["original", "regraded"])
+    p.add_argument(
+        "--broken",
+        default="as_zero",
+        choices=["as_zero", "exclude_task_both_sides", "exclude_trial"],
+    )
+    p.add_argument("--k", nargs="+", default=None, help="K[,K...]; default 1 and the largest k")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--out", default=None)
 
     p = sub.add_parser("lock-trials", help="the lock of a trials arm (trials contract)")
@@ -252,6 +279,10 @@ def _run(args: argparse.Namespace) -> int:
         from audit.compare_runs import run as compare_runs
 
         return compare_runs(args)
+    elif args.command == "metrics":
+        from audit.metrics import run as metrics_run
+
+        return metrics_run(args)
     elif args.command == "lock-trials":
         from audit.trials_lock import lock as lock_trials
 

@@ -19,6 +19,7 @@ import polars as pl
 
 from audit.errors import AuditError
 from audit.files import write_atomic
+from audit.verifiers import VERIFIER_SCHEMA, run_summary, verifier_fields
 
 FORMAT = "harbor-trial-v1"
 ABSENT = object()
@@ -69,6 +70,7 @@ SCHEMA: dict[str, Any] = {
     "finished_at": pl.String,
     "finished_at_raw": pl.String,
     "config_source": pl.String,
+    **VERIFIER_SCHEMA,
     **{s: pl.String for s in SETTING_NAMES},
 }
 
@@ -279,6 +281,7 @@ def _trial_row(rd: _Reader, run: str, folder: str) -> dict[str, Any]:
         "finished_at_raw": finished if isinstance(finished, str) else None,
         "config_source": source,
     }
+    row.update(verifier_fields(rd.read_json, rd.jobs, rel, R))
     for name, path in SETTINGS:
         row[name] = setting(path)
     return row
@@ -460,6 +463,7 @@ def _adapt_harbor(jobs: str, only: str | None) -> tuple[pl.DataFrame, dict[str, 
             "config_sources": dict(sorted(sources.items())),
             "job_files": info["job_files"],
             "crosscheck": _crosscheck(info["job_result"], info["rows"]),
+            "verifiers": run_summary(info["rows"]),
         }
     runs_of: dict[str, set[str]] = {}
     for r in rows:
@@ -509,6 +513,8 @@ def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
         lines.append(
             f"{run}: {info['rows']} rows ({info['copies']} copies), {tasks} tasks; "
             f"scored {st['scored']}, errored {st['errored']}, unscored {st['unscored']}; "
-            f"no result.json: {len(info['no_result'])}"
+            f"no result.json: {len(info['no_result'])}; "
+            f"broken verifiers {len(info['verifiers']['broken'])}, "
+            f"regraded {info['verifiers']['regraded']}"
         )
     return lines

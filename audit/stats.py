@@ -258,3 +258,56 @@ def pass_at_k(n: int, c: int, k: int) -> Fraction:
 def pass_pow_k(n: int, c: int, k: int) -> Fraction:
     _check_k(n, c, k)
     return Fraction(math.comb(c, k), math.comb(n, k))
+
+
+# --- exact intervals and power (section 11.6) ---------------------------------
+
+
+def beta_ppf(p: float, a: float, b: float) -> float:
+    """Quantile of the Beta(a, b) distribution, by bisection on ``betainc`` to the last bit."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if mid in (lo, hi):
+            break
+        if betainc(a, b, mid) < p:
+            lo = mid
+        else:
+            hi = mid
+    return hi if abs(betainc(a, b, hi) - p) <= abs(betainc(a, b, lo) - p) else lo
+
+
+def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Exact (Clopper-Pearson) interval for k successes in n trials: the beta quantiles
+    B(a/2; k, n-k+1) and B(1-a/2; k+1, n-k), with 0 for k = 0 and 1 for k = n."""
+    a = 1.0 - confidence
+    low = 0.0 if k == 0 else beta_ppf(a / 2.0, k, n - k + 1)
+    high = 1.0 if k == n else beta_ppf(1.0 - a / 2.0, k + 1, n - k)
+    return low, high
+
+
+def trials_per_arm(p1: float, p2: float, alpha: float, power: float) -> int | None:
+    """Trials per arm for a two-sided two-proportion z test at ``alpha`` to reject
+    p1 = p2 with probability ``power`` when the rates are p1 and p2:
+    n = ceil(((z_{1-alpha/2} sqrt(2 pbar (1 - pbar)) + z_power sqrt(p1 q1 + p2 q2))
+    / (p1 - p2))^2), pbar = (p1 + p2) / 2. None when p1 = p2 (no n suffices)."""
+    from statistics import NormalDist
+
+    if p1 == p2:
+        return None
+    z = NormalDist()
+    za, zb = z.inv_cdf(1.0 - alpha / 2.0), z.inv_cdf(power)
+    pbar = (p1 + p2) / 2.0
+    root = za * math.sqrt(2.0 * pbar * (1.0 - pbar)) + zb * math.sqrt(
+        p1 * (1.0 - p1) + p2 * (1.0 - p2)
+    )
+    return math.ceil((root / (p1 - p2)) ** 2)
+
+
+def min_tasks_sign_flip(alpha: float) -> int:
+    """The fewest tasks n whose exact two-sided sign-flip test can give p <= alpha:
+    the smallest possible p is 2 / 2^n."""
+    n = 1
+    while Fraction(2, 2**n) > Fraction(alpha):
+        n += 1
+    return n

@@ -63,6 +63,11 @@ _TRIAL_POLICY = (
     "slots",
     "description",
 )
+# Optional keys of a trial policy (section 6.3): absent means the trials-v1 behaviour.
+_TRIAL_POLICY_OPTIONAL = {
+    "reward": ("original", "regraded"),
+    "broken_verifier": ("as_zero", "exclude_task_both_sides", "exclude_trial"),
+}
 _TOLERANCE = ("exact_decimals", "tiers")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*", re.ASCII)
 _POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
@@ -82,6 +87,8 @@ class Policy:
     unscored: str = "zero"
     empty_slots: str = "ignore"
     slots: int | None = None
+    reward: str = "original"
+    broken_verifier: str = "as_zero"
 
 
 ATTEMPTED = Policy("attempted")
@@ -294,6 +301,9 @@ def _policy(chk: _Checker, name: str, raw: Any, source_kind: str) -> Policy:
         means = chk.choice(spec["registry_means"], f"{where}.registry_means", REGISTRY_MEANS)
         chk.string(spec["description"], f"{where}.description")
         return Policy(name, registry_means=means)
+    optional = _trial_policy_optional(chk, raw, where)
+    if isinstance(raw, dict):
+        raw = {key: v for key, v in raw.items() if key not in _TRIAL_POLICY_OPTIONAL}
     spec = chk.block(raw, where, _TRIAL_POLICY)
     select = chk.choice(spec["select"], f"{where}.select", ("all", "earliest", "latest"))
     k = None
@@ -313,7 +323,18 @@ def _policy(chk: _Checker, name: str, raw: Any, source_kind: str) -> Policy:
     else:
         slots = chk.integer(spec["slots"], f"{where}.slots", 1)
     chk.string(spec["description"], f"{where}.description")
-    return Policy(name, None, select, k, copies, errored, unscored, empty, slots)
+    return Policy(name, None, select, k, copies, errored, unscored, empty, slots, **optional)
+
+
+def _trial_policy_optional(chk: _Checker, raw: Any, where: str) -> dict[str, str]:
+    """The optional reward / broken_verifier keys of a trial policy that are present."""
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        key: chk.choice(raw[key], f"{where}.{key}", allowed)
+        for key, allowed in _TRIAL_POLICY_OPTIONAL.items()
+        if key in raw
+    }
 
 
 def _policies(chk: _Checker, raw: Any, source_kind: str) -> dict[str, Policy]:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+import numpy as np
+import pandas as pd
 
 from ..errors import (
     BAD_TYPE,
@@ -18,7 +22,7 @@ from ..errors import (
     InputError,
 )
 from ..read import Table
-from ..values import FLOATING, INTEGER, NUMERIC_KINDS, STRING, is_null
+from ..values import BOOLEAN, FLOATING, INTEGER, NUMERIC_KINDS, STRING, is_null
 from .prereg import REGISTRY, Leaderboard, Source
 
 BAD_KEY = "bad_key"
@@ -26,6 +30,8 @@ UNKNOWN_ROW = "unknown_row"
 BAD_VALUE = "bad_value"
 TRIAL_COLUMNS = ("run", "task", "trial_id", "copy", "status", "reward", "started_at")
 STATUSES = ("scored", "errored", "unscored")
+# Optional columns (section 6.3): absent means no broken verifier and no regrade.
+VERIFIER_COLUMNS = ("verifier_broken", "reward_regraded")
 _CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 
 
@@ -53,6 +59,8 @@ class TrialRow:
     status: str
     reward: float | None
     started_at: str | None
+    broken: bool = False
+    regraded: float | None = None
 
 
 def _values(table: Table, name: str) -> list[Any]:
@@ -138,6 +146,9 @@ def source_types(table: Table, source: Source) -> None:
         _want_kind(table, name, (STRING,), "trial table")
     _want_kind(table, "copy", (INTEGER,), "trial table")
     _want_kind(table, "reward", (FLOATING,), "trial table")
+    for name, kind in (("verifier_broken", BOOLEAN), ("reward_regraded", FLOATING)):
+        if name in table.kinds:
+            _want_kind(table, name, (kind,), "trial table")
 
 
 def _key_values(table: Table, names: list[str], piped: list[str]) -> list[list[Any]]:
@@ -296,6 +307,7 @@ def trial_rows(table: Table) -> list[TrialRow]:
                 None if is_null(started) else started,
             )
         )
+    rows = _verifier_fields(table, rows)
     numbers: dict[tuple[str, str, str], list[int]] = {}
     for row in rows:
         numbers.setdefault((row.run, row.task, row.trial_id), []).append(row.copy)
@@ -303,3 +315,30 @@ def trial_rows(table: Table) -> list[TrialRow]:
         if sorted(numbers[key]) != list(range(len(numbers[key]))):
             raise InputError(BAD_VALUE, d, f"copies of ({', '.join(key)}) are not numbered 0..c-1")
     return rows
+
+
+def _verifier_fields(table: Table, rows: list[TrialRow]) -> list[TrialRow]:
+    """bad_value checks on the optional verifier columns; the rows with them filled in."""
+    assert table.frame is not None
+    frame = table.frame
+    n = len(rows)
+    broken = frame["verifier_broken"] if "verifier_broken" in frame.columns else None
+    regraded = frame["reward_regraded"] if "reward_regraded" in frame.columns else None
+    flags = pd.Series(False, index=range(n)) if broken is None else broken
+    nulls = flags.map(is_null).to_numpy(dtype=bool)
+    if nulls.any():
+        i = int(np.flatnonzero(nulls)[0])
+        raise InputError(BAD_VALUE, table.display, f"verifier_broken is null (row {i})")
+    grades = (
+        pd.Series(np.nan, index=range(n))
+        if regraded is None
+        else regraded.map(lambda v: np.nan if is_null(v) else float(v)).astype("float64")
+    )
+    bad = np.isinf(grades.to_numpy())
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(BAD_VALUE, table.display, f"reward_regraded is not finite (row {i})")
+    return [
+        dataclasses.replace(row, broken=bool(b), regraded=None if np.isnan(g) else float(g))
+        for row, b, g in zip(rows, flags.to_numpy(dtype=bool), grades.to_numpy(), strict=True)
+    ]

@@ -60,23 +60,47 @@ def registry_task(row: RegistryRow, source: Source, policy: Policy) -> TaskValue
     )
 
 
-def trial_task(task: str, rows: list[TrialRow], policy: Policy) -> TaskValue:
-    """Section 6.2: one task of one run under one selection rule."""
-    copies = sum(1 for r in rows if r.copy > 0)
+def _selected(rows: list[TrialRow], policy: Policy) -> list[TrialRow] | None:
+    """Section 6.2 steps 1 and 2: the selected rows, or None for an unordered task."""
     kept = rows if policy.copies == "keep" else [r for r in rows if r.copy == 0]
-    if policy.select != "all":
-        if any(r.started_at is None for r in kept):
-            return TaskValue(task, copies, *([None] * 10), unordered=True)  # type: ignore[arg-type]
-        ordered = sorted(kept, key=lambda r: (r.started_at, r.trial_id, r.copy))
-        assert policy.k is not None
-        take = min(policy.k, len(ordered))
-        kept = ordered[:take] if policy.select == "earliest" else ordered[len(ordered) - take :]
+    if policy.select == "all":
+        return kept
+    if any(r.started_at is None for r in kept):
+        return None
+    ordered = sorted(kept, key=lambda r: (r.started_at, r.trial_id, r.copy))
+    assert policy.k is not None
+    take = min(policy.k, len(ordered))
+    return ordered[:take] if policy.select == "earliest" else ordered[len(ordered) - take :]
+
+
+def _counts_as_broken(row: TrialRow, policy: Policy) -> bool:
+    """Section 6.3: a broken verifier, unless a regrade counts under `reward: regraded`."""
+    return row.broken and not (policy.reward == "regraded" and row.regraded is not None)
+
+
+def trial_task(task: str, rows: list[TrialRow], policy: Policy, dropped: bool = False) -> TaskValue:
+    """Sections 6.2 and 6.3: one task of one run under one selection rule.
+
+    `dropped`: the task leaves every entry (broken_verifier: exclude_task_both_sides)."""
+    copies = sum(1 for r in rows if r.copy > 0)
+    kept = _selected(rows, policy)
+    if kept is None:
+        return TaskValue(task, copies, *([None] * 10), unordered=True)  # type: ignore[arg-type]
     values: list[float] = []
     counts = {"scored": 0, "errored": 0, "unscored": 0}
     excluded = 0
     for r in kept:
         counts[r.status] += 1
-        if r.status == "scored":
+        if dropped:
+            excluded += 1
+        elif policy.reward == "regraded" and r.regraded is not None:
+            values.append(r.regraded)
+        elif r.broken:
+            if policy.broken_verifier == "as_zero":
+                values.append(0.0)
+            else:
+                excluded += 1
+        elif r.status == "scored":
             assert r.reward is not None
             values.append(r.reward)
         elif (policy.errored if r.status == "errored" else policy.unscored) == "zero":
@@ -85,7 +109,7 @@ def trial_task(task: str, rows: list[TrialRow], policy: Policy) -> TaskValue:
             excluded += 1
     passes = sum(1 for v in values if v == 1.0)
     zeros = 0
-    if policy.empty_slots == "zero":
+    if policy.empty_slots == "zero" and not dropped:
         assert policy.slots is not None
         zeros = max(0, policy.slots - len(values))
         values.extend([0.0] * zeros)
@@ -121,7 +145,14 @@ def trial_entries(rows: list[TrialRow], policy: Policy) -> dict[str, list[TaskVa
     grouped: dict[str, dict[str, list[TrialRow]]] = {}
     for row in rows:
         grouped.setdefault(row.run, {}).setdefault(row.task, []).append(row)
+    dropped: set[str] = set()
+    if policy.broken_verifier == "exclude_task_both_sides":
+        for tasks in grouped.values():
+            for task, task_rows in tasks.items():
+                chosen = _selected(task_rows, policy) or []
+                if any(_counts_as_broken(r, policy) for r in chosen):
+                    dropped.add(task)
     return {
-        run: [trial_task(t, tasks[t], policy) for t in sorted(tasks)]
+        run: [trial_task(t, tasks[t], policy, t in dropped) for t in sorted(tasks)]
         for run, tasks in grouped.items()
     }

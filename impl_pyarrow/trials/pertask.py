@@ -57,31 +57,66 @@ def _order_key(row: TrialRow) -> tuple[str, str, int]:
     return (row.started_at, row.trial_id, row.copy)
 
 
-def trial_task(task: str, rows: list[TrialRow], policy: Policy) -> TaskValue:
-    """Section 6.2, steps 1 to 5, for the rows of one (run, task)."""
-    copies = sum(1 for r in rows if r.copy > 0)
+def _pick(rows: list[TrialRow], policy: Policy) -> list[TrialRow] | None:
+    """Section 6.2 steps 1-2: the selected rows; None when the task cannot be ordered."""
     kept = rows if policy.copies == "keep" else [r for r in rows if r.copy == 0]
-    if policy.select != "all":
-        if any(r.started_at is None for r in kept):
-            return TaskValue(task=task, copies=copies, unordered=True)
-        kept = sorted(kept, key=_order_key)
-        assert policy.k is not None
-        k = min(policy.k, len(kept))
-        kept = kept[:k] if policy.select == "earliest" else kept[len(kept) - k :]
-    values: list[float] = []
-    counts = {"scored": 0, "errored": 0, "unscored": 0}
-    excluded = 0
-    for r in kept:
-        counts[r.status] += 1
-        if r.status == "scored":
-            assert r.reward is not None
-            values.append(r.reward)
-        elif (policy.errored if r.status == "errored" else policy.unscored) == "zero":
-            values.append(0.0)
-        else:
-            excluded += 1
+    if policy.select == "all":
+        return kept
+    if any(r.started_at is None for r in kept):
+        return None
+    kept = sorted(kept, key=_order_key)
+    assert policy.k is not None
+    k = min(policy.k, len(kept))
+    return kept[:k] if policy.select == "earliest" else kept[len(kept) - k :]
+
+
+def _regrade(row: TrialRow, policy: Policy) -> float | None:
+    return row.reward_regraded if policy.reward == "regraded" else None
+
+
+def _row_value(row: TrialRow, policy: Policy) -> float | None:
+    """Section 6.3 before 6.2 step 3: a row's value under the policy, None if excluded."""
+    regrade = _regrade(row, policy)
+    if regrade is not None:
+        return regrade
+    if row.verifier_broken:
+        return 0.0 if policy.broken_verifier == "as_zero" else None
+    if row.status == "scored":
+        assert row.reward is not None
+        return row.reward
+    rule = policy.errored if row.status == "errored" else policy.unscored
+    return 0.0 if rule == "zero" else None
+
+
+def tasks_left_by_broken_verifiers(
+    entries: dict[str, dict[str, list[TrialRow]]], policy: Policy
+) -> frozenset[str]:
+    """exclude_task_both_sides: tasks with a selected, unregraded broken-verifier trial in
+    any entry; they leave every entry."""
+    if policy.broken_verifier != "exclude_task_both_sides":
+        return frozenset()
+    return frozenset(
+        task
+        for by_task in entries.values()
+        for task, rows in by_task.items()
+        if any(r.verifier_broken and _regrade(r, policy) is None for r in _pick(rows, policy) or [])
+    )
+
+
+def trial_task(task: str, rows: list[TrialRow], policy: Policy, leaves: bool = False) -> TaskValue:
+    """Section 6.2, steps 1 to 5 (with 6.3), for the rows of one (run, task).
+
+    ``leaves``: the task is one of ``tasks_left_by_broken_verifiers``."""
+    copies = sum(1 for r in rows if r.copy > 0)
+    kept = _pick(rows, policy)
+    if kept is None:
+        return TaskValue(task=task, copies=copies, unordered=True)
+    counts = {s: sum(1 for r in kept if r.status == s) for s in ("scored", "errored", "unscored")}
+    picked = [] if leaves else [_row_value(r, policy) for r in kept]
+    values = [v for v in picked if v is not None]
+    excluded = len(kept) - len(values)
     zeros = 0
-    if policy.empty_slots == "zero":
+    if policy.empty_slots == "zero" and not leaves:
         assert policy.slots is not None
         zeros = max(0, policy.slots - len(values))
         values.extend([0.0] * zeros)

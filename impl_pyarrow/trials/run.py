@@ -18,7 +18,14 @@ from .judge import (
     recovery_rows,
 )
 from .nulls import HIST_HEADER, NULLS_HEADER, nulls_rows
-from .pertask import TaskValue, registry_entries, registry_task, trial_entries, trial_task
+from .pertask import (
+    TaskValue,
+    registry_entries,
+    registry_task,
+    tasks_left_by_broken_verifiers,
+    trial_entries,
+    trial_task,
+)
 from .stats import COUNT_NAMES, BootStream, EntryStats, entry_stats
 
 TASKS_HEADER = [
@@ -144,7 +151,8 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     if board is not None and lb_table is not None and lb_path is not None:
         tables.leaderboard_types(board, lb_table.schema, lb_path)
     tables.source_types(src, src_file.schema_arrow, src_path)
-    src_table = tables.read_table(src_file, src_path, tables.source_names(src))
+    optional = [c for c in tables.OPTIONAL_TRIAL_COLUMNS if src.kind == "trials" and c in src_names]
+    src_table = tables.read_table(src_file, src_path, tables.source_names(src) + optional)
 
     # bad_key, then duplicate_key (leaderboard, then source); unknown_row; bad_value
     lb_ids: list[str] = []
@@ -179,9 +187,13 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
                 per_task[(entry, pname)] = [registry_task(c, pol, src) for c in ecells]
     else:
         rows = tables.trial_rows(src_table, trial_keys, src_path)
-        for run, by_task in trial_entries(rows).items():
+        entries = trial_entries(rows)
+        leaving = {n: tasks_left_by_broken_verifiers(entries, p) for n, p in pr.policies.items()}
+        for run, by_task in entries.items():
             for pname, pol in pr.policies.items():
-                per_task[(run, pname)] = [trial_task(t, trs, pol) for t, trs in by_task.items()]
+                per_task[(run, pname)] = [
+                    trial_task(t, trs, pol, t in leaving[pname]) for t, trs in by_task.items()
+                ]
 
     stream = BootStream(pr.seed, pr.bootstrap_draws)
     stats: dict[tuple[str, str], EntryStats] = {}

@@ -79,6 +79,12 @@ TRIALS_POLICY_KEYS = (
     "slots",
     "description",
 )
+# A trial policy may also say which reward counts and what a broken verifier does
+# (section 6.3); each key, when absent, keeps the trials-v1 meaning (the first choice).
+VERIFIER_POLICY_CHOICES: dict[str, tuple[str, ...]] = {
+    "reward": ("original", "regraded"),
+    "broken_verifier": ("as_zero", "exclude_task_both_sides", "exclude_trial"),
+}
 TOLERANCE_KEYS = ("exact_decimals", "tiers")
 SLUG = re.compile(r"[a-z0-9][a-z0-9._-]*")
 POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
@@ -107,6 +113,8 @@ class Policy:
     unscored: str = "zero"
     empty_slots: str = "ignore"
     slots: int | None = None
+    reward: str = "original"
+    broken_verifier: str = "as_zero"
 
 
 @dataclass(frozen=True)
@@ -342,6 +350,14 @@ def _policies(raw: Any, kind: str, path: str) -> dict[str, Policy]:
         if not isinstance(spec, dict):
             raise _bad(path, f"key policies.{name} is not a mapping")
         shape = REGISTRY_POLICY_KEYS if kind == "registry" else TRIALS_POLICY_KEYS
+        verifier_keys: dict[str, str] = {}
+        if kind != "registry":
+            verifier_keys = {
+                key: _choice(spec, key, allowed, path, w)
+                for key, allowed in VERIFIER_POLICY_CHOICES.items()
+                if key in spec
+            }
+            spec = {key: v for key, v in spec.items() if key not in VERIFIER_POLICY_CHOICES}
         if set(spec) != set(shape) and (
             set(spec) == set(REGISTRY_POLICY_KEYS) or set(spec) == set(TRIALS_POLICY_KEYS)
         ):
@@ -374,6 +390,7 @@ def _policies(raw: Any, kind: str, path: str) -> dict[str, Policy]:
             unscored=unscored,
             empty_slots=empty,
             slots=slots,
+            **verifier_keys,
         )
     return out
 

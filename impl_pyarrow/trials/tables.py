@@ -26,6 +26,8 @@ TRIAL_COLUMNS: tuple[str, ...] = (
     "started_at",
 )
 STATUSES: tuple[str, ...] = ("scored", "errored", "unscored")
+# Read when present (section 6.3); a table without them has no broken verifier, no regrade.
+OPTIONAL_TRIAL_COLUMNS: tuple[str, ...] = ("verifier_broken", "reward_regraded")
 CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 
 
@@ -143,6 +145,12 @@ def source_types(src: Source, schema: pa.Schema, path: str) -> None:
         _expect(schema, name, _is_string(t(name)), "string", path)
     _expect(schema, "copy", _is_integer(t("copy")), "integer", path)
     _expect(schema, "reward", _is_floating(t("reward")), "floating", path)
+    if "verifier_broken" in schema.names:
+        _expect(
+            schema, "verifier_broken", pa.types.is_boolean(t("verifier_broken")), "boolean", path
+        )
+    if "reward_regraded" in schema.names:
+        _expect(schema, "reward_regraded", _is_floating(t("reward_regraded")), "floating", path)
 
 
 def key_values(table: pa.Table, names: tuple[str, ...], path: str, bar: bool) -> list[list[Any]]:
@@ -270,6 +278,8 @@ class TrialRow:
     status: str
     reward: float | None
     started_at: str | None
+    verifier_broken: bool = False
+    reward_regraded: float | None = None
 
 
 def trial_rows(table: pa.Table, keys: list[list[Any]], path: str) -> list[TrialRow]:
@@ -306,7 +316,36 @@ def trial_rows(table: pa.Table, keys: list[list[Any]], path: str) -> list[TrialR
             raise fail(
                 "bad_value", path, f"row {i}: started_at {t!r} is not YYYY-MM-DDTHH:MM:SS.ffffffZ"
             )
+    broken, regraded = _verifier_columns(table, path)
     return [
-        TrialRow(run[i], task[i], trial_id[i], int(copy[i]), status[i], reward[i], started[i])
+        TrialRow(
+            run[i],
+            task[i],
+            trial_id[i],
+            int(copy[i]),
+            status[i],
+            reward[i],
+            started[i],
+            broken[i],
+            regraded[i],
+        )
         for i in range(len(run))
     ]
+
+
+def _verifier_columns(table: pa.Table, path: str) -> tuple[list[bool], list[float | None]]:
+    """The optional columns of section 6.3 as Python lists (defaults when absent)."""
+    n = table.num_rows
+    names = table.column_names
+    broken: list[Any] = (
+        python_list(table.column("verifier_broken")) if "verifier_broken" in names else [False] * n
+    )
+    regraded: list[Any] = (
+        python_list(table.column("reward_regraded")) if "reward_regraded" in names else [None] * n
+    )
+    if None in broken:
+        raise fail("bad_value", path, f"row {broken.index(None)}: verifier_broken is null")
+    for i, g in enumerate(regraded):
+        if g is not None and not math.isfinite(g):
+            raise fail("bad_value", path, f"row {i}: reward_regraded {g!r} is not finite")
+    return broken, regraded

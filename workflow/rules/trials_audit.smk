@@ -69,8 +69,14 @@ def compare_flags(wildcards):
     under = f" --under-study {','.join(c['under_study'])}" if c["under_study"] else ""
     return (
         f"{c['a']} {c['b']} --denominator {c['denominator']} --k {','.join(map(str, c['k']))}"
-        f" --seed {_PREREG['seed']} --draws {c['draws']}{under}"
+        f" --seed {_PREREG['seed']} --draws {c['draws']}{under}{compare_policy_flags(c)}"
     )
+
+
+def compare_policy_flags(c):
+    """The compare block's optional direction, unit, policies and power settings."""
+    keys = ("difference", "unit", "reward", "broken", "alpha", "power")
+    return "".join(f" --{k} {c[k]}" for k in keys if k in c)  # schema: enums, numbers
 
 
 rule compare_runs:
