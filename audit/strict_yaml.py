@@ -25,7 +25,7 @@ import yaml
 
 from audit.errors import AuditError
 
-MAX_BYTES = 1 << 20  # 1 MiB; a prereg is a few kilobytes
+MAX_BYTES = 256 * 1024  # 256 KiB; the largest prereg shipped is under 6 KB
 MAX_DEPTH = 32  # nested mappings and sequences; a prereg needs about six
 STR_TAG = "tag:yaml.org,2002:str"
 

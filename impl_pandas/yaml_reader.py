@@ -25,7 +25,7 @@ from .errors import (
     InputError,
 )
 
-BYTE_LIMIT = 1_048_576
+BYTE_LIMIT = 262_144
 NESTING_LIMIT = 32
 _STR = "tag:yaml.org,2002:str"
 _FLOAT = "tag:yaml.org,2002:float"

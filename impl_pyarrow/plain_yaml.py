@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 from yaml.resolver import Resolver
 
-MAX_BYTES = 1024 * 1024
+MAX_BYTES = 1 << 18
 MAX_NESTING = 32
 STRING_TAG = "tag:yaml.org,2002:str"
 

@@ -23,7 +23,7 @@ from tests.conftest import IMPLS, ROOT, impl_python
 
 DEMO = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")
 TRIALS = (ROOT / "prereg" / "skillsbench-registry.yaml").read_text(encoding="utf-8")
-LIMIT = 1024 * 1024  # the contract's size limit, in bytes
+LIMIT = 256 * 1024  # the contract's size limit, in bytes (256 KiB)
 
 # Billion laughs: nine levels of nine references each, 9**9 (387 million) strings when
 # expanded; 600 bytes on disk.
