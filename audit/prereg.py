@@ -10,28 +10,39 @@ import jsonschema
 import yaml
 
 from audit.errors import AuditError
+from audit.strict_yaml import read_strict
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
 
 
-def load_yaml(path: str | Path) -> Any:
-    p = Path(path)
-    if not p.is_file():
-        raise AuditError("missing_file", str(path), "no such file")
-    try:
-        return yaml.safe_load(p.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as e:
-        raise AuditError("unreadable", str(path), f"not valid YAML ({type(e).__name__})") from None
+def load_yaml(path: str | Path) -> dict[str, Any]:
+    """The prereg file read strictly (audit/strict_yaml.py): a mapping with string keys."""
+    return read_strict(path)
 
 
 def schema(name: str) -> dict[str, Any]:
     return yaml.safe_load((SCHEMAS / f"{name}.schema.yaml").read_text(encoding="utf-8"))
 
 
+def _is_integer(checker: object, instance: object) -> bool:
+    """JSON Schema counts 7.0 as an integer; a prereg's integer is written as one."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+_Validator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+
+
+def validator(name: str) -> jsonschema.protocols.Validator:
+    """A validator of the named schema in which only an int is an integer."""
+    return _Validator(schema(name))
+
+
 def check_schema(doc: Any, name: str, path: str) -> None:
     """Raise on the first schema violation, naming the key path."""
-    validator = jsonschema.Draft202012Validator(schema(name))
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
         err = errors[0]
         where = "/".join(str(x) for x in err.absolute_path) or "(top level)"

@@ -7,10 +7,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-
 from audit.errors import AuditError
-from audit.prereg import load_yaml, schema
+from audit.prereg import load_yaml, validator
 
 BUILT_INS = {
     "attempted": {
@@ -41,8 +39,9 @@ def is_trials(path: str | Path) -> bool:
 
 
 def _check_schema(doc: Any, path: str) -> None:
-    validator = jsonschema.Draft202012Validator(schema("trials-prereg"))
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(
+        validator("trials-prereg").iter_errors(doc), key=lambda e: list(map(str, e.absolute_path))
+    )
     if errors:
         err = errors[0]
         where = "/".join(str(x) for x in err.absolute_path) or "(top level)"

@@ -5,7 +5,10 @@ from __future__ import annotations
 import sys
 
 MISSING_FILE = "missing_file"
+TOO_LARGE = "too_large"  # the prereg file only (yaml_reader.py)
 UNREADABLE = "unreadable"
+YAML_ALIAS = "yaml_alias"  # the prereg file only
+YAML_DUPLICATE_KEY = "yaml_duplicate_key"  # the prereg file only
 BAD_PREREG = "bad_prereg"
 MISSING_COLUMN = "missing_column"
 UNDECLARED_COLUMN = "undeclared_column"

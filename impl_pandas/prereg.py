@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
-import yaml
-
-from .errors import BAD_PREREG, MISSING_FILE, UNREADABLE, InputError
+from .errors import BAD_PREREG, InputError
+from .yaml_reader import read_prereg
 
 RATE = "rate"
 MEAN = "mean"
@@ -71,15 +69,8 @@ class Prereg:
 
 
 def load_document(path: str) -> Any:
-    """Read and parse the YAML file (missing_file, unreadable)."""
-    if not os.path.isfile(path):
-        raise InputError(MISSING_FILE, path, "no such regular file")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        return yaml.safe_load(data)
-    except (OSError, yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(UNREADABLE, path, f"cannot parse YAML: {exc}") from None
+    """Read the YAML file strictly (yaml_reader.py: missing_file ... bad_prereg)."""
+    return read_prereg(path)
 
 
 class _Checker:

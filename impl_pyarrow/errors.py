@@ -7,7 +7,10 @@ import sys
 # Classes in the order the contract checks them.
 ERROR_CLASSES: tuple[str, ...] = (
     "missing_file",
+    "too_large",  # the prereg file only, as the next two
     "unreadable",
+    "yaml_alias",
+    "yaml_duplicate_key",
     "bad_prereg",
     "missing_column",
     "undeclared_column",

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
-import yaml
-
 from .errors import InputError
+from .plain_yaml import load_plain
 
 RECIPES: tuple[str, ...] = ("rate", "mean", "mean_of_columns", "single_value")
 # Allowed `nulls` values per policy recipe.
@@ -72,15 +70,8 @@ class Prereg:
 
 
 def load(path: str) -> Any:
-    """Parse the prereg file; missing_file / unreadable on failure."""
-    if not os.path.isfile(path):
-        raise InputError("missing_file", path, "no such regular file")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        return yaml.safe_load(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise InputError("unreadable", path, f"cannot parse YAML: {exc}") from None
+    """Read the prereg file as plain data (plain_yaml.py: missing_file ... bad_prereg)."""
+    return load_plain(path, InputError)
 
 
 def _bad(path: str, detail: str) -> InputError:

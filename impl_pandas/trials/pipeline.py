@@ -5,12 +5,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import yaml
-
 from .. import read
-from ..errors import MISSING_FILE, UNREADABLE, InputError
 from ..values import format_float
 from ..write import render
+from ..yaml_reader import read_prereg
 from . import judge, nulls, overruns, stats, tables, tasks
 from .prereg import REGISTRY, parse, table_names
 
@@ -52,14 +50,8 @@ ENTRIES_HEADER = [
 
 
 def load_document(path: str) -> Any:
-    """Read and parse the YAML prereg (missing_file, unreadable)."""
-    if not os.path.isfile(path):
-        raise InputError(MISSING_FILE, path, "no such regular file")
-    try:
-        with open(path, "rb") as handle:
-            return yaml.safe_load(handle.read())
-    except (OSError, yaml.YAMLError, UnicodeDecodeError, ValueError) as exc:
-        raise InputError(UNREADABLE, path, f"cannot parse YAML: {exc}") from None
+    """Read the YAML prereg strictly, as the leaderboard's (yaml_reader.py)."""
+    return read_prereg(path)
 
 
 def _int(x: int | None) -> str:

@@ -410,7 +410,7 @@ def parse(doc: Any, path: str) -> Prereg:
     top = chk.block(doc, "", _TOP_KEYS) if isinstance(doc, dict) else None
     if top is None:
         raise chk.fail("the document must be a mapping")
-    if isinstance(top["version"], bool) or top["version"] != 1:
+    if type(top["version"]) is not int or top["version"] != 1:  # 1.0 and true are not 1
         raise chk.fail("version must be 1")
     if top["kind"] != "trials":
         raise chk.fail("kind must be trials")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
-import yaml
-
+from ..plain_yaml import load_plain
 from .errors import TrialInputError, fail
 
 MEASURES: tuple[str, ...] = ("reward_macro", "reward_ci95", "pass_macro", "pass_ci95", "task_count")
@@ -170,15 +168,8 @@ class TrialsPrereg:
 
 
 def load(path: str) -> Any:
-    """Parse the prereg file; missing_file / unreadable on failure."""
-    if not os.path.isfile(path):
-        raise fail("missing_file", path, "no such regular file")
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-        return yaml.safe_load(raw.decode("utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise fail("unreadable", path, f"cannot parse YAML: {exc}") from None
+    """Read the prereg file as plain data, as the leaderboard's (plain_yaml.py)."""
+    return load_plain(path, fail)
 
 
 def _bad(path: str, detail: str) -> TrialInputError:

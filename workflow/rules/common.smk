@@ -32,10 +32,16 @@ else:
     EXPECT_BUNDLE = ""
 
 check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
-with open(PREREG, encoding="utf-8") as _f:
-    # Only names are read here (bundle files, controls); the lock rule checks
-    # the prereg's hash and validates it before anything uses the method.
-    _PREREG = yaml.safe_load(_f) or {}
+from audit.errors import AuditError as _AuditError
+from audit.prereg import load as _load_prereg
+
+try:
+    # The lock's own reader and checks (audit/prereg.py), so that a prereg the
+    # lock would refuse is one line and exit 2 here, before any job; only names
+    # are read here (bundle files, controls). The lock rule checks it again.
+    _PREREG = _load_prereg(PREREG)
+except _AuditError as _e:
+    refuse(_e.kind, _e.path, _e.detail)
 BUNDLE_FILES = {
     "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),

@@ -35,11 +35,18 @@ else:
     EXPECT_BUNDLE = ""
 
 check_prereg(PREREG, PREREG_BLAKE3)
-with open(PREREG, encoding="utf-8") as _f:
-    # Names only; the lock rule validates the prereg before anything uses it.
-    _PREREG = yaml.safe_load(_f) or {}
-if _PREREG.get("kind") != "trials":
-    refuse("bad_config", PREREG, "config kind is trials but the prereg is not a trials-v1 prereg")
+from audit.errors import AuditError as _AuditError
+from audit.prereg import load_yaml as _read_prereg
+from audit.trials_prereg import load as _load_trials_prereg
+
+try:
+    # The trials lock's own reader and checks (audit/trials_prereg.py): a prereg
+    # it would refuse is one line and exit 2 here, before any job. Names only.
+    if _read_prereg(PREREG).get("kind") != "trials":
+        refuse("bad_config", PREREG, "config kind is trials but the prereg is not a trials-v1 prereg")
+    _PREREG = _load_trials_prereg(PREREG)
+except _AuditError as _e:
+    refuse(_e.kind, _e.path, _e.detail)
 SOURCE = _PREREG["source"]
 LEADERBOARD = _PREREG.get("leaderboard")
 COMPARE = _PREREG.get("compare")

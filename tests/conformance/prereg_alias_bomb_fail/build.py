@@ -1,0 +1,16 @@
+"""Builds the prereg_alias_bomb_fail case from the demo bundle."""
+
+from __future__ import annotations
+
+from audit.files import file_blake3
+
+
+def build(ws) -> None:
+    lines = ["lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"lol{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
+    text = ws.prereg.read_text(encoding="utf-8")
+    ws.prereg.write_text(text + "\n".join(lines) + "\n", encoding="utf-8")
+    # snakemake -n reads this prereg (its blake3 matching the config's): the workflow
+    # refuses it while it is read, before any job
+    ws.config["prereg"] = "prereg.yaml"
+    ws.config["prereg_blake3"] = file_blake3(ws.prereg)

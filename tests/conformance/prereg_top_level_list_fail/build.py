@@ -1,0 +1,13 @@
+"""Builds the prereg_top_level_list_fail case from the demo bundle."""
+
+from __future__ import annotations
+
+from audit.files import file_blake3
+
+
+def build(ws) -> None:
+    ws.prereg.write_text("- version: 1\n- name: demo\n", encoding="utf-8")
+    # snakemake -n reads this prereg (its blake3 matching the config's): the workflow
+    # refuses it while it is read, before any job
+    ws.config["prereg"] = "prereg.yaml"
+    ws.config["prereg_blake3"] = file_blake3(ws.prereg)
