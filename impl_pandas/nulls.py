@@ -70,9 +70,7 @@ def observed(table: np.ndarray) -> int:
     return int(np.count_nonzero(np.diagonal(table)))
 
 
-def null_line(
-    column: str, counts: list[int], seen: int, draws: int, computable: bool = True
-) -> list[str]:
+def null_line(column: str, counts: list[int], seen: int, draws: int, computable: bool) -> list[str]:
     """One nulls.csv row from every draw's count.
 
     `computable` is False when the column's table holds no True: no dealing can

@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from audit import demo_bundle
@@ -267,3 +268,69 @@ def test_the_readme_command_on_an_empty_instance_table(impl_envs, tmp_path: Path
     head = next(ln for ln in p.stdout.splitlines() if ln.startswith("Ledger head")).split("`")[1]
     v = run_audit("verify", res / "annex", "--head", head)
     assert v.code == 0, v.stdout + v.stderr
+
+
+# A trial-level arm whose task table is empty: the SkillsBench registry prereg on a
+# two-row leaderboard and a registry.parquet of the real schema with no rows.
+REGISTRY_PREREG = ROOT / "prereg" / "skillsbench-registry.yaml"
+REGISTRY_SCHEMA = {
+    "model": pl.String,
+    "harness": pl.String,
+    "modelShort": pl.String,
+    "family": pl.String,
+    "condition": pl.String,
+    "task": pl.String,
+    "score": pl.Float64,
+    "trials": pl.Int64,
+    "passCount": pl.Int64,
+    "perfectCount": pl.Int64,
+}
+DEEPSEEK = "OpenHands (DeepSeek V4 Flash)|No Skills"
+CODEX = "Codex (GPT-5.5)|With Skills"
+
+
+def write_empty_registry(out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    pl.DataFrame(
+        {
+            "model": ["OpenHands (DeepSeek V4 Flash)", "Codex (GPT-5.5)"],
+            "condition": ["No Skills", "With Skills"],
+            "score": [27.49, 66.5],
+            "ci95": [7.417, None],
+            "tasks": [87, 87],
+            "source": ["docs", "leaderboard"],
+        }
+    ).write_parquet(out / "leaderboard.parquet")
+    pl.DataFrame(schema=REGISTRY_SCHEMA).write_parquet(out / "registry.parquet")
+    return out
+
+
+def test_both_trials_contestants_answer_an_empty_registry(impl_envs, tmp_path: Path) -> None:
+    # before: the two disagreed on the tier of a cell both unpublished and without data
+    # (pandas not_published, pyarrow no_data), so the referee would refuse to draw a census
+    bundle = write_empty_registry(tmp_path / "bundle")
+    files = {}
+    for impl in IMPLS:
+        out = tmp_path / impl
+        res = run([str(impl_python(impl)), "-m", f"impl_{impl}.trials", "--prereg",
+                   str(REGISTRY_PREREG), "--bundle", str(bundle), "--out", str(out)])  # fmt: skip
+        assert res.code == 0 and res.stderr == "", res.stderr
+        files[impl] = {p.name: p.read_bytes() for p in sorted(out.iterdir())}
+    assert files["pandas"] == files["pyarrow"]
+    census = {
+        (r["row_id"], r["column"]): r["class"]
+        for r in read_csv_rows(tmp_path / "pandas" / "census.csv")
+    }
+    # by hand (docs/trials-contract.md): no registry row links to either entry, so every
+    # measured cell has no data, except Codex's ci95, published null: not_published
+    assert census == {
+        **{(r, c): "structural" for r in (DEEPSEEK, CODEX) for c in ("model", "condition")},
+        **{(r, "source"): "no_antecedent" for r in (DEEPSEEK, CODEX)},
+        **{(r, c): "no_data" for r in (DEEPSEEK, CODEX) for c in ("score", "tasks")},
+        (DEEPSEEK, "ci95"): "no_data",
+        (CODEX, "ci95"): "not_published",
+    }
+    # the null: 1000 draws of a table with no 1, so p is not computable (empty)
+    assert (tmp_path / "pandas" / "nulls.csv").read_text().splitlines()[1:] == [
+        f"{c},0,0.000000,0.000000,0,1000,1000," for c in ("ci95", "score", "tasks")
+    ]
