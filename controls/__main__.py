@@ -99,11 +99,9 @@ def _run(args: argparse.Namespace) -> int:
         )
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
     elif args.command == "summary":
-        from controls.summary import summarise
+        from controls.summary import summarise, tally
 
         rows = summarise(args.verdicts, args.checks, args.out_csv, args.out_md)
-        from controls.summary import tally
-
         print(f"controls: {tally(rows)}")
     return 0
 
