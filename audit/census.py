@@ -13,6 +13,17 @@ from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
+NO_INSTANCE_ROWS = (
+    "The instance table has no rows: nothing shipped can recompute any cell, so every cell "
+    "with an antecedent has no data, the permutation null is not computable and no control "
+    "had anything to perturb."
+)
+P_NOT_COMPUTABLE = "n/c"
+P_NOT_COMPUTABLE_TEXT = (
+    "p n/c: not computable. No row's recomputed values reproduce any row's published value "
+    "in that column, so no dealing can reproduce a cell and there is no chance level to "
+    "set the observed count against."
+)
 
 
 def _check_agreement(path: str) -> None:
@@ -62,7 +73,8 @@ def column_table(census: pl.DataFrame, nulls: pl.DataFrame, doc: dict) -> pl.Dat
         pl.col("null_mean").cast(pl.Float64),
         pl.col("null_sd").cast(pl.Float64),
         pl.col("null_max").cast(pl.Int64),
-        pl.col("p").cast(pl.Float64).alias("null_p"),
+        # empty when the null is not computable (docs/contract.md, nulls.csv)
+        pl.when(pl.col("p") != "").then(pl.col("p")).cast(pl.Float64).alias("null_p"),
     )
     return (
         order.join(table, on="column", how="left")
@@ -106,6 +118,7 @@ def summarise(
         "cells": rows * cols,
         "classes": totals,
         "with_antecedent": totals["reproduced"] + totals["divergent"] + totals["no_data"],
+        "instance_rows": lock["bundle"]["instances"]["rows"],
     }
     out = Path(out_dir)
     write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
@@ -132,6 +145,7 @@ def render(summary: dict, table: pl.DataFrame) -> str:
             f"{summary['with_antecedent']} cells with an antecedent: {c['reproduced']} reproduced, "
             f"{c['divergent']} divergent, {c['no_data']} no data"
         ),
+        *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
         "",
     ]
     measured = table.filter(pl.col("kind") == "measured")
@@ -147,11 +161,13 @@ def render(summary: dict, table: pl.DataFrame) -> str:
     for r in measured.iter_rows(named=True):
         md = "" if r["min_divergent_abs_diff"] is None else f"{r['min_divergent_abs_diff']:.4f}"
         nm = "" if r["null_mean"] is None else f"{r['null_mean']:.2f}"
-        p = "" if r["null_p"] is None else f"{r['null_p']:.4f}"
+        p = P_NOT_COMPUTABLE if r["null_p"] is None else f"{r['null_p']:.4f}"
         lines.append(
             f"{r['column']:<30}{r['reproduced']:>5}{r['divergent']:>5}{r['no_data']:>7}"
             + "".join(f"{r[t]:>4}" for t in tiers)
             + "".join(f"{r[p_]:>4}" for p_ in pols)
             + f"{md:>12}{nm:>10}{p:>10}"
         )
+    if measured.filter(pl.col("null_p").is_null()).height:
+        lines += ["", P_NOT_COMPUTABLE_TEXT]
     return "\n".join(lines) + "\n"

@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+from audit.census import NO_INSTANCE_ROWS
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
 
@@ -61,6 +62,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "
         "Two independent implementations computed every cell, each twice, with identical bytes, "
         "and agreed on every cell.",
+        *(["", NO_INSTANCE_ROWS] if lock["bundle"]["instances"]["rows"] == 0 else []),
         "",
         "## Columns that reproduce",
         "",
@@ -88,6 +90,8 @@ def render(res: Path, doc: dict, head: str) -> str:
         else:
             tol = _tolerance_text(doc["tolerances"][spec["tolerance"]])
         out.append(f"| {name} | {n_rep} | {total} | {tiers} | {pols or '-'} | {tol} |")
+    if out[-1] == "|---|---|---|---|---|---|":
+        out[-2:] = ["(none: no cell reproduces)"]
     out += [
         "",
         "## Cells that do not reproduce",
@@ -103,15 +107,27 @@ def render(res: Path, doc: dict, head: str) -> str:
     if (res / "controls.csv").exists():
         rows = _csv(res / "controls.csv")
         passed = sum(r["verdict"] == "pass" for r in rows)
+        skipped = sum(r["verdict"] == "skipped" for r in rows)
         out += [
             "",
             "## Controls",
             "",
             f"{passed} of {len(rows)} injected perturbations were measured exactly as predicted "
-            "(predictions stamped in the ledger before the perturbed bundles existed):",
+            "(predictions stamped in the ledger before the perturbed bundles existed)"
+            + (
+                f"; {skipped} were skipped, with nothing to perturb: a skipped control was "
+                "neither passed nor failed, and shows nothing"
+                if skipped
+                else ""
+            )
+            + ":",
             "",
         ]
-        out += [f"- {r['control']} ({r['kind']}, {r['target']}): {r['verdict']}" for r in rows]
+        out += [
+            f"- {r['control']} ({r['kind']}, {r['target']}): {r['verdict']}"
+            + (f" ({r['reasons']})" if r["verdict"] != "pass" and r.get("reasons") else "")
+            for r in rows
+        ]
     out += [
         "",
         "## What this does not show",

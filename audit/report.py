@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from audit import plots
+from audit.census import NO_INSTANCE_ROWS
 from audit.files import write_atomic
 
 
@@ -75,7 +76,8 @@ def _column_row(c: dict[str, str]) -> dict[str, str]:
         "null mean": c["null_mean"],
         "null sd": c["null_sd"],
         "null max": c["null_max"],
-        "p": c["null_p"],
+        # an empty p is a null that is not computable (docs/contract.md, nulls.csv)
+        "p": c["null_p"] or ("not computable" if c["null_observed"] else ""),
     }
 
 
@@ -89,6 +91,7 @@ def _intro(summary: dict, agreement: dict) -> list[str]:
         f"declared policy, {c['no_data']} have no data. {c['no_antecedent']} have no antecedent "
         f"and {c['structural']} are structural: neither kind is a failure.",
         f"The two implementations disagree on {agreement['disagreements']} cell(s).",
+        *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
     ]
 
 

@@ -70,7 +70,10 @@ def _run(args: argparse.Namespace) -> int:
         table, selection = predict(doc, args.bundle, args.control)
         write_atomic(args.out_selection, selection_json(selection))
         write_atomic(args.out_prediction, table)
-        print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
+        if "skipped" in selection:
+            print(f"{args.control}: skipped ({selection['skipped']})")
+        else:
+            print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
     elif args.command == "perturb":
         from audit.seal import ledger
         from controls.perturb import check_stamp, perturb
@@ -99,10 +102,10 @@ def _run(args: argparse.Namespace) -> int:
         )
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
     elif args.command == "summary":
-        from controls.summary import summarise
+        from controls.summary import summarise, tally
 
         rows = summarise(args.verdicts, args.checks, args.out_csv, args.out_md)
-        print(f"controls: {sum(r['verdict'] == 'pass' for r in rows)} of {len(rows)} pass")
+        print(f"controls: {tally(rows)}")
     return 0
 
 

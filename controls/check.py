@@ -78,6 +78,13 @@ def measure(prediction: Path, before: Path, after: Path) -> dict:
     }
 
 
+def _verdict(reasons: list[str], skipped: str | None) -> str:
+    """pass, fail, or skipped: a control with nothing to perturb was neither passed nor failed."""
+    if reasons:
+        return "fail"
+    return "skipped" if skipped else "pass"
+
+
 def check(
     name: str,
     kind: str,
@@ -136,7 +143,16 @@ def check(
             )
     same = len({_hash(Path(after[i]) / "cells.csv") for i in impls}) == 1
     reasons = []
-    if kind == "reorder":
+    skipped = selection.get("skipped")
+    if skipped:
+        # nothing was perturbed: the reruns read the unperturbed bundle again, so any
+        # difference from the unperturbed run is a failure, not a skip
+        reasons += [
+            f"{i}: outputs differ from the unperturbed run, yet nothing was perturbed"
+            for i in impls
+            if not m[i]["identical_to_unperturbed"]
+        ]
+    elif kind == "reorder":
         reasons += [
             f"{i}: outputs differ from the unperturbed run"
             for i in impls
@@ -149,7 +165,7 @@ def check(
         for i in impls
         if m[i]["unpredicted"]
     ]
-    if kind == "swap":
+    if kind == "swap" and not skipped:
         detected = [
             i
             for i in impls
@@ -172,8 +188,8 @@ def check(
         "class_changes": {i: m[i]["class_changes"] for i in impls},
         "identical_to_unperturbed": {i: m[i]["identical_to_unperturbed"] for i in impls},
         "contestants_identical": same,
-        "verdict": "pass" if not reasons else "fail",
-        "reasons": reasons,
+        "verdict": _verdict(reasons, skipped),
+        "reasons": reasons or ([skipped] if skipped else []),
     }
     write_atomic(out_csv, buf.getvalue())
     write_atomic(out_json, json.dumps(verdict, indent=2, sort_keys=True) + "\n")

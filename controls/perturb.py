@@ -47,6 +47,14 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[s
     """Write the perturbed bundle; return the paths written."""
     sel = json.loads(Path(selection_path).read_text())
     b = doc["bundle"]
+    out = Path(out_dir)
+    if "skipped" in sel:  # nothing to perturb: the control's bundle is the unperturbed one
+        out.mkdir(parents=True, exist_ok=True)
+        for role in ("leaderboard", "instances"):
+            tmp = out / f".{b[role]}.tmp"
+            shutil.copyfile(Path(bundle) / b[role], tmp)
+            tmp.replace(out / b[role])
+        return [str(out / b["leaderboard"]), str(out / b["instances"])]
     inst = pl.read_parquet(Path(bundle) / b["instances"])
     kind = sel["kind"]
     if kind in ("flip", "shift"):
@@ -86,7 +94,6 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[s
             columns[i] = col.rechunk().gather(order)  # one chunk: a gather across 100 is slow
             del col
         inst = pl.DataFrame(columns)
-    out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(Path(bundle) / b["leaderboard"], out / b["leaderboard"])
     tmp = out / f".{b['instances']}.tmp"

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import polars as pl
 
@@ -118,10 +119,28 @@ def _swap(doc, name, spec, lb, inst):
     return cells, {"row_ids": pair}
 
 
+NO_INSTANCE_ROWS = "the instance table has no rows: nothing to perturb"
+
+
+def nothing_to_perturb(doc: dict, bundle: str) -> str | None:
+    """Why no control can be applied to this bundle, or None when one can.
+
+    An instance table with no rows has nothing to flip, shift, swap or reorder:
+    every control is then skipped (neither passed nor failed), with this reason."""
+    path = Path(bundle) / doc["bundle"]["instances"]
+    rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+    return NO_INSTANCE_ROWS if rows == 0 else None
+
+
 def predict(doc: dict, bundle: str, name: str) -> tuple[str, dict]:
-    """The prediction table (CSV text) and the selection it rests on."""
+    """The prediction table (CSV text) and the selection it rests on.
+
+    A skipped control predicts no cell; its selection holds ``skipped``, the reason."""
     spec = doc["controls"][name]
-    if spec["kind"] in ("flip", "shift"):
+    skipped = nothing_to_perturb(doc, bundle)
+    if skipped is not None:
+        cells, selection = [], {"skipped": skipped}
+    elif spec["kind"] in ("flip", "shift"):
         cells, selection = _flip_or_shift(doc, name, spec, *exact.read_bundle(bundle, doc))
     elif spec["kind"] == "swap":
         cells, selection = _swap(doc, name, spec, *exact.read_bundle(bundle, doc))

@@ -25,6 +25,7 @@ def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str)
             "class_changes",
             "contestants_identical",
             "verdict",
+            "reasons",
         ]
     )
     for r in sorted(rows, key=lambda r: r["control"]):
@@ -39,6 +40,7 @@ def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str)
                 max(len(c) for c in r["class_changes"].values()),
                 str(r["contestants_identical"]).lower(),
                 r["verdict"],
+                "; ".join(r["reasons"]),
             ]
         )
     write_atomic(out_csv, buf.getvalue())
@@ -46,7 +48,23 @@ def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str)
     return rows
 
 
+VERDICTS = ("pass", "fail", "skipped")
+
+
+def tally(rows: list[dict]) -> str:
+    """How many controls pass, fail and were skipped, in words: a skip is neither."""
+    n = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+    text = f"{n['pass']} of {len(rows)} pass"
+    if n["fail"]:
+        text += f", {n['fail']} fail"
+    if n["skipped"]:
+        text += f", {n['skipped']} skipped (neither passed nor failed)"
+    return text
+
+
 def _target(sel: dict) -> str:
+    if "skipped" in sel:
+        return "none: nothing to perturb"
     if "row_ids" in sel:
         return " <-> ".join(sel["row_ids"])
     if "row_id" in sel:
@@ -55,14 +73,23 @@ def _target(sel: dict) -> str:
 
 
 def _markdown(rows: list[dict], checks: list[str]) -> str:
-    passed = sum(r["verdict"] == "pass" for r in rows)
+    skipped = sorted({"; ".join(r["reasons"]) for r in rows if r["verdict"] == "skipped"})
     out = [
         "# Injected-perturbation controls",
         "",
         (
-            f"{passed} of {len(rows)} controls pass. Each prediction was stamped in the ledger "
+            f"Controls: {tally(rows)}. Each prediction was stamped in the ledger "
             "before its perturbed bundle was built."
         ),
+        *[
+            line
+            for reason in skipped
+            for line in (
+                "",
+                f"Skipped ({reason}): no perturbation was applied, so these controls tested "
+                "nothing; a skip is neither a pass nor a fail.",
+            )
+        ],
         "",
         (
             "| control | kind | target | predicted cells | measured as predicted | unpredicted changes"

@@ -70,8 +70,11 @@ def observed(table: np.ndarray) -> int:
     return int(np.count_nonzero(np.diagonal(table)))
 
 
-def null_line(column: str, counts: list[int], seen: int, draws: int) -> list[str]:
-    """One nulls.csv row from every draw's count."""
+def null_line(column: str, counts: list[int], seen: int, draws: int, computable: bool) -> list[str]:
+    """One nulls.csv row from every draw's count.
+
+    `computable` is False when the column's table holds no True: no dealing can
+    reproduce a cell, so p is not computable and is written as an empty field."""
     total = sum(counts)
     total_sq = sum(c * c for c in counts)
     if draws == 1:
@@ -87,7 +90,7 @@ def null_line(column: str, counts: list[int], seen: int, draws: int) -> list[str
         str(max(counts)),
         str(ge),
         str(draws),
-        format_float((1 + ge) / (1 + draws)),
+        format_float((1 + ge) / (1 + draws)) if computable else "",
     ]
 
 
@@ -108,7 +111,8 @@ def summarize(
     lines: list[list[str]] = []
     hist: list[list[str]] = []
     for column in sorted(tables):
-        lines.append(null_line(column, counts[column], observed(tables[column]), draws))
+        table = tables[column]
+        lines.append(null_line(column, counts[column], observed(table), draws, bool(table.any())))
         hist.extend(histogram(column, counts[column]))
     return lines, hist
 

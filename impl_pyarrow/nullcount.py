@@ -84,9 +84,12 @@ def draw_counts(seed: int, column: str, masks: list[int], start: int, stop: int)
 
 
 def summary(
-    column: str, observed_count: int, counts: list[int], draws: int
+    column: str, observed_count: int, counts: list[int], draws: int, masks: list[int]
 ) -> tuple[list[str], list[list[str]]]:
-    """(line of nulls.csv, lines of null_hist.csv) of one column from its D counts."""
+    """(line of nulls.csv, lines of null_hist.csv) of one column from its D counts.
+
+    With no bit set in any of the column's masks no dealing reproduces a cell:
+    p is then not computable, and its field is left empty."""
     tally: dict[int, int] = {}
     for c in counts:
         tally[c] = tally.get(c, 0) + 1
@@ -100,7 +103,7 @@ def summary(
         var = (Fraction(squares) - Fraction(total * total, draws)) / (draws - 1)
     sd = math.sqrt(float(var))
     ge = sum(1 for c in counts if c >= observed_count)
-    p = float(1 + ge) / float(1 + draws)
+    p = format_float(float(1 + ge) / float(1 + draws)) if any(masks) else ""
     row = [
         column,
         str(observed_count),
@@ -109,6 +112,6 @@ def summary(
         str(max(counts)),
         str(ge),
         str(draws),
-        format_float(p),
+        p,
     ]
     return row, hist

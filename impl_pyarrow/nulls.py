@@ -88,7 +88,7 @@ def nulls_rows(pr: Prereg, masks: dict[str, list[int]]) -> tuple[list[list[str]]
     hist: list[list[str]] = []
     for column, col_masks in masks.items():
         counts = draw_counts(pr.seed, column, col_masks, 0, pr.null_draws)
-        row, more = summary(column, observed(col_masks), counts, pr.null_draws)
+        row, more = summary(column, observed(col_masks), counts, pr.null_draws, col_masks)
         rows.append(row)
         hist.extend(more)
     return rows, hist

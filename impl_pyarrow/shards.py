@@ -209,7 +209,7 @@ def merge(prereg_path: str, table_path: str, parts: list[str]) -> dict[str, byte
     null_rows: list[list[str]] = []
     hist_rows: list[list[str]] = []
     for column, masks in table.masks.items():
-        row, hist = summary(column, observed(masks), counts[column], settings.null_draws)
+        row, hist = summary(column, observed(masks), counts[column], settings.null_draws, masks)
         null_rows.append(row)
         hist_rows.extend(hist)
     return {

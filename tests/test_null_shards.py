@@ -220,7 +220,8 @@ def test_a_shard_count_the_draws_cannot_fill_stops_the_run(shards: str, tmp_path
 @pytest.mark.parametrize("impl", IMPL_PARAMS)
 def test_the_table_of_no_rows_gives_a_null_of_zeros(impl: str, impl_envs, tmp_path: Path) -> None:
     # A leaderboard of no rows: the header alone, N = 0; every dealing counts 0, so
-    # mean 0, sd 0, max 0, all 60 draws >= observed 0, p = 61/61 (contract formulas).
+    # mean 0, sd 0, max 0, all 60 draws >= observed 0 (contract formulas); the table
+    # holds no 1, so p is not computable: an empty field, not 61/61.
     from tests.test_nulls import PREREG
 
     prereg = tmp_path / "prereg.yaml"
@@ -231,6 +232,6 @@ def test_the_table_of_no_rows_gives_a_null_of_zeros(impl: str, impl_envs, tmp_pa
     res = _merge(impl, prereg, table, tmp_path / "m", [part])
     assert res.code == 0, res.stderr
     assert (tmp_path / "m" / "nulls.csv").read_text().splitlines()[1] == (
-        f"s,0,0.000000,0.000000,0,{DRAWS},{DRAWS},1.000000"
+        f"s,0,0.000000,0.000000,0,{DRAWS},{DRAWS},"
     )
     assert (tmp_path / "m" / "null_hist.csv").read_text().splitlines()[1] == f"s,0,{DRAWS}"

@@ -54,6 +54,7 @@ def build(
                 )
         counts = leaderboard_nulls.count_draws(name, table, seed, range(draws))
         observed = sum(1 for r in row_ids if classes[name][r] == REPRODUCED)
-        lines.append(leaderboard_nulls.null_line(name, counts, observed, draws))
+        computable = bool(table.any())  # a table with no True: p not computable
+        lines.append(leaderboard_nulls.null_line(name, counts, observed, draws, computable))
         hist.extend(leaderboard_nulls.histogram(name, counts))
     return lines, hist

@@ -127,10 +127,10 @@ class Cell:
 
 def judge_cell(pub: Published, r: float | None, b: float, tol: Tolerance, policy: str) -> Cell:
     """Tier and certain tier of one (row, column, policy)."""
+    if pub.not_published:  # before no data: a not-published cell is never no_data
+        return Cell(policy, r, None, NOT_PUBLISHED, None if r is None else b, NOT_PUBLISHED)
     if r is None:
         return Cell(policy, None, None, NO_DATA, None, NO_DATA)
-    if pub.not_published:
-        return Cell(policy, r, None, NOT_PUBLISHED, b, NOT_PUBLISHED)
     if pub.value is None:  # a published infinity: a claim no finite value meets
         return Cell(policy, r, None, DIVERGENT, b, DIVERGENT)
     rq = Fraction(r)

@@ -71,7 +71,7 @@ def nulls_rows(
             and any(is_integer_tier(c.tier) for c in judged[column][j])
         )
         counts = nullcount.draw_counts(seed, column, masks, 0, draws)
-        row, lines = nullcount.summary(column, observed, counts, draws)
+        row, lines = nullcount.summary(column, observed, counts, draws, masks)
         rows.append(row)
         hist.extend(lines)
     return rows, hist
