@@ -28,6 +28,9 @@ from audit.errors import AuditError
 MAX_BYTES = 256 * 1024  # 256 KiB; the largest prereg shipped is under 6 KB
 MAX_DEPTH = 32  # nested mappings and sequences; a prereg needs about six
 STR_TAG = "tag:yaml.org,2002:str"
+# What pyyaml's safe constructors raise on a value they cannot build: `!!bool maybe`
+# (KeyError), `!!int ""` (IndexError), `!!timestamp foo` (AttributeError), `!!int 0x`.
+_BUILD_ERRORS = (yaml.YAMLError, ValueError, LookupError, AttributeError, TypeError)
 
 
 class _FiniteLoader(yaml.SafeLoader):
@@ -65,7 +68,7 @@ def read_strict(path: str | Path) -> dict[str, Any]:
             raise AuditError(
                 "bad_prereg", where, f"line {e.line}: {e.value} is not a finite number"
             ) from None
-        except (yaml.YAMLError, ValueError) as e:
+        except _BUILD_ERRORS as e:
             raise AuditError(
                 "bad_prereg", where, f"a value the safe loader cannot build ({_first(e)})"
             ) from None

@@ -146,8 +146,9 @@ def read_prereg(path: str) -> dict[str, Any]:
             doc = None if node is None else loader.construct_document(node)
         except _NotFinite as exc:
             raise InputError(BAD_PREREG, path, str(exc)) from None
-        except (yaml.YAMLError, ValueError) as exc:
-            raise InputError(BAD_PREREG, path, f"a value YAML cannot build: {exc}") from None
+        except (yaml.YAMLError, ValueError, KeyError, IndexError, AttributeError, TypeError) as exc:
+            # e.g. `!!bool maybe` is a KeyError, `!!int ""` an IndexError inside pyyaml
+            raise InputError(BAD_PREREG, path, f"a value YAML cannot build: {exc!r}") from None
     finally:
         loader.dispose()
     if not isinstance(doc, dict):

@@ -131,8 +131,9 @@ def load_plain(path: str, fail: Any) -> dict[str, Any]:
         raise fail("bad_prereg", path, found.not_string)
     try:
         doc = yaml.safe_load(text)
-    except (yaml.YAMLError, ValueError) as exc:
-        raise fail("bad_prereg", path, f"a value that cannot be loaded: {exc}") from None
+    except (yaml.YAMLError, ValueError, LookupError, AttributeError, TypeError) as exc:
+        # pyyaml's constructors raise more than YAMLError on a bad scalar (!!bool maybe: KeyError)
+        raise fail("bad_prereg", path, f"a value that cannot be loaded: {exc!r}") from None
     bad = _non_finite(doc)
     if bad is not None:
         raise fail("bad_prereg", path, f"a number that is not finite ({bad})")

@@ -147,6 +147,15 @@ CASES: dict[str, tuple[str, bytes | str, str]] = {
         "bad_prereg",
     ),
     "impossible date": ("leaderboard", _sub(DEMO, "name: demo", "name: 2026-13-45"), "bad_prereg"),
+    # values pyyaml's safe constructors fail on with other exceptions than YAMLError
+    "!!bool maybe": ("leaderboard", _sub(DEMO, "name: demo", "name: !!bool maybe"), "bad_prereg"),
+    "!!int empty": (
+        "trials",
+        _sub(TRIALS, "\nscale: 100\n", '\n"scale": !!int ""\n'),
+        "bad_prereg",
+    ),
+    "!!timestamp foo": ("leaderboard", DEMO + "when: !!timestamp foo\n", "bad_prereg"),
+    "!!float empty": ("leaderboard", _sub(DEMO, "size: 0.5", 'size: !!float ""'), "bad_prereg"),
     # integers written as integers (the schema's integer is an int, not 7.0)
     "seed 7.0": ("leaderboard", _sub(DEMO, "seed: 7", "seed: 7.0"), "bad_prereg"),
     "null_draws 200.0": (
