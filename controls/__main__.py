@@ -10,6 +10,7 @@ from pathlib import Path
 from audit import prereg
 from audit.errors import AuditError, report
 from audit.files import write_atomic
+from audit.seal.locked import locked_bundle
 from controls.predict import ControlError
 
 
@@ -20,6 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prereg", required=True)
     p.add_argument("--bundle", required=True)
     p.add_argument("--control", required=True)
+    p.add_argument("--lock", default=None, help="the lock's files.json: read only those bytes")
     p.add_argument("--out-prediction", required=True)
     p.add_argument("--out-selection", required=True)
 
@@ -30,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prediction", required=True)
     p.add_argument("--stamp", required=True)
     p.add_argument("--events", required=True, help="event file recording the perturbed bundle")
+    p.add_argument("--lock", default=None, help="the lock's files.json: read only those bytes")
     p.add_argument("--out", required=True)
 
     p = sub.add_parser("check", help="measured against predicted, for both contestants")
@@ -67,7 +70,8 @@ def _run(args: argparse.Namespace) -> int:
         doc = prereg.load(args.prereg)
         if args.control not in doc["controls"]:
             raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
-        table, selection = predict(doc, args.bundle, args.control)
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            table, selection = predict(doc, bundle, args.control)
         write_atomic(args.out_selection, selection_json(selection))
         write_atomic(args.out_prediction, table)
         if "skipped" in selection:
@@ -79,7 +83,8 @@ def _run(args: argparse.Namespace) -> int:
         from controls.perturb import check_stamp, perturb
 
         check_stamp(args.stamp, [args.prediction, args.selection])
-        paths = perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out)
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            paths = perturb(prereg.load(args.prereg), bundle, args.selection, args.out)
         ledger.write_events(
             args.events,
             [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],

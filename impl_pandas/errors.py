@@ -17,6 +17,7 @@ DUPLICATE_KEY = "duplicate_key"
 BAD_TYPE = "bad_type"
 AMBIGUOUS_VALUE = "ambiguous_value"
 BAD_SHARDS = "bad_shards"  # the shard commands only (shards.py)
+BUNDLE_CHANGED = "bundle_changed"  # --lock: bytes other than the lock hashed (locked.py)
 
 EXIT_INPUT = 2
 

@@ -20,6 +20,8 @@ ERROR_CLASSES: tuple[str, ...] = (
     "ambiguous_value",
     # sharded null draws (null-draws, null-merge): after missing_file, unreadable, bad_prereg
     "bad_shards",
+    # --lock: a bundle file whose bytes are not the ones the lock hashed (contract, "The lock")
+    "bundle_changed",
 )
 
 

@@ -7,6 +7,7 @@
 rule control_predict:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
     output:
@@ -19,7 +20,7 @@ rule control_predict:
         f"{RES}/logs/control_predict_{{control}}.log",
     shell:
         "PYTHONPATH={params.src} python -m controls predict --prereg {input.prereg}"
-        " --bundle {params.bundle} --control {wildcards.control}"
+        " --bundle {params.bundle} --lock {input.files:q} --control {wildcards.control}"
         " --out-prediction {output.prediction} --out-selection {output.selection} 2>&1 | tee {log}"
 
 
@@ -44,6 +45,7 @@ rule control_perturb:
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
         selection=f"{RES}/controls/{{control}}/selection.json",
         prereg=f"{RES}/lock/prereg.yaml",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
     output:
@@ -58,7 +60,8 @@ rule control_perturb:
         f"{RES}/logs/control_perturb_{{control}}.log",
     shell:
         "PYTHONPATH={params.src} python -m controls perturb --prereg {input.prereg}"
-        " --bundle {params.bundle} --selection {input.selection} --prediction {input.prediction}"
+        " --bundle {params.bundle} --lock {input.files:q} --selection {input.selection}"
+        " --prediction {input.prediction}"
         " --stamp {input.stamp} --events {output.events:q} --out {params.out} 2>&1 | tee {log}"
 
 

@@ -24,6 +24,7 @@ rule recompute_pandas:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
         env="results/envs/impl-pandas.synced",
@@ -40,13 +41,15 @@ rule recompute_pandas:
         f"{RES}/logs/recompute_pandas_run{{run}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        " --bundle {params.bundle} --lock {input.files:q} --out {params.out} --no-draws"
+        " 2>&1 | tee {log}"
 
 
 rule recompute_pyarrow:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
         env="results/envs/impl-pyarrow.synced",
@@ -63,7 +66,8 @@ rule recompute_pyarrow:
         f"{RES}/logs/recompute_pyarrow_run{{run}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        " --bundle {params.bundle} --lock {input.files:q} --out {params.out} --no-draws"
+        " 2>&1 | tee {log}"
 
 
 # The permutation null's draws, in NULL_SHARDS independent jobs per run (ranges

@@ -71,6 +71,7 @@ rule recompute_trials:
     input:
         unpack(source_inputs),
         prereg=f"{RES}/lock/prereg.yaml",
+        files=f"{RES}/lock/files.json",
         env="results/envs/impl-{impl}.synced",
     output:
         expand(f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/{{f}}.csv", f=TRIAL_FILES),
@@ -84,7 +85,7 @@ rule recompute_trials:
         f"{RES}/logs/recompute_{{impl}}_run{{run}}.log",
     shell:
         "PYTHONPATH={params.src} {params.python} {params.module} --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        " --bundle {params.bundle} --lock {input.files:q} --out {params.out} 2>&1 | tee {log}"
 
 
 rule same_runs:
