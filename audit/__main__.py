@@ -120,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify-ledger", help="walk a ledger's hash chain and rehash its subjects")
     p.add_argument("ledger")
     p.add_argument("--head", default=None)
+
+    p = sub.add_parser("compare-items", help="first divergent boundary between two runs' items")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--id", default="item_id", help="the column naming an item")
+    p.add_argument("--boundaries", default=None, help="NAME=COLUMN,... in order")
+    p.add_argument("--out", default=None)
     return ap
 
 
@@ -261,6 +268,13 @@ def _run(args: argparse.Namespace) -> int:
             print(f"error[{kind}]: {first}{more}", file=sys.stderr)
             return 1
         print(f"{args.ledger}: chain holds")
+    elif args.command == "compare-items":
+        from audit import compare_items
+
+        res = compare_items.compare(args.a, args.b, args.id, args.boundaries)
+        if args.out:
+            compare_items.write(res, args.out)
+        print("\n".join(compare_items.summary_lines(res)))
     return 0
 
 
