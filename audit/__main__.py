@@ -127,6 +127,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--id", default="item_id", help="the column naming an item")
     p.add_argument("--boundaries", default=None, help="NAME=COLUMN,... in order")
     p.add_argument("--out", default=None)
+
+    p = sub.add_parser("draft-prereg", help="a prereg from the bundle's column names and types")
+    p.add_argument("bundle", help="a bundle folder (its parquet files) or one parquet file")
+    p.add_argument("--out", required=True, help="the prereg to write (never overwritten)")
     return ap
 
 
@@ -275,6 +279,12 @@ def _run(args: argparse.Namespace) -> int:
         if args.out:
             compare_items.write(res, args.out)
         print("\n".join(compare_items.summary_lines(res)))
+    elif args.command == "draft-prereg":
+        from audit.draft_prereg import write as draft_write
+
+        doc = draft_write(args.bundle, args.out)
+        n = sum(len(cols) for cols in doc["undecided"].values())
+        print(f"{args.out}: drafted, {n} column(s) undecided in {len(doc['undecided'])} file(s)")
     return 0
 
 
