@@ -89,6 +89,12 @@ def lock(
         "prereg": {"blake3": actual, "name": doc["name"]},
         "bundle": tables,
     }
+    if "publisher_hash" in doc:
+        from audit.publisher_hash import check as publisher_check
+
+        spec = doc["publisher_hash"]
+        record["publisher_hash"] = publisher_check(spec, bundle, doc["bundle"][spec["table"]])
+        print(f"publisher hash ({spec['recipe']}): {record['publisher_hash']['status']}")
     write_lock(prereg_path, actual, out_dir, record)
     ledger.start(
         ledger_path,
