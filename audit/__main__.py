@@ -131,6 +131,14 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("draft-prereg", help="a prereg from the bundle's column names and types")
     p.add_argument("bundle", help="a bundle folder (its parquet files) or one parquet file")
     p.add_argument("--out", required=True, help="the prereg to write (never overwritten)")
+
+    p = sub.add_parser("adapt-swebench", help="SWE-bench run reports (v2) -> instances.parquet")
+    p.add_argument("reports", nargs="+", help="<model>.<run_id>.json files")
+    p.add_argument(
+        "--denominators", required=True, help="POLICY[,...]: total, submitted, completed"
+    )
+    p.add_argument("--benchmark", default="swe-bench", help="the benchmark column's value")
+    p.add_argument("--out", required=True)
     return ap
 
 
@@ -285,6 +293,12 @@ def _run(args: argparse.Namespace) -> int:
         doc = draft_write(args.bundle, args.out)
         n = sum(len(cols) for cols in doc["undecided"].values())
         print(f"{args.out}: drafted, {n} column(s) undecided in {len(doc['undecided'])} file(s)")
+    elif args.command == "adapt-swebench":
+        from audit import swebench_report as swe
+
+        policies = swe.parse_policies(args.denominators)
+        _, doc = swe.adapt_to(args.reports, args.out, policies, args.benchmark)
+        print("\n".join(swe.summary_lines(doc)))
     return 0
 
 
