@@ -139,6 +139,15 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--benchmark", default="swe-bench", help="the benchmark column's value")
     p.add_argument("--out", required=True)
+
+    p = sub.add_parser("resolve", help="the commit an hf://datasets/<repo>@<branch or tag> names")
+    p.add_argument("uri")
+
+    p = sub.add_parser("fetch-hf", help="a dataset's files at a pinned commit, sha256 checked")
+    p.add_argument("uri", help="hf://datasets/<owner>/<name>@<40-hex commit>")
+    p.add_argument("--files", nargs="+", required=True, help="files the prereg names")
+    p.add_argument("--optional", nargs="*", default=[], help="files taken when present")
+    p.add_argument("--out", required=True, help="the bundle folder to write")
     return ap
 
 
@@ -299,6 +308,17 @@ def _run(args: argparse.Namespace) -> int:
         policies = swe.parse_policies(args.denominators)
         _, doc = swe.adapt_to(args.reports, args.out, policies, args.benchmark)
         print("\n".join(swe.summary_lines(doc)))
+    elif args.command == "resolve":
+        from audit.hf import parse, resolve
+
+        repo, _ = parse(args.uri)
+        print(f"hf://datasets/{repo}@{resolve(args.uri)}")
+    elif args.command == "fetch-hf":
+        from audit.hf import fetch
+
+        rec = fetch(args.uri, args.files, args.out, args.optional)
+        for name, f in rec["files"].items():
+            print(f"{name}: sha256 {f['sha256']} matches the {rec['checked_against']} record")
     return 0
 
 

@@ -20,6 +20,7 @@ from audit.files import file_blake3, text_blake3
 EVENTS = (
     "prereg_locked",
     "bundle_hashed",
+    "bundle_fetched",
     "prediction_stamped",
     "output_recorded",
     "annex_sealed",

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from audit import ledger, prereg
+from audit import hf_source, ledger, prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
@@ -84,6 +84,7 @@ def lock(
         }
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
+    source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     record = {
         "format": "secondseat-lock-v1",
         "prereg": {"blake3": actual, "name": doc["name"]},
@@ -95,6 +96,8 @@ def lock(
         spec = doc["publisher_hash"]
         record["publisher_hash"] = publisher_check(spec, bundle, doc["bundle"][spec["table"]])
         print(f"publisher hash ({spec['recipe']}): {record['publisher_hash']['status']}")
+    if source is not None:
+        record["source"] = source
     write_lock(prereg_path, actual, out_dir, record)
     ledger.start(
         ledger_path,
@@ -108,6 +111,11 @@ def lock(
                 )
                 for role, t in tables.items()
             ],
+            *(
+                [("bundle_fetched", str(Path(bundle) / hf_source.RECORD), source)]
+                if source is not None
+                else []
+            ),
         ],
     )
     return record
