@@ -220,3 +220,37 @@ def test_the_lock_refuses_a_fetched_file_changed_afterwards(tmp_path: Path, repo
     )
     _one_line(res, "hash_mismatch")
     assert not (tmp_path / "lock").exists() and not (tmp_path / "ledger.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_the_workflow_fetches_before_the_lock_and_reruns_offline(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import run_dag
+
+    for k in [k for k in os.environ if k.startswith("HF_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    target = "results/hf/lock/lock.json"
+    prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
+    config = ["--config", f"bundle=hf://datasets/acme/board@{C1}", "arm=hf", prereg]
+    with Hub(repo) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        p = run_dag(tmp_path / "online", target, *config)
+        # Only the fetch and the lock are asked for; the workflow's closing summary (the
+        # census of a whole run) is then absent, so the exit status is not the measure.
+        assert "2 of 2 steps (100%) done" in p.stderr, p.stderr[-3000:]
+        refused = run_dag(
+            tmp_path / "tag", target, "--config", "bundle=hf://datasets/acme/board@v1", prereg
+        )
+        n = len(hub.requests)
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+        q = run_dag(tmp_path / "offline", target, *config)
+        assert len(hub.requests) == n  # the offline run asked nothing of the Hub
+    assert "2 of 2 steps (100%) done" in q.stderr, q.stderr[-3000:]
+    for work in ("online", "offline"):
+        lock = json.loads((tmp_path / work / target).read_text())
+        assert lock["source"]["commit"] == C1 and lock["source"]["repo"] == "acme/board"
+    assert refused.returncode == 2
+    assert "error[unpinned]:" in refused.stderr
+    assert not (tmp_path / "tag" / "results").exists()
