@@ -148,6 +148,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--files", nargs="+", required=True, help="files the prereg names")
     p.add_argument("--optional", nargs="*", default=[], help="files taken when present")
     p.add_argument("--out", required=True, help="the bundle folder to write")
+
+    p = sub.add_parser("adapt-inspect", help="Inspect eval logs -> trials, items, claim")
+    p.add_argument("logs", nargs="+", help=".eval or .json logs")
+    p.add_argument("--scorer", default=None, help="the scorer to read (required if several)")
+    p.add_argument("--out", required=True)
     return ap
 
 
@@ -319,6 +324,11 @@ def _run(args: argparse.Namespace) -> int:
         rec = fetch(args.uri, args.files, args.out, args.optional)
         for name, f in rec["files"].items():
             print(f"{name}: sha256 {f['sha256']} matches the {rec['checked_against']} record")
+    elif args.command == "adapt-inspect":
+        from audit import inspect_log
+
+        doc = inspect_log.adapt_to(args.logs, args.out, args.scorer)
+        print("\n".join(inspect_log.summary_lines(doc)))
     return 0
 
 
