@@ -153,6 +153,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("logs", nargs="+", help=".eval or .json logs")
     p.add_argument("--scorer", default=None, help="the scorer to read (required if several)")
     p.add_argument("--out", required=True)
+
+    p = sub.add_parser("adapt-eee", help="Every Eval Ever records -> trials, items, claim")
+    p.add_argument("aggregates", nargs="+", help="aggregate .json records (sidecar beside)")
+    p.add_argument("--out", required=True)
     return ap
 
 
@@ -329,6 +333,12 @@ def _run(args: argparse.Namespace) -> int:
 
         doc = inspect_log.adapt_to(args.logs, args.out, args.scorer)
         print("\n".join(inspect_log.summary_lines(doc)))
+    elif args.command == "adapt-eee":
+        from audit.eee import adapt_to as eee_adapt
+
+        doc = eee_adapt(args.aggregates, args.out)
+        for rec in doc["records"]:
+            print(f"{rec['evaluation_id']}: {rec['rows']} row(s), checksum and row count hold")
     return 0
 
 

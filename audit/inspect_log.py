@@ -32,20 +32,9 @@ from typing import Any
 import polars as pl
 
 from audit.adapter import SCHEMA as TRIAL_SCHEMA
+from audit.compare_items import ITEM_SCHEMA
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
-
-ITEM_SCHEMA = {
-    "item_id": pl.String,
-    "run": pl.String,
-    "epoch": pl.Int64,
-    "input": pl.String,
-    "prompt": pl.String,
-    "output": pl.String,
-    "answer": pl.String,
-    "score": pl.Float64,
-    "target": pl.String,
-}
 
 
 def _read(path: str) -> Any:
