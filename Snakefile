@@ -37,6 +37,7 @@ else:
 
     include: "workflow/rules/common.smk"
     include: "workflow/rules/bundle.smk"
+    include: "workflow/rules/fetch.smk"
     include: "workflow/rules/lock.smk"
     include: "workflow/rules/recompute.smk"
     include: "workflow/rules/audit.smk"

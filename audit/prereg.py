@@ -123,3 +123,40 @@ def load(path: str | Path) -> dict[str, Any]:
 def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
     cols = doc["columns"]
     return [*cols["structural"], *cols["no_antecedent"], *cols["measured"]]
+
+
+PLACEHOLDER = "UNDECIDED"  # a decision a drafted prereg leaves open (audit/draft_prereg.py)
+
+
+def refuse_undecided(doc: Any, path: str) -> None:
+    """Refuse a prereg with anything undecided, naming each item (one line).
+
+    Undecided: each column still listed under ``undecided:`` (``undecided/<file>/<column>``)
+    and each key whose value, or an item of whose list, is the placeholder.
+    """
+    items: list[str] = []
+
+    def walk(node: Any, where: str) -> None:
+        if node == PLACEHOLDER:
+            items.append(where)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, f"{where}/{k}" if where else str(k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{where}/{i}")
+
+    if not isinstance(doc, dict):
+        return
+    for key, value in doc.items():
+        if key == "undecided":
+            tables = value if isinstance(value, dict) else {}
+            for table, cols in tables.items():
+                for col, dtype in (cols or {}).items():
+                    items.append(f"undecided/{table}/{col} ({dtype})")
+            if not tables:
+                items.append("undecided")
+        else:
+            walk(value, str(key))
+    if items:
+        raise AuditError("undecided", path, f"{len(items)} item(s) undecided: {', '.join(items)}")

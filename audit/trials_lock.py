@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from audit import trials_prereg
+from audit import prereg, trials_prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -65,6 +65,7 @@ def lock(
     expect_lock: str | None = None,
 ) -> dict[str, Any]:
     actual = prereg_blake3(prereg_path, expected)
+    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path)
     doc = trials_prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")

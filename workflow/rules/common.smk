@@ -16,6 +16,9 @@ SRC = workflow.basedir  # the repository: packages and environments live here
 ARM = config["arm"]
 RES = f"results/{ARM}"
 BUNDLE = config["bundle"].rstrip("/")
+HF_URI = BUNDLE if BUNDLE.startswith("hf://") else None  # fetched by the rule fetch_hf
+if HF_URI:
+    BUNDLE = f"{RES}/bundle/hf"
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
 RUN_FILES = ["cells", "census", "reproduce", "nulls", "null_hist"]  # a recompute run's files
@@ -57,7 +60,9 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
         _config_source("null_shards"),
         f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
     )
-check_bundle(BUNDLE, BUNDLE_FILES.values(), built_by_rule="results/demo-bundle")
+check_bundle(
+    BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
+)
 clear_stale_locks()  # a killed run resumes with the usual command
 
 
