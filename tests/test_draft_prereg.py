@@ -67,8 +67,8 @@ def _lock(tmp: Path, prereg: Path, bundle: Path):
         bundle,
         "--out-dir",
         tmp / "lock",
-        "--ledger",
-        tmp / "ledger.jsonl",
+        "--events",
+        tmp / "events.json",
     )
 
 

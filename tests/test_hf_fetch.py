@@ -127,8 +127,8 @@ def test_fetch_checks_each_sha256_against_the_hub_and_the_lock_records_it(
         tmp_path / "b",
         "--out-dir",
         tmp_path / "lock",
-        "--ledger",
-        tmp_path / "ledger.jsonl",
+        "--events",
+        tmp_path / "events.json",
     )
     assert lock.code == 0, lock.stderr
     source = json.loads((tmp_path / "lock" / "lock.json").read_text())["source"]
@@ -137,7 +137,7 @@ def test_fetch_checks_each_sha256_against_the_hub_and_the_lock_records_it(
         source["files"]["instances.parquet"]["sha256"]
         == record["files"]["instances.parquet"]["sha256"]
     )
-    events = [json.loads(x) for x in (tmp_path / "ledger.jsonl").read_text().splitlines()]
+    events = json.loads((tmp_path / "events.json").read_text())["records"]
     fetched = [e for e in events if e["event"] == "bundle_fetched"]
     assert len(fetched) == 1
     assert fetched[0]["repo"] == "acme/board" and fetched[0]["commit"] == C1
@@ -215,11 +215,11 @@ def test_the_lock_refuses_a_fetched_file_changed_afterwards(tmp_path: Path, repo
         bundle,
         "--out-dir",
         tmp_path / "lock",
-        "--ledger",
-        tmp_path / "ledger.jsonl",
+        "--events",
+        tmp_path / "events.json",
     )
     _one_line(res, "hash_mismatch")
-    assert not (tmp_path / "lock").exists() and not (tmp_path / "ledger.jsonl").exists()
+    assert not (tmp_path / "lock").exists() and not (tmp_path / "events.json").exists()
 
 
 @pytest.mark.slow

@@ -82,8 +82,8 @@ def _lock(tmp: Path, prereg: Path, bundle: Path) -> dict:
         bundle,
         "--out-dir",
         tmp / "lock",
-        "--ledger",
-        tmp / "ledger.jsonl",
+        "--events",
+        tmp / "events.json",
     )
     assert res.code == 0, res.stderr
     return json.loads((tmp / "lock" / "lock.json").read_text())["publisher_hash"]
