@@ -51,8 +51,7 @@ rule all:
 
 
 onsuccess:
-    shell(
-        "cat {RES}/census.txt"
-        + ("; cat {RES}/compare/compare.txt 2>/dev/null || true" if KIND == "trials" else " {RES}/controls.csv")
-        + "; grep '^Ledger head' {RES}/annex/README.md"
-    )
+    # The census, the controls (or the trials comparison) and the ledger head the
+    # certificate anchors, as far as this run built them: asking for one output
+    # (say results/<arm>/census.txt) ends with what exists (print_run_summary).
+    print_run_summary()

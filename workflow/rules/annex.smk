@@ -39,8 +39,8 @@ rule report:
     log:
         f"{RES}/logs/report.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit report --res {params.res} --out {params.out}"
-        " > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit report --res {params.res:q} --out {params.out:q}"
+        " > {log:q} 2>&1"
 
 
 rule annex:
@@ -59,5 +59,5 @@ rule annex:
     log:
         f"{RES}/logs/annex.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit seal --res {params.res} --arm {params.arm}"
-        " --ledger {input.ledger} --out {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q}"
+        " --ledger {input.ledger:q} --out {output:q} 2>&1 | tee {log:q}"

@@ -29,11 +29,11 @@ if SEAT == "second":
     PREREG = f"{ANNEX}/lock/prereg.yaml"
     with open(f"{ANNEX}/lock/lock.json", encoding="utf-8") as _f:
         PREREG_BLAKE3 = json.load(_f)["prereg"]["blake3"]
-    EXPECT_BUNDLE = f"--expect-bundle {ANNEX}/lock/lock.json"
+    EXPECT_BUNDLE = ["--expect-bundle", f"{ANNEX}/lock/lock.json"]  # arguments, each quoted
 else:
     PREREG = config["prereg"]
     PREREG_BLAKE3 = config["prereg_blake3"]
-    EXPECT_BUNDLE = ""
+    EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
 with open(PREREG, encoding="utf-8") as _f:

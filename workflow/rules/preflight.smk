@@ -6,6 +6,7 @@
 # Last, clear_stale_locks() lets the usual command resume a run that was killed.
 import fcntl
 import os
+import re
 import sys
 
 import blake3
@@ -26,9 +27,11 @@ def refuse(kind, file, detail):
 
 def _config_source(key):
     """Where a top-level config key was set: --config, or the last config file naming it."""
-    if key is not None and key in (workflow.config_settings.overwrite_config or {}):
+    if key is not None and key in (workflow.config_settings.config or {}):  # --config only
         return "--config"
-    for f in reversed(workflow.configfiles):
+    given = [str(f) for f in workflow.config_settings.configfiles]  # --configfile: these win
+    others = [str(f) for f in workflow.configfiles if str(f) not in given]
+    for f in [*reversed(given), *reversed(others)]:
         try:
             with open(f, encoding="utf-8") as fh:
                 if key in (yaml.safe_load(fh) or {}):
@@ -45,6 +48,11 @@ def check_config(cfg):
         schema = yaml.safe_load(fh)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(map(str, e.absolute_path)))
+    # The clone's own path is in every job's command and in input paths: the
+    # same rule as a bundle path (schema: properties.bundle).
+    paths = schema["properties"]["bundle"]
+    if not re.fullmatch(paths["pattern"], workflow.basedir):
+        refuse("bad_config", repr(workflow.basedir), f"the repository's folder: {paths['$comment']}")
     if not errors:
         return
     err = errors[0]
@@ -55,6 +63,10 @@ def check_config(cfg):
         refuse("bad_config", _config_source(key), f"unknown option {key!r}")
     where = key if key is not None else "(top level)"
     message = err.message if len(err.message) < 200 else err.message[:197] + "..."
+    comment = schema.get("properties", {}).get(key, {}).get("$comment")
+    if comment and err.validator in ("pattern", "not", "maxLength"):
+        shown = repr(err.instance) if len(repr(err.instance)) < 120 else repr(err.instance)[:117] + "..."
+        message = f"{shown}: {comment}"  # repr: a newline or a quote stays visible, on one line
     refuse("bad_config", _config_source(key), f"at {where}: {message}")
 
 
@@ -115,3 +127,17 @@ def clear_stale_locks(state=".snakemake"):
         f.unlink()
     if stale:
         print(f"note: removed {len(stale)} stale Snakemake lock(s) left by a killed run")
+
+
+def print_run_summary():
+    """What the end of a run prints, from the files this run built (no shell)."""
+    files = [f"{RES}/census.txt"]
+    files += [f"{RES}/compare/compare.txt"] if KIND == "trials" else [f"{RES}/controls.csv"]
+    for f in files:
+        if Path(f).is_file():
+            print(Path(f).read_text(encoding="utf-8"), end="")
+    readme = Path(RES, "annex", "README.md")
+    if readme.is_file():
+        for line in readme.read_text(encoding="utf-8").splitlines():
+            if line.startswith("Ledger head"):
+                print(line)

@@ -14,10 +14,10 @@ rule impl_env:
     log:
         "results/logs/impl_env_{impl}.log",
     shell:
-        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
-        " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
+        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src:q}/.venvs/impl-{wildcards.impl:q}"
+        " \"${{UV:-uv}}\" sync --project {params.src:q} --frozen --only-group impl-{wildcards.impl:q}"
         " --compile-bytecode"
-        " > {log} 2>&1 && touch {output}"
+        " > {log:q} 2>&1 && touch {output:q}"
 
 
 rule recompute_pandas:
@@ -39,8 +39,8 @@ rule recompute_pandas:
     log:
         f"{RES}/logs/recompute_pandas_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pandas --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
 
 
 rule recompute_pyarrow:
@@ -62,8 +62,8 @@ rule recompute_pyarrow:
     log:
         f"{RES}/logs/recompute_pyarrow_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pyarrow --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
 
 
 # The permutation null's draws, in NULL_SHARDS independent jobs per run (ranges
@@ -85,9 +85,9 @@ rule null_draws:
     log:
         f"{RES}/logs/null_draws_{{impl}}_run{{run}}_{{shard}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_{wildcards.impl} null-draws"
-        " --prereg {input.prereg} --table {input.table} --draws {params.draws}"
-        " --out {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_{wildcards.impl:q} null-draws"
+        " --prereg {input.prereg:q} --table {input.table:q} --draws {params.draws:q}"
+        " --out {output:q} 2>&1 | tee {log:q}"
 
 
 rule null_merge:
@@ -108,9 +108,9 @@ rule null_merge:
     log:
         f"{RES}/logs/null_merge_{{impl}}_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_{wildcards.impl} null-merge"
-        " --prereg {input.prereg} --table {input.table} --out {params.out} {input.parts}"
-        " 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_{wildcards.impl:q} null-merge"
+        " --prereg {input.prereg:q} --table {input.table:q} --out {params.out:q} {input.parts:q}"
+        " 2>&1 | tee {log:q}"
 
 
 rule same_runs:
@@ -124,5 +124,5 @@ rule same_runs:
     log:
         f"{RES}/logs/same_runs_{{impl}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit same-runs {params.runs} --out {output}"
-        " 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
+        " 2>&1 | tee {log:q}"

@@ -13,8 +13,8 @@ rule adapt_trials:
     log:
         f"{RES}/logs/adapt_trials.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit adapt-trials --jobs {input.jobs}"
-        " --format harbor-trial-v1 --out {params.out} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit adapt-trials --jobs {input.jobs:q}"
+        " --format harbor-trial-v1 --out {params.out:q} 2>&1 | tee {log:q}"
 
 
 rule lock_trials:
@@ -30,14 +30,14 @@ rule lock_trials:
         expected=PREREG_BLAKE3,
         expect_bundle=EXPECT_BUNDLE,
         bundle=BUNDLE,
-        assembled=f"--assembled {RES}/bundle" if IS_TRIALS_SOURCE else "",
+        assembled=["--assembled", f"{RES}/bundle"] if IS_TRIALS_SOURCE else [],
         out=lambda w, output: str(Path(output.lock).parent),
     log:
         f"{RES}/logs/lock.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit lock-trials --prereg {input.prereg}"
-        " --expected-blake3 {params.expected} --bundle {params.bundle} {params.assembled}"
-        " --out-dir {params.out} --ledger {output.ledger} {params.expect_bundle} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit lock-trials --prereg {input.prereg:q}"
+        " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
+        " --out-dir {params.out:q} --ledger {output.ledger:q} {params.expect_bundle:q} 2>&1 | tee {log:q}"
 
 
 rule impl_env:
@@ -51,10 +51,10 @@ rule impl_env:
     log:
         "results/logs/impl_env_{impl}.log",
     shell:
-        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
-        " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
+        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src:q}/.venvs/impl-{wildcards.impl:q}"
+        " \"${{UV:-uv}}\" sync --project {params.src:q} --frozen --only-group impl-{wildcards.impl:q}"
         " --compile-bytecode"
-        " > {log} 2>&1 && touch {output}"
+        " > {log:q} 2>&1 && touch {output:q}"
 
 
 # One rule for both contestants: each runs in its own environment (impl_python),
@@ -75,8 +75,8 @@ rule recompute_trials:
     log:
         f"{RES}/logs/recompute_{{impl}}_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} {params.module} --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
 
 rule same_runs:
@@ -90,5 +90,5 @@ rule same_runs:
     log:
         f"{RES}/logs/same_runs_{{impl}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit same-runs {params.runs} --out {output}"
-        " 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
+        " 2>&1 | tee {log:q}"

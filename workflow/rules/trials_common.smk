@@ -32,11 +32,11 @@ if SEAT == "second":
     PREREG = f"{ANNEX}/lock/prereg.yaml"
     with open(f"{ANNEX}/lock/lock.json", encoding="utf-8") as _f:
         PREREG_BLAKE3 = json.load(_f)["prereg"]["blake3"]
-    EXPECT_BUNDLE = f"--expect-bundle {ANNEX}/lock/lock.json"
+    EXPECT_BUNDLE = ["--expect-bundle", f"{ANNEX}/lock/lock.json"]  # arguments, each quoted
 else:
     PREREG = config["prereg"]
     PREREG_BLAKE3 = config["prereg_blake3"]
-    EXPECT_BUNDLE = ""
+    EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)
 with open(PREREG, encoding="utf-8") as _f:
@@ -82,8 +82,8 @@ def trials_module(impl):
     else the contract's `-m impl_X trials` (section 5)."""
     base = Path(SRC, f"impl_{impl}")
     if (base / "trials.py").is_file() or (base / "trials" / "__main__.py").is_file():
-        return f"-m impl_{impl}.trials"
-    return f"-m impl_{impl} trials"
+        return ["-m", f"impl_{impl}.trials"]
+    return ["-m", f"impl_{impl}", "trials"]
 
 
 def source_inputs(wildcards):
