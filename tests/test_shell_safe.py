@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, SNAKEMAKE, run_audit
+from tests.conftest import ROOT, SNAKEMAKE, clone_repo, run_audit
 
 # One value holding every way of running a command from a shell line, plus a
 # space and both quotes (which alone make an unquoted command fail).
@@ -107,18 +107,6 @@ def test_a_path_snakemake_cannot_carry_is_bad_config(key: str, bad: str, tmp_pat
     assert line.startswith(f"error[bad_config]: {tmp_path / 'extra.yaml'}: at {key}: {bad!r}: "), line
 
 
-def _hostile_clone(top: Path) -> Path:
-    """The repository's workflow and packages, copied to a folder named HOSTILE."""
-    clone = top / f"clone {HOSTILE}"
-    clone.mkdir(parents=True)
-    for name in ("Snakefile", "pyproject.toml", "uv.lock", "README.md"):
-        shutil.copyfile(ROOT / name, clone / name)
-    ignore = shutil.ignore_patterns("__pycache__")
-    for name in ("workflow", "audit", "controls", "impl_pandas", "impl_pyarrow", "prereg"):
-        shutil.copytree(ROOT / name, clone / name, ignore=ignore)
-    return clone
-
-
 @pytest.mark.slow
 def test_hostile_clone_bundle_prereg_and_annex_paths_work_end_to_end(
     impl_envs, tmp_path: Path
@@ -126,7 +114,7 @@ def test_hostile_clone_bundle_prereg_and_annex_paths_work_end_to_end(
     # The clone (so every job's PYTHONPATH and each contestant's interpreter),
     # the working folder, the bundle and the prereg all sit under folders named
     # HOSTILE. The demo runs to its hand-worked census and nothing is executed.
-    clone = _hostile_clone(tmp_path)
+    clone = clone_repo(tmp_path / f"clone {HOSTILE}")
     work = tmp_path / f"work {HOSTILE}"
     data = work / HOSTILE
     assert run_audit("demo-bundle", "--out", data / "bundle").code == 0

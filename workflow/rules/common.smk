@@ -36,6 +36,7 @@ else:
     EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
+check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 with open(PREREG, encoding="utf-8") as _f:
     # Only names are read here (bundle files, controls); the lock rule checks
     # the prereg's hash and validates it before anything uses the method.
@@ -56,7 +57,8 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
         f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
     )
 check_bundle(BUNDLE, BUNDLE_FILES.values(), built_by_rule="results/demo-bundle")
-clear_stale_locks()  # a killed run resumes with the usual command
+hold_run_lock()  # one run per folder; a killed run resumes with the usual command
+check_envs(IMPLS)  # an environment that lost files is synced again
 
 
 wildcard_constraints:

@@ -3,8 +3,11 @@
 # the bundle's files. A refusal is one line on stderr, `error[<class>]: <file>:
 # <detail>`, exit status 2, and nothing written. The lock rule checks the
 # prereg's hash again when it runs, against a change made in between.
-# Last, clear_stale_locks() lets the usual command resume a run that was killed.
+# hold_run_lock() refuses a second run while one is alive in the folder, and lets
+# the usual command resume a run that was killed.
+import datetime
 import fcntl
+import json
 import os
 import re
 import sys
@@ -88,6 +91,28 @@ def check_prereg(prereg, expected):
         )
 
 
+def check_arm(res, arm, blake3_now):
+    """arm_locked: an arm holds one method. Once results/<arm>/lock/lock.json exists,
+    a run whose prereg has another blake3 is refused before any job, so the first
+    arm's lock, ledger and annex are never replaced."""
+    path = Path(res, "lock", "lock.json")
+    if not path.is_file():
+        return
+    try:
+        locked = json.loads(path.read_text(encoding="utf-8"))["prereg"]["blake3"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        refuse("unreadable", path, f"the arm's lock cannot be read ({type(e).__name__})")
+    if locked != blake3_now:
+        refuse(
+            "arm_locked",
+            path,
+            f"arm {arm!r} is locked to the prereg with blake3 {locked}, and this run's prereg"
+            f" has blake3 {blake3_now}; a changed method is a new arm: run it under a new arm"
+            f" name (for an amendment, say arm: {arm}-amendment-1); the locked arm is never"
+            " overwritten",
+        )
+
+
 def check_bundle(bundle, files, built_by_rule):
     """missing_file for a bundle folder or file that is not there (unless a rule builds it)."""
     if bundle == built_by_rule:
@@ -102,31 +127,75 @@ def check_bundle(bundle, files, built_by_rule):
 _GUARD = []  # the open lock file, kept for the life of this process
 
 
-def clear_stale_locks(state=".snakemake"):
-    """Let the usual command resume after a run killed by a signal or a power loss.
+def _holder(fh):
+    """Who holds the run lock, as its holder wrote it (pid, start time, command)."""
+    fh.seek(0)
+    try:
+        who = json.loads(fh.read() or "{}")
+    except ValueError:
+        who = {}
+    return who if isinstance(who, dict) else {}
 
-    Snakemake's own lock files outlive a killed run, and it then refuses every
-    run until `--unlock`. This process takes an exclusive flock on
-    .snakemake/secondseat.lock and keeps it until it exits; the kernel drops it
-    when the holder dies, even by SIGKILL. Holding it proves that no other run of
-    this workflow is alive in this folder, so the Snakemake locks found are stale
-    and are removed, as `--unlock` would. When another process holds it, nothing
-    is touched and Snakemake's lock decides as usual (a second run is refused).
+
+def hold_run_lock(state=".snakemake"):
+    """One run per folder: refuse a second run while one is alive; resume a dead one.
+
+    This process takes an exclusive flock on .snakemake/secondseat.lock and
+    keeps it until it exits; the kernel drops it when the holder dies, even by
+    SIGKILL. Holding it proves that no other run of this workflow is alive in
+    this folder (whatever its arm), so the Snakemake locks found are stale (a
+    run killed by a signal or a power loss) and are removed, as `--unlock`
+    would. When another process holds it, this run is refused at once, naming
+    the holder, and nothing is touched: its Snakemake locks are never removed.
     Interrupted jobs leave no partial outputs: every program writes through a
-    temporary file renamed into place, so their jobs simply run again."""
+    temporary file renamed into place, so their jobs simply run again.
+    Jobs that Snakemake starts as processes of their own (a cluster, a
+    subprocess) read this file again: they belong to the run holding the lock."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
     Path(state).mkdir(exist_ok=True)
-    fh = open(Path(state) / "secondseat.lock", "a+")  # noqa: SIM115 - held until exit
+    path = Path(state) / "secondseat.lock"
+    fh = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until exit
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        who = _holder(fh)
         fh.close()
-        return
+        refuse(
+            "busy",
+            path,
+            f"another run is alive in this folder (pid {who.get('pid', '?')},"
+            f" started {who.get('started', '?')}, arm {who.get('arm', '?')}); wait for it"
+            " to end or stop it: two runs in one folder would mix their records",
+        )
+    fh.seek(0)
+    fh.truncate()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    fh.write(json.dumps({"pid": os.getpid(), "started": started, "arm": config.get("arm")}))
+    fh.flush()
     _GUARD.append(fh)
     stale = sorted(Path(state, "locks").glob("*.lock"))
     for f in stale:
         f.unlink()
     if stale:
-        print(f"note: removed {len(stale)} stale Snakemake lock(s) left by a killed run")
+        print(f"note: removed {len(stale)} stale Snakemake lock(s) left by a dead run")
+
+
+def check_envs(impls):
+    """A contestant's environment whose marker no longer vouches for it (files lost
+    since its sync: an interrupted sync elsewhere, a deleted package) loses its
+    marker, so the impl_env rule syncs and checks it again (audit.envs)."""
+    from audit.envs import stale_marker  # the repository is on sys.path: the Snakefile's folder
+
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
+    for impl in impls:
+        marker = Path("results", "envs", f"impl-{impl}.synced")
+        if marker.is_file():
+            why = stale_marker(marker, Path(workflow.basedir, ".venvs", f"impl-{impl}"))
+            if why:
+                print(f"note: the impl-{impl} environment is incomplete ({why}); syncing it again")
+                marker.unlink()
 
 
 def print_run_summary():

@@ -11,13 +11,12 @@ rule impl_env:
         "results/envs/impl-{impl}.synced",
     params:
         src=src,
+        venv=lambda w: f"{SRC}/.venvs/impl-{w.impl}",
     log:
         "results/logs/impl_env_{impl}.log",
     shell:
-        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src:q}/.venvs/impl-{wildcards.impl:q}"
-        " \"${{UV:-uv}}\" sync --project {params.src:q} --frozen --only-group impl-{wildcards.impl:q}"
-        " --compile-bytecode"
-        " > {log:q} 2>&1 && touch {output:q}"
+        "PYTHONPATH={params.src:q} python -m audit.envs sync --project {params.src:q}"
+        " --venv {params.venv:q} --group impl-{wildcards.impl:q} --marker {output:q} > {log:q} 2>&1"
 
 
 rule recompute_pandas:

@@ -39,6 +39,7 @@ else:
     EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)
+check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 with open(PREREG, encoding="utf-8") as _f:
     # Names only; the lock rule validates the prereg before anything uses it.
     _PREREG = yaml.safe_load(_f) or {}
@@ -56,6 +57,8 @@ _needed += [LEADERBOARD["table"]] if LEADERBOARD else []
 check_bundle(BUNDLE, _needed, built_by_rule=None)
 if IS_TRIALS_SOURCE and not Path(BUNDLE, SOURCE["jobs"]).is_dir():
     refuse("missing_file", f"{BUNDLE}/{SOURCE['jobs']}", "no jobs directory in the bundle folder")
+hold_run_lock()  # one run per folder; a killed run resumes with the usual command
+check_envs(IMPLS)  # an environment that lost files is synced again
 TRIAL_FILES = [
     "tasks",
     "entries",
