@@ -57,6 +57,8 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
         f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
     )
 check_bundle(BUNDLE, BUNDLE_FILES.values(), built_by_rule="results/demo-bundle")
+check_writable(RES)  # unwritable: before any job, nothing removed
+check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in BUNDLE_FILES.values())])  # clock_skew
 hold_run_lock()  # one run per folder; a killed run resumes with the usual command
 check_envs(IMPLS)  # an environment that lost files is synced again
 

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import blake3
 import jsonschema
@@ -122,6 +123,59 @@ def check_bundle(bundle, files, built_by_rule):
     for name in files:
         if not Path(bundle, name).is_file():
             refuse("missing_file", f"{bundle}/{name}", "no such file in the bundle folder")
+
+
+def _folders(top):
+    """top and every folder under it (none when top does not exist)."""
+    if not Path(top).is_dir():
+        return []
+    return [Path(top)] + sorted(Path(d, n) for d, dirs, _ in os.walk(top) for n in dirs)
+
+
+def check_writable(res, state=".snakemake"):
+    """unwritable: a results folder this run could not write (a read-only mount, an
+    immutable folder, its permissions), refused before any job. A job that fails
+    to write has its outputs removed by Snakemake; refused here, nothing is run,
+    written or removed. Only looked at (os.access), never written to: a probe file
+    would change the folders' times."""
+    wanted = [Path("."), Path(state), Path("results"), *_folders("results/envs"), *_folders(res)]
+    for d in wanted:
+        if d.exists() and not os.access(d, os.W_OK | os.X_OK):
+            refuse(
+                "unwritable",
+                d,
+                "this run cannot write here (a read-only mount, an immutable folder or its"
+                " permissions); nothing was run or removed",
+            )
+    for f in (Path(res, "ledger.jsonl"),):
+        if f.exists() and not os.access(f, os.W_OK):
+            refuse("unwritable", f, "this run cannot append to the ledger; nothing was run or removed")
+
+
+CLOCK_SLACK = 5  # seconds a file's time may run ahead of this machine's clock
+
+
+def check_clock(res, inputs):
+    """clock_skew: a file in the arm's folder, or an input, modified after now.
+    Files stamped by a clock that ran ahead (or this machine's clock set back)
+    look newer than what was built from them, so Snakemake would run those jobs
+    again and replace outputs the ledger recorded. Refused before any job."""
+    now = time.time()
+    files = [Path(d, n) for d, _, names in os.walk(res) for n in names]  # none if res is absent
+    for f in [*map(Path, inputs), *files]:
+        try:
+            mtime = f.stat().st_mtime
+        except OSError:
+            continue
+        if mtime > now + CLOCK_SLACK:
+            when = datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc)
+            refuse(
+                "clock_skew",
+                f,
+                f"modified {when:%Y-%m-%dT%H:%M:%SZ}, {mtime - now:.0f} s after this machine's"
+                " clock: set the clock right (or the file's time, `touch` it: the ledger"
+                " records its bytes, not its time) and run again; nothing was run or removed",
+            )
 
 
 _GUARD = []  # the open lock file, kept for the life of this process

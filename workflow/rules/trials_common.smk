@@ -57,6 +57,8 @@ _needed += [LEADERBOARD["table"]] if LEADERBOARD else []
 check_bundle(BUNDLE, _needed, built_by_rule=None)
 if IS_TRIALS_SOURCE and not Path(BUNDLE, SOURCE["jobs"]).is_dir():
     refuse("missing_file", f"{BUNDLE}/{SOURCE['jobs']}", "no jobs directory in the bundle folder")
+check_writable(RES)  # unwritable: before any job, nothing removed
+check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in _needed)])  # clock_skew
 hold_run_lock()  # one run per folder; a killed run resumes with the usual command
 check_envs(IMPLS)  # an environment that lost files is synced again
 TRIAL_FILES = [
