@@ -57,13 +57,13 @@ def incomplete(venv: str | Path, names: list[str] | None = None) -> list[str]:
         except OSError:
             problems.append(f"{name}: no RECORD")
             continue
+        base = str(sp)
         for row in rows:
             if not row or not row[0]:
                 continue
-            path = (sp / row[0]).resolve() if not os.path.isabs(row[0]) else Path(row[0])
             size = row[2] if len(row) > 2 else ""
-            try:
-                actual = path.stat().st_size
+            try:  # os.path.join keeps an absolute entry as it is
+                actual = os.stat(os.path.join(base, row[0])).st_size
             except OSError:
                 problems.append(f"{name}: {row[0]} is missing")
                 continue
