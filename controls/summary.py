@@ -47,6 +47,10 @@ def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str)
 
 
 def _target(sel: dict) -> str:
+    if "run" in sel:  # a trial control (controls/trials_predict.py)
+        if "task" in sel:
+            return f"{sel['run']} / {sel['task']} (start times)"
+        return f"{sel['run']} ({len(sel['trials'])} trial(s))"
     if "row_ids" in sel:
         return " <-> ".join(sel["row_ids"])
     if "row_id" in sel:
