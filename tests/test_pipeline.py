@@ -64,10 +64,25 @@ def test_every_demo_control_passes_and_was_stamped_first(demo_run) -> None:
     summary = read_csv_rows(work / "results" / "demo" / "controls.csv")
     assert {r["control"]: r["verdict"] for r in summary} == {
         "flip_m2_beta": "pass",
+        "nullify_m1_alpha_score": "pass",
+        "nullify_m4_alpha_cost": "pass",
         "reorder_invariant": "pass",
         "shift_seeded_alpha_cost": "pass",
         "swap_m1_m2": "pass",
     }
+    # every leaderboard control kind the prereg schema knows is exercised
+    assert {r["kind"] for r in summary} == {"flip", "shift", "nullify", "swap", "reorder"}
+    # the null paths, by hand (tests/test_controls.py): under A the score falls by
+    # 100 * 2/8 = 25 to 12.5, under B to 1/5 = 20.0, measured by both contestants
+    check = {
+        (r["column"], r["policy"]): r
+        for r in read_csv_rows(
+            work / "results" / "demo" / "controls" / "nullify_m1_alpha_score" / "check.csv"
+        )
+    }
+    for impl in ("pandas", "pyarrow"):
+        assert check[("alpha_score", "A")][f"{impl}_after"] == "12.500000"
+        assert check[("alpha_score", "B")][f"{impl}_after"] == "20.000000"
     entries = _ledger(work)
     for control in ("flip_m2_beta", "shift_seeded_alpha_cost", "swap_m1_m2", "reorder_invariant"):
         stamped = [
