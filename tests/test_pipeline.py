@@ -94,7 +94,7 @@ def test_every_demo_control_passes_and_was_stamped_first(demo_run) -> None:
         built = [
             e["seq"]
             for e in entries
-            if e["event"] == "output_recorded"
+            if e["event"] == "bundle_perturbed"  # the perturbation's own event (docs/seal.md)
             and e["subject"].endswith(f"{control}/bundle/instances.parquet")
         ]
         assert len(stamped) == 1 and len(built) == 1 and stamped[0] < built[0], control
