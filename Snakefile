@@ -31,6 +31,7 @@ if KIND == "trials":
 
     include: "workflow/rules/trials_common.smk"
     include: "workflow/rules/trials.smk"
+    include: "workflow/rules/trials_controls.smk"
     include: "workflow/rules/trials_audit.smk"
 
 else:

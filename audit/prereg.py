@@ -52,7 +52,7 @@ def check_schema(doc: Any, name: str, path: str) -> None:
 
 def _short(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf" and "controls" in map(str, err.absolute_path):
-        return "matches no control's shape (flip, shift, swap, reorder)"
+        return "matches no control's shape (flip, shift, nullify, swap, reorder)"
     if err.validator == "oneOf":
         return "matches no recipe's shape (rate, mean, mean_of_columns, single_value)"
     return err.message if len(err.message) < 200 else err.message[:197] + "..."
@@ -101,10 +101,13 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
                 if missing:
                     raise bad(f"column {name!r}: {part!r} is not measured under {sorted(missing)}")
     for name, spec in sorted(doc["controls"].items()):
-        need = {"flip": "rate", "shift": "mean"}.get(spec["kind"])
-        if need and measured.get(spec["column"], {}).get("recipe") != need:
+        need = {"flip": ("rate",), "shift": ("mean",), "nullify": ("rate", "mean")}.get(
+            spec["kind"]
+        )
+        if need and measured.get(spec["column"], {}).get("recipe") not in need:
             raise bad(
-                f"control {name!r}: {spec['kind']} needs a {need} column, not {spec['column']!r}"
+                f"control {name!r}: {spec['kind']} needs a {' or '.join(need)} column,"
+                f" not {spec['column']!r}"
             )
     for pol, spec in sorted(policies.items()):
         allowed = {"rate": {"failure", "exclude"}, "mean": {"zero", "exclude"}}[spec["recipe"]]

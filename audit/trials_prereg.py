@@ -95,6 +95,12 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
                     raise bad(f"column {name!r}: unknown tolerance {tol!r}")
     if doc["compare"] is not None and kind != "trials":
         raise bad("compare applies to a trials source only")
+    for name, spec in sorted(doc["controls"].items()):
+        if kind != "trials":
+            raise bad(f"control {name!r}: trial controls need a trials source (trial rows)")
+        ordered = [p for p, s in doc["policies"].items() if s["select"] != "all"]
+        if spec["kind"] == "reorder_starts" and not ordered:
+            raise bad(f"control {name!r}: reorder_starts needs an earliest or latest policy")
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -71,6 +71,14 @@ CASES = {
         lambda d: _set(d, "alpha_cost", "controls", "flip_m2_beta", "column"),
         "flip needs a rate column",
     ),
+    "nullify of the single_value column": (
+        lambda d: _set(d, "model", "controls", "nullify_m4_alpha_cost", "column"),
+        "nullify needs a rate or mean column, not 'model'",
+    ),
+    "nullify of no value": (
+        lambda d: _set(d, 0, "controls", "nullify_m4_alpha_cost", "size"),
+        "matches no control's shape",
+    ),
     "control of unknown kind": (
         lambda d: _set(d, {"kind": "scramble"}, "controls", "x"),
         "matches no control's shape",

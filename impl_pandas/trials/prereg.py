@@ -428,7 +428,8 @@ def parse(doc: Any, path: str) -> Prereg:
     boot = chk.integer(top["bootstrap_draws"], "bootstrap_draws", 1, _MAX_DRAWS)
     nulls = chk.integer(top["null_draws"], "null_draws", 1, _MAX_DRAWS)
     controls = top["controls"]
-    if not isinstance(controls, dict) or controls:
-        raise chk.fail("controls must be {}: trials v1 defines no controls")
-    # `compare` is the referee's: present (checked above), not read here.
+    if not isinstance(controls, dict):
+        raise chk.fail("controls must be a mapping")
+    # `controls` and `compare` are the referee's: present (checked above), not read
+    # here; a control's perturbed bundle is recomputed like any other.
     return Prereg(source, leaderboard, policies, scale, seed, boot, nulls)

@@ -154,9 +154,14 @@ rule report_trials:
 
 rule annex_trials:
     input:
-        events=[f"{RES}/events/lock.json", f"{RES}/events/outputs.json"],
+        events=[
+            f"{RES}/events/lock.json",
+            *trial_control_events(),
+            f"{RES}/events/outputs.json",
+        ],
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
+        controls=[f"{RES}/controls.md"] if TRIAL_CONTROLS else [],
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",
