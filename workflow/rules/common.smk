@@ -18,7 +18,7 @@ RES = f"results/{ARM}"
 BUNDLE = config["bundle"].rstrip("/")
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
-RUN_FILES = ["cells", "census", "reproduce", "nulls", "null_hist"]  # a recompute run's files
+RUN_FILES = ["cells", "census", "reproduce", "chance", "nulls", "null_hist"]  # a recompute run's files
 
 SEAT = config["seat"]
 if SEAT == "second":
