@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from audit import plots
-from audit.census import NO_INSTANCE_ROWS
+from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
 
 
@@ -59,6 +59,12 @@ def build(res_dir: str, out_dir: str) -> None:
         "classes": [{"class": k, "cells": str(v)} for k, v in summary["classes"].items()],
         "columns": [_column_row(c) for c in columns if c["kind"] == "measured"],
         "controls": controls,
+        "chance": [_chance_row(c) for c in columns if c["kind"] == "measured"],
+        "constructed": [
+            constructed_words(c, float(summary["chance"]["epsilon"]))
+            for c in columns
+            if c.get("constructed") == "yes"
+        ],
     }
     write_atomic(out / "report.md", _markdown(summary, agreement, tables, svgs))
     write_atomic(out / "report.html", _html(summary, agreement, tables, svgs))
@@ -79,6 +85,25 @@ def _column_row(c: dict[str, str]) -> dict[str, str]:
         # an empty p is a null that is not computable (docs/contract.md, nulls.csv)
         "p": c["null_p"] or ("not computable" if c["null_observed"] else ""),
     }
+
+
+def _chance_row(c: dict[str, str]) -> dict[str, str]:
+    return {
+        "column": c["column"],
+        "cells": c["chance_cells"],
+        "certain by arithmetic": c["chance_certain"],
+        "tested": c["chance_tested"],
+        "exact": c["chance_exact"],
+        "expected by chance": c["chance_expected"],
+        "binomial p": c["chance_p"],
+        "constructed": c["constructed"],
+    }
+
+
+def _chance_words(tables: dict) -> list[str]:
+    if not tables["constructed"]:
+        return ["No column agrees more exactly than its published precision explains."]
+    return [f"**Constructed**: {w}." for w in tables["constructed"]]
 
 
 def _intro(summary: dict, agreement: dict) -> list[str]:
@@ -123,6 +148,12 @@ def _markdown(summary: dict, agreement: dict, tables: dict, svgs: dict) -> str:
         *_md_table(tables["columns"]),
         "",
         "![null histograms](null_histograms.svg)",
+        "",
+        "## Agreement beyond chance",
+        "",
+        *_md_table(tables["chance"]),
+        "",
+        *_chance_words(tables),
         "",
     ]
     if tables["controls"]:
@@ -170,6 +201,9 @@ def _html(summary: dict, agreement: dict, tables: dict, svgs: dict) -> str:
         "<h2>Per column, with the permutation null beside each</h2>",
         _html_table(tables["columns"], "column-table"),
         _figure(svgs["null_histograms.svg"], "null-histograms"),
+        "<h2>Agreement beyond chance</h2>",
+        _html_table(tables["chance"], "chance-table"),
+        *[f"<p>{html.escape(w.replace('**', ''))}</p>" for w in _chance_words(tables)],
     ]
     if tables["controls"]:
         parts += [

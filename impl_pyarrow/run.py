@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import checks, prereg
 from .aggregate import aggregate
 from .cells import CELLS_HEADER, CENSUS_HEADER, cells_rows, census_rows, judge, leaderboard
+from .chance import CHANCE_HEADER, chance_rows
 from .nullcount import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER
 from .nulls import column_masks, nulls_rows, reproduce_rows
 from .read import (
@@ -67,13 +68,14 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     lb = leaderboard(lb_table, pr.row_id)
     groups = aggregate(pr, instances)
     source_types = {f.name: f.type for f in instances.schema}
-    rec = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
+    rec, lattice = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
     judged = judge(pr, lb, rec)
     masks = column_masks(pr, lb, rec)
     files = {
         "cells.csv": render_csv(CELLS_HEADER, cells_rows(pr, lb, judged)),
         "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged)),
         "reproduce.csv": render_csv(REPRODUCE_HEADER, reproduce_rows(lb, masks)),
+        "chance.csv": render_csv(CHANCE_HEADER, chance_rows(pr, lb, rec, lattice)),
     }
     if draws:
         null_rows, hist_rows = nulls_rows(pr, masks)

@@ -161,6 +161,7 @@ def prereg_doc(p: dict[str, Any]) -> dict[str, Any]:
         "tolerances": {"score": p["score"], "cost": p["cost"]},
         "seed": p["seed"],
         "null_draws": p["null_draws"],
+        "chance": {"epsilon": 1e-12, "threshold": 0.001},
         "controls": {},
     }
 

@@ -189,6 +189,34 @@ def test_real_bundle_census(impl_envs, real_bundle: Path, tmp_path: Path) -> Non
     columns = {r["column"]: r for r in read_csv_rows(res / "census_columns.csv")}
     measured = [c for c, r in columns.items() if r["kind"] == "measured"]
     assert len(measured) == 13 and all(columns[c]["null_mean"] != "" for c in measured)
+    # agreement beyond chance: every cost column and their average is flagged (scaled
+    # costs land on four-decimal published means, e.g. testing_cost DeepSeek-V4-Pro
+    # 0.0354 exactly; cell chances near 2e-8, two to seven exact cells per column);
+    # no score column is (issue_resolution_score: 34 of 34 rates over 500, certain)
+    flagged = sorted(c for c in measured if columns[c]["constructed"] == "yes")
+    assert flagged == sorted(
+        [
+            "average_cost",
+            *(
+                f"{g}_cost"
+                for g in (
+                    "issue_resolution",
+                    "frontend",
+                    "greenfield",
+                    "testing",
+                    "information_gathering",
+                )
+            ),
+        ]
+    )
+    assert (
+        columns["issue_resolution_score"]["chance_certain"],
+        columns["testing_cost"]["chance_exact"],
+    ) == ("34", "6")
+    assert census["constructed"] == [c for c in measured if c in flagged]
+    certificate = (res / "annex" / "certificate.md").read_text()
+    certified = certificate.split("## Columns that reproduce")[1].split("\n## ")[0]
+    assert not any(f"| {c} |" in certified for c in flagged)
     # controls: every one passes; the two declared by hand measure what the issue predicts
     # (3 of 500 resolved flipped: -100 * 3/500 = -0.6; +10.00 on one of 64 non-null
     # frontend costs: +10/64 = 0.15625, and a fifth of that on the 5-category average).

@@ -32,6 +32,12 @@ CASES = {
     "missing null_draws": (lambda d: _drop(d, "null_draws"), "'null_draws' is a required property"),
     "missing rounding": (lambda d: _drop(d, "rounding"), "'rounding' is a required property"),
     "unknown top-level key": (lambda d: _set(d, 1, "defaults"), "Additional properties"),
+    "missing chance": (lambda d: _drop(d, "chance"), "'chance' is a required property"),
+    "chance threshold of 1": (
+        lambda d: _set(d, 1, "chance", "threshold"),
+        "greater than or equal to the maximum of 1",
+    ),
+    "unknown chance key": (lambda d: _set(d, 2, "chance", "draws"), "Additional properties"),
     "unknown policy key": (
         lambda d: _set(d, "x", "policies", "A", "weight"),
         "Additional properties",

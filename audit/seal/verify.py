@@ -24,6 +24,7 @@ HEADERS = {
     "cells.csv": "row_id,column,kind,policy,published,recomputed,abs_diff,tier",
     "census.csv": "row_id,column,class,best_tier,policies,min_abs_diff",
     "reproduce.csv": "column,row_id,reproduced_by",
+    "chance.csv": "column,candidates,certain,exact_certain,tested,exact_beyond,expected,p_cell_max,p_value,constructed",
     "nulls.csv": "column,observed,null_mean,null_sd,null_max,draws_ge_observed,draws,p",
     "null_hist.csv": "column,count,draws",
 }

@@ -21,7 +21,7 @@ if HF_URI:
     BUNDLE = f"{RES}/bundle/hf"
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
-RUN_FILES = ["cells", "census", "reproduce", "nulls", "null_hist"]  # a recompute run's files
+RUN_FILES = ["cells", "census", "reproduce", "chance", "nulls", "null_hist"]  # a recompute run's files
 
 SEAT = config["seat"]
 if SEAT == "second":

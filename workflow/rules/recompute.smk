@@ -31,6 +31,7 @@ rule recompute_pandas:
         cells=f"{RES}/recompute/pandas/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pandas/run{{run}}/census.csv",
         table=f"{RES}/recompute/pandas/run{{run}}/reproduce.csv",
+        chance=f"{RES}/recompute/pandas/run{{run}}/chance.csv",
     params:
         src=src,
         python=impl_python("pandas"),
@@ -55,6 +56,7 @@ rule recompute_pyarrow:
         cells=f"{RES}/recompute/pyarrow/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pyarrow/run{{run}}/census.csv",
         table=f"{RES}/recompute/pyarrow/run{{run}}/reproduce.csv",
+        chance=f"{RES}/recompute/pyarrow/run{{run}}/chance.csv",
     params:
         src=src,
         python=impl_python("pyarrow"),
