@@ -53,7 +53,7 @@ def check_config(cfg):
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(map(str, e.absolute_path)))
     # The clone's own path is in every job's command and in input paths: the
-    # same rule as a bundle path (schema: properties.bundle).
+    # check as a bundle path (the schema's properties.bundle).
     paths = schema["properties"]["bundle"]
     if not re.fullmatch(paths["pattern"], workflow.basedir):
         refuse("bad_config", repr(workflow.basedir), f"the repository's folder: {paths['$comment']}")
