@@ -53,7 +53,7 @@ def check_config(cfg):
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(map(str, e.absolute_path)))
     # The clone's own path is in every job's command and in input paths: the
-    # same rule as a bundle path (schema: properties.bundle).
+    # check as a bundle path (the schema's properties.bundle).
     paths = schema["properties"]["bundle"]
     if not re.fullmatch(paths["pattern"], workflow.basedir):
         refuse("bad_config", repr(workflow.basedir), f"the repository's folder: {paths['$comment']}")
@@ -137,7 +137,10 @@ def check_writable(res, state=".snakemake"):
     immutable folder, its permissions), refused before any job. A job that fails
     to write has its outputs removed by Snakemake; refused here, nothing is run,
     written or removed. Only looked at (os.access), never written to: a probe file
-    would change the folders' times."""
+    would change the folders' times. A job started as a process of its own (a
+    cluster node) belongs to a run that was checked: it checks nothing."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
     wanted = [Path("."), Path(state), Path("results"), *_folders("results/envs"), *_folders(res)]
     for d in wanted:
         if d.exists() and not os.access(d, os.W_OK | os.X_OK):
@@ -159,7 +162,11 @@ def check_clock(res, inputs):
     """clock_skew: a file in the arm's folder, or an input, modified after now.
     Files stamped by a clock that ran ahead (or this machine's clock set back)
     look newer than what was built from them, so Snakemake would run those jobs
-    again and replace outputs the ledger recorded. Refused before any job."""
+    again and replace outputs the ledger recorded. Refused before any job; not
+    in a job started as a process of its own (a cluster node's clock may differ
+    by seconds from the one that started the run)."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
     now = time.time()
     files = [Path(d, n) for d, _, names in os.walk(res) for n in names]  # none if res is absent
     for f in [*map(Path, inputs), *files]:

@@ -1,4 +1,4 @@
-"""Builds the arm_relocked_with_another_prereg_fail case from the demo bundle."""
+"""Builds the config_arm_relocked_with_another_prereg_fail case from the demo bundle."""
 
 from __future__ import annotations
 
