@@ -62,7 +62,9 @@ def compute(
     need = ("run", "task", "copy", "status", "reward", "tb_run", "attempt")
     for name in need:
         if name not in table.column_names:
-            fail("missing_column", "trials.parquet", f"column {name!r} is missing (runs block)")
+            raise fail(
+                "missing_column", "trials.parquet", f"column {name!r} is missing (runs block)"
+            )
     cols = {n: table.column(n).to_pylist() for n in need}
     S = float(scale)
     by_attempt = block["unit"] == "attempt"
