@@ -150,11 +150,15 @@ def judge_cell(
 ) -> Cell:
     """Tier and certain tier of one (row, column, recipe)."""
     policy = recipe.label
+    if pub.not_published:  # never no_data (section 8), whether or not R exists
+        if r is None:
+            return Cell(policy, None, None, NOT_PUBLISHED, None, NOT_PUBLISHED)
+        return Cell(
+            policy, r, None, NOT_PUBLISHED, b, NOT_PUBLISHED, recomputed_text(r, d, recipe.rounding)
+        )
     if r is None:
         return Cell(policy, None, None, NO_DATA, None, NO_DATA)
     shown = recomputed_text(r, d, recipe.rounding)
-    if pub.not_published:
-        return Cell(policy, r, None, NOT_PUBLISHED, b, NOT_PUBLISHED, shown)
     if pub.value is None:  # a published infinity: a claim no finite value meets
         return Cell(policy, r, None, DIVERGENT, b, DIVERGENT, shown)
     rq = Fraction(r)
