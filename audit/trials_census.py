@@ -182,7 +182,8 @@ def render(
             # long rule names (policy/measure/rounding): one list per line, best first
             lines.append(
                 f"{r['row_id']:<48}{r['column']:<10}{r['class']:<14}{'(below)':<16}"
-                f"{r['exactly_one']:<6}(below)"
+                f"{r['exactly_one']:<6}"
+                + ("(below)" if r["certain"] != r["reproducing"] else "(same)")
             )
             lines.append(f"    best: {r['best_policies'] or '-'}")
             lines.append(f"    reproducing: {r['reproducing'] or '-'}")
