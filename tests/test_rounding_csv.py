@@ -414,3 +414,15 @@ def test_terminal_bench_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
         "scored/se_binomial_pooled/down",
     }
     assert run_audit("verify", res / "annex").code == 0
+
+
+def test_annex_globs_match_whole_paths() -> None:
+    """verify asks the annex for exactly the files the seal's globs copied: the top-level
+    recovery.csv is one of them, run2's recovery.csv is not (PurePath.match, which matches
+    from the right, claimed it, and verify failed every trials annex)."""
+    from audit.seal.verify import _whole_match
+
+    assert _whole_match("recovery.csv", "recovery.csv")
+    assert not _whole_match("recompute/pandas/run2/recovery.csv", "recovery.csv")
+    assert _whole_match("recompute/pandas/run1/cells.csv", "recompute/*/run1/*.csv")
+    assert not _whole_match("recompute/pandas/run2/cells.csv", "recompute/*/run1/*.csv")
