@@ -16,6 +16,7 @@ from .read import (
     require_file,
 )
 from .recipes import recompute
+from .schema import kinds
 from .write import render_csv, write_outputs
 
 
@@ -30,7 +31,8 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     in_path = bundle_path(bundle_dir, in_name)
     require_file(lb_path)
     require_file(in_path)
-    lb_table = read_all(open_parquet(lb_path), lb_path)
+    lb_file = open_parquet(lb_path)
+    lb_table = read_all(lb_file, lb_path)
     in_file = open_parquet(in_path)
 
     pr = prereg.validate(doc, prereg_path)
@@ -42,6 +44,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     checks.undeclared_column(pr, lb_names, lb_path)
     checks.duplicate_column(lb_names, lb_path)
     checks.duplicate_column(in_names, in_path)
+    checks.unsupported_types(pr, kinds(lb_file), lb_path, kinds(in_file), in_path)
 
     # Every column the prereg names is read here (unreadable before any later class):
     # the recipes' columns whole, the instance key batch by batch, where rows in
