@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from fastparquet import parquet_thrift
 
+from . import booleans
 from .errors import MISSING_FILE, UNREADABLE, InputError
 from .footer import FooterError, check_footer
 from .values import BOOLEAN, FLOATING, INTEGER, NULL_KIND, OTHER, STRING
@@ -226,8 +227,8 @@ def load_table(display: str, path: str, columns: list[str] | None = None) -> Tab
     """Parse the footer and read every column (or only `columns`) as Python objects.
 
     Unreadable on failure. Reading as object keeps a null (None) apart from a
-    NaN in float columns (booleans come as pandas' nullable booleans: an object
-    read of a boolean DataPage v2 column fails in fastparquet). Columns of kind
+    NaN in float columns (booleans and integers come in their own dtypes: an
+    object read of such a DataPage v2 column fails in fastparquet). Columns of kind
     other are not read (the contract refuses them, unsupported_type), null
     columns are all null by the schema."""
     pfile, names, kind_list = _open(display, path)
@@ -237,23 +238,35 @@ def load_table(display: str, path: str, columns: list[str] | None = None) -> Tab
     wanted = names if columns is None else columns
     read = [n for n in wanted if kinds[n] not in (OTHER, NULL_KIND)]
     try:
+        groups = list(range(len(pfile.row_groups)))
+        apart = booleans.in_v2(pfile, path, [n for n in read if kinds[n] == BOOLEAN], groups)
+        own = {n: booleans.read_column(pfile, path, n, groups) for n in apart}
+        read = [n for n in read if n not in own]
         raw_strings(pfile, read, kinds)
-        dtypes = {n: pfile.dtypes[n] if kinds[n] == BOOLEAN else np.dtype("O") for n in read}
+        # object only where it must be (a float's null apart from NaN): fastparquet cannot
+        # read some DataPage v2 columns into object arrays (booleans, DELTA_BINARY_PACKED)
+        dtypes = {n: np.dtype("O") if kinds[n] in (FLOATING, STRING) else pfile.dtypes[n] for n in read}
         got = pfile.to_pandas(columns=read, index=False, categories=[], dtypes=dtypes)
         if list(got.columns) != read:
             raise ValueError("column layout not supported")
     except Exception as exc:  # noqa: BLE001 - any read failure means unreadable
         raise InputError(UNREADABLE, display, f"cannot read parquet data: {exc}") from None
     got = got.reset_index(drop=True)
-    rows = len(got) if read else sum(rg.num_rows for rg in pfile.row_groups)
+    rows = sum(rg.num_rows for rg in pfile.row_groups)
+    if read and len(got) != rows:
+        raise InputError(UNREADABLE, display, "cannot read parquet data: rows not as counted")
     data: dict[str, pd.Series] = {}
     for n in wanted:
-        if n not in read:
-            values: list[Any] = [None] * rows
+        if n in own:
+            values: list[Any] = [None if v is pd.NA else bool(v) for v in own[n].tolist()]
+        elif n not in read:
+            values = [None] * rows
         elif kinds[n] == STRING:
             values = decoded(got[n].tolist(), display, n)
         elif kinds[n] == BOOLEAN:
             values = [None if v is pd.NA else bool(v) for v in got[n].tolist()]
+        elif kinds[n] == INTEGER:
+            values = [None if v is pd.NA else int(v) for v in got[n].tolist()]
         else:
             values = got[n].tolist()
         data[n] = pd.Series(values, dtype=object)  # object: None stays None (no NaN, no str dtype)
