@@ -37,7 +37,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
 
     pr = prereg.validate(doc, prereg_path)
 
-    lb_names = lb_table.column_names
+    lb_names = lb_file.schema_arrow.names  # every column, also those not read (unsupported_type)
     in_names = in_file.schema_arrow.names
     checks.missing_column(checks.leaderboard_names(pr), lb_names, lb_path)
     checks.missing_column(checks.instance_names(pr), in_names, in_path)

@@ -17,9 +17,7 @@ from .errors import InputError
 
 # The contract's lists (Types). Arrow names the LZ4_RAW codec "LZ4" (the
 # deprecated framed LZ4 is "LZ4_HADOOP", refused).
-ENCODINGS = frozenset(
-    {"PLAIN", "PLAIN_DICTIONARY", "RLE", "BIT_PACKED", "RLE_DICTIONARY", "DELTA_BINARY_PACKED"}
-)
+ENCODINGS = frozenset({"PLAIN", "PLAIN_DICTIONARY", "RLE", "BIT_PACKED", "RLE_DICTIONARY"})
 CODECS = frozenset({"UNCOMPRESSED", "SNAPPY", "GZIP", "BROTLI", "ZSTD", "LZ4"})
 _NOT_INTEGER = {"DATE", "TIME", "TIMESTAMP", "DECIMAL", "INTERVAL", "UNKNOWN"}
 _NOT_INTEGER_CONVERTED = {
