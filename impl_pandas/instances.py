@@ -30,11 +30,10 @@ import fastparquet
 import numpy as np
 import pandas as pd
 
-from . import booleans
 from .checks import duplicate_keys
 from .errors import BAD_TYPE, UNREADABLE, InputError
 from .prereg import MEAN, RATE, SINGLE_VALUE, Prereg
-from .read import Table, load_table, raw_strings, utf8
+from .read import Table, load_table, raw_strings, read_group, utf8
 from .values import BOOLEAN, NUMERIC_KINDS, STRING, is_null
 
 NULL = -1
@@ -202,38 +201,6 @@ def _flags(column: Any) -> tuple[np.ndarray, np.ndarray]:
     return arr.to_numpy(dtype=bool, na_value=False), ~np.asarray(arr.isna())
 
 
-def _read_group(
-    pf: Any, path: str, i: int, names: list[str], categories: list[str], flags: list[str]
-) -> pd.DataFrame:
-    """One row group's columns; string columns as categoricals where the group allows.
-
-    Columns stored in DataPage v2 pages: never as categoricals, and booleans
-    (`flags`) read by booleans.py (fastparquet writes past its output there)."""
-    v2 = booleans.in_v2(pf, path, names, [i])
-    categories = [n for n in categories if n not in v2]
-    apart = [n for n in v2 if n in flags]
-    if apart:
-        rest = [n for n in names if n not in apart]
-        frame = _read_group(pf, path, i, rest, categories, []) if rest else pd.DataFrame()
-        for n in apart:
-            frame[n] = booleans.read_column(pf, path, n, [i]).array
-        return frame[names]
-    sub = pf[i]
-    dictionary = {
-        c.meta_data.path_in_schema[0]
-        for c in pf.row_groups[i].columns
-        if c.meta_data.dictionary_page_offset is not None
-    }
-    cats = [n for n in categories if n in dictionary]
-    try:
-        return sub.to_pandas(columns=names, categories=cats, index=False)
-    except (TypeError, ValueError, RuntimeError):
-        if not cats:
-            raise
-        # a page fell back from dictionary encoding: read this group's strings as values
-        return sub.to_pandas(columns=names, index=False)
-
-
 def _store_codes(inst: Instances, name: str, start: int, codes: np.ndarray) -> None:
     """Codes of one row group into the table's array, first widened if the codes outgrow it.
 
@@ -256,7 +223,6 @@ def load(table: Table, path: str, prereg: Prereg) -> Instances:
     encoded, key, mean, rate = _roles(table, prereg)
     names = _unique([*encoded, *key, *mean, *rate, *instance_names(prereg)])
     strings = [n for n in names if table.kinds[n] == STRING]
-    flags = [n for n in names if table.kinds[n] == BOOLEAN]
     display = table.display
     try:
         pf = table.pfile if table.pfile is not None else fastparquet.ParquetFile(path, verify=True)
@@ -276,9 +242,7 @@ def load(table: Table, path: str, prereg: Prereg) -> Instances:
             if rg.num_rows == 0:
                 continue
             end = start + rg.num_rows
-            frame = _read_group(pf, path, i, names, strings, flags)
-            if len(frame) != rg.num_rows or list(frame.columns) != names:
-                raise ValueError("column layout not supported")
+            frame = read_group(pf, path, i, names, table.kinds, strings)
             cols = {n: _Column(frame[n], table.kinds[n], display, n) for n in names}
             del frame
             for n in encoded:

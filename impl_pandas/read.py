@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from fastparquet import parquet_thrift
 
-from . import booleans
+from . import pages
 from .errors import MISSING_FILE, UNREADABLE, InputError
 from .footer import FooterError, check_footer
 from .values import BOOLEAN, FLOATING, INTEGER, NULL_KIND, OTHER, STRING
@@ -222,13 +222,60 @@ def decoded(values: Any, display: str, name: str) -> list[Any]:
     return [v.decode("utf-8") if isinstance(v, bytes) else None for v in values]
 
 
+def read_group(
+    pfile: Any,
+    path: str,
+    g: int,
+    names: list[str],
+    kinds: dict[str, str],
+    categories: list[str] = (),  # type: ignore[assignment]
+    dtypes: dict[str, Any] | None = None,
+) -> pd.DataFrame:
+    """Row group `g`'s columns `names`: fastparquet's `pf[g].to_pandas`, but for the chunks
+    it cannot read (pages.py): an empty dictionary (all null: None), booleans in DataPage
+    v2 pages (read by pages.py). String columns as categoricals where asked and the
+    chunk allows (never from v2 pages: fastparquet misdecodes their indices)."""
+    lay = {n: ways[0] for n, ways in pages.layouts(pfile, path, names, [g]).items()}
+    empty = [n for n in names if lay[n] == pages.EMPTY]
+    own = [n for n in names if lay[n] == pages.V2 and kinds[n] == BOOLEAN]
+    rest = [n for n in names if n not in empty and n not in own]
+    rows = pfile.row_groups[g].num_rows
+    frame = pd.DataFrame(index=range(rows))
+    if rest:
+        sub = pfile[g]
+        dictionary = {
+            c.meta_data.path_in_schema[0]
+            for c in pfile.row_groups[g].columns
+            if c.meta_data.dictionary_page_offset is not None
+        }
+        cats = [n for n in categories if n in rest and n in dictionary and lay[n] == pages.V1]
+        kw: dict[str, Any] = {"columns": rest, "index": False}
+        if dtypes is not None:
+            kw["dtypes"] = {n: dtypes[n] for n in rest}
+        try:
+            got = sub.to_pandas(categories=cats, **kw)
+        except (TypeError, ValueError, RuntimeError):
+            if not cats:
+                raise
+            # a page fell back from dictionary encoding: read this group's strings as values
+            got = sub.to_pandas(**kw)
+        if len(got) != rows or list(got.columns) != rest:
+            raise ValueError("column layout not supported")
+        frame = got.reset_index(drop=True)
+    for n in empty:
+        frame[n] = pd.Series([None] * rows, dtype=object)
+    for n in own:
+        frame[n] = pages.read_column(pfile, path, n, [g]).array
+    return frame[names] if names else frame
+
+
 def load_table(display: str, path: str, columns: list[str] | None = None) -> Table:
     """Parse the footer and read every column (or only `columns`) as Python objects.
 
     Unreadable on failure. Reading as object keeps a null (None) apart from a
     NaN in float columns (booleans and integers come in their own dtypes: an
-    object read of such a DataPage v2 column fails in fastparquet). Columns of kind
-    other are not read (the contract refuses them, unsupported_type), null
+    object read of such a DataPage v2 column fails in fastparquet). Columns of
+    kind other are not read (the contract refuses them, unsupported_type), null
     columns are all null by the schema."""
     pfile, names, kind_list = _open(display, path)
     kinds = dict(zip(names, kind_list))
@@ -236,38 +283,30 @@ def load_table(display: str, path: str, columns: list[str] | None = None) -> Tab
         return Table(display, names, kinds, None)
     wanted = names if columns is None else columns
     read = [n for n in wanted if kinds[n] not in (OTHER, NULL_KIND)]
+    rows = sum(rg.num_rows for rg in pfile.row_groups)
     try:
-        groups = list(range(len(pfile.row_groups)))
-        apart = booleans.in_v2(pfile, path, [n for n in read if kinds[n] == BOOLEAN], groups)
-        own = {n: booleans.read_column(pfile, path, n, groups) for n in apart}
-        read = [n for n in read if n not in own]
         raw_strings(pfile, read, kinds)
-        # object only where it must be (a float's null apart from NaN): fastparquet cannot
-        # read some DataPage v2 columns into object arrays (booleans, DELTA_BINARY_PACKED)
         dtypes = {n: np.dtype("O") if kinds[n] in (FLOATING, STRING) else pfile.dtypes[n] for n in read}
-        got = pfile.to_pandas(columns=read, index=False, categories=[], dtypes=dtypes)
-        if list(got.columns) != read:
-            raise ValueError("column layout not supported")
+        parts = [
+            read_group(pfile, path, g, read, kinds, dtypes=dtypes)
+            for g, rg in enumerate(pfile.row_groups)
+            if rg.num_rows
+        ]
+        got = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0] if parts else None
+        if got is not None and len(got) != rows:
+            raise ValueError("rows not as counted")
     except Exception as exc:  # noqa: BLE001 - any read failure means unreadable
         raise InputError(UNREADABLE, display, f"cannot read parquet data: {exc}") from None
-    got = got.reset_index(drop=True)
-    rows = sum(rg.num_rows for rg in pfile.row_groups)
-    if read and len(got) != rows:
-        raise InputError(UNREADABLE, display, "cannot read parquet data: rows not as counted")
     data: dict[str, pd.Series] = {}
     for n in wanted:
-        if n in own:
-            values: list[Any] = [None if v is pd.NA else bool(v) for v in own[n].tolist()]
-        elif n not in read:
-            values = [None] * rows
-        elif kinds[n] == STRING:
-            values = decoded(got[n].tolist(), display, n)
-        elif kinds[n] == BOOLEAN:
-            values = [None if v is pd.NA else bool(v) for v in got[n].tolist()]
-        elif kinds[n] == INTEGER:
-            values = [None if v is pd.NA else int(v) for v in got[n].tolist()]
+        column = got[n].tolist() if got is not None and n in read else [None] * rows
+        if kinds[n] == STRING:
+            values: list[Any] = decoded(column, display, n)
+        elif kinds[n] in (BOOLEAN, INTEGER):
+            cast = bool if kinds[n] == BOOLEAN else int
+            values = [None if v is None or v is pd.NA else cast(v) for v in column]
         else:
-            values = got[n].tolist()
+            values = column
         data[n] = pd.Series(values, dtype=object)  # object: None stays None (no NaN, no str dtype)
     frame = pd.DataFrame(data, index=range(rows))
     return Table(display, names, kinds, frame)

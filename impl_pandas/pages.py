@@ -1,4 +1,11 @@
-"""Boolean columns stored in DataPage v2 pages: read here, not by fastparquet.
+"""Column chunks fastparquet cannot read: found from their first page headers, read here.
+
+Two layouts, both of valid files that pyarrow reads:
+- an empty dictionary page (a dictionary-encoded chunk whose every value is
+  null, as pyarrow writes it): fastparquet fails on the page of zero bytes
+  ("an integer is required"); such a chunk is all null, since no index can
+  point into an empty dictionary;
+- booleans in DataPage v2 pages, below.
 
 fastparquet 2026.9.0 decodes an RLE-encoded boolean DataPage v2 page taking the
 page's whole size, its 4-byte length prefix included, as the length of the
@@ -83,13 +90,18 @@ def _start(meta: Any) -> int:
     return min(meta.dictionary_page_offset or meta.data_page_offset, meta.data_page_offset)
 
 
-def stored_v2(handle: Any, meta: Any) -> bool:
-    """Whether the column chunk's first data page (after its dictionary page) is a DataPage v2."""
+V1, V2, EMPTY = "v1", "v2", "empty"  # what a chunk's first pages say
+
+
+def layout(handle: Any, meta: Any) -> str:
+    """EMPTY for an empty dictionary page, else V2 if the first data page is a DataPage v2."""
     offset = _start(meta)
     header, length = _header(handle, offset)
     if header.get(1) == _DICTIONARY_PAGE:
+        if not header.get(7, {}).get(1, 0):
+            return EMPTY
         header, _ = _header(handle, offset + length + header[3])
-    return header.get(1) == _DATA_PAGE_V2
+    return V2 if header.get(1) == _DATA_PAGE_V2 else V1
 
 
 def _hybrid(data: bytes, pos: int, end: int, width: int, count: int) -> np.ndarray:
@@ -177,14 +189,15 @@ def _chunk(rg: Any, name: str) -> Any:
     return found[0]
 
 
-def in_v2(pf: Any, path: str, names: list[str], groups: list[int]) -> list[str]:
-    """Those of the columns `names` stored in DataPage v2 pages in one of `groups`."""
-    out = []
+def layouts(pf: Any, path: str, names: list[str], groups: list[int]) -> dict[str, list[str]]:
+    """Per column of `names`: the layout of its chunk in each of the row groups `groups`."""
+    out: dict[str, list[str]] = {}
     with open(path, "rb") as handle:
         for name in names:
-            if any(pf.row_groups[g].num_rows and stored_v2(handle, _chunk(pf.row_groups[g], name))
-                   for g in groups):  # fmt: skip
-                out.append(name)
+            out[name] = [
+                layout(handle, _chunk(pf.row_groups[g], name)) if pf.row_groups[g].num_rows else V1
+                for g in groups
+            ]
     return out
 
 
