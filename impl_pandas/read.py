@@ -88,7 +88,10 @@ def _has(logical: Any, field: str) -> bool:
 
 def _kind(element: Any) -> str:
     """The contract's kind of a top-level schema element."""
-    if element.num_children or element.repetition_type == parquet_thrift.FieldRepetitionType.REPEATED:
+    if (
+        element.num_children
+        or element.repetition_type == parquet_thrift.FieldRepetitionType.REPEATED
+    ):
         return OTHER
     ptype, conv, logical = element.type, element.converted_type, element.logicalType
     if _has(logical, "UNKNOWN"):
@@ -286,7 +289,9 @@ def load_table(display: str, path: str, columns: list[str] | None = None) -> Tab
     rows = sum(rg.num_rows for rg in pfile.row_groups)
     try:
         raw_strings(pfile, read, kinds)
-        dtypes = {n: np.dtype("O") if kinds[n] in (FLOATING, STRING) else pfile.dtypes[n] for n in read}
+        dtypes = {
+            n: np.dtype("O") if kinds[n] in (FLOATING, STRING) else pfile.dtypes[n] for n in read
+        }
         parts = [
             read_group(pfile, path, g, read, kinds, dtypes=dtypes)
             for g, rg in enumerate(pfile.row_groups)

@@ -53,7 +53,9 @@ def read_all(pf: pq.ParquetFile, path: str) -> pa.Table:
     (a name given twice: every column is read, duplicate_column refuses it)."""
     kinds_of = kinds(pf)
     names = pf.schema_arrow.names
-    wanted = names if len(set(names)) != len(names) else [n for n in names if kinds_of[n] != "other"]
+    wanted = (
+        names if len(set(names)) != len(names) else [n for n in names if kinds_of[n] != "other"]
+    )
     try:
         table = pf.read(columns=wanted, use_threads=True)
     except (OSError, ValueError, pa.ArrowException) as exc:

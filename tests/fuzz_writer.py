@@ -77,9 +77,11 @@ def write(job: dict[str, Any]) -> None:
     if options.pop("delta", False):
         ints = [f.name for f in table.schema if pa.types.is_integer(f.type)]
         if ints:
-            options["use_dictionary"] = [
-                f.name for f in table.schema if f.name not in ints
-            ] if options.get("use_dictionary", True) else False
+            options["use_dictionary"] = (
+                [f.name for f in table.schema if f.name not in ints]
+                if options.get("use_dictionary", True)
+                else False
+            )
             options["column_encoding"] = {n: "DELTA_BINARY_PACKED" for n in ints}
     pq.write_table(table, job["out"], **options)
 

@@ -410,7 +410,7 @@ def write_typed_bundle(b: dict[str, Any], folder: Path, writer: Writer) -> None:
         elif c == "b_score" and b["narrow"] == "Int64":  # as the polars writer rounds it
             col["type"] = "int64"
             col["values"] = [
-                int(round(v)) if v is not None and math.isfinite(v) and abs(v) < 2**53 else None
+                round(v) if v is not None and math.isfinite(v) and abs(v) < 2**53 else None
                 for v in board[c]
             ]
         lb.append(col)
