@@ -30,7 +30,7 @@ import cramjam
 import numpy as np
 import pandas as pd
 
-from .footer import FooterError, _Walk
+from .footer import Thrift, _Walk
 
 _DATA_PAGE, _DICTIONARY_PAGE, _DATA_PAGE_V2 = 0, 2, 3
 _PLAIN, _RLE = 0, 3
@@ -45,43 +45,10 @@ _DECOMPRESS = {
 }
 
 
-class _Thrift(_Walk):
-    """A Thrift compact struct read into {field id: value} (nested structs as dicts)."""
-
-    def zigzag(self) -> int:
-        n = self.varint()
-        return (n >> 1) ^ -(n & 1)
-
-    def read_value(self, kind: int, depth: int) -> Any:
-        if kind in (1, 2):
-            return kind == 1
-        if kind in (3, 4, 5, 6):
-            return self.byte() if kind == 3 else self.zigzag()
-        if kind == 12:
-            return self.read_struct(depth + 1)
-        start = self.pos
-        self.value(kind, depth, in_container=False)  # lists, binaries: skipped, checked
-        return self.data[start : self.pos]
-
-    def read_struct(self, depth: int = 0) -> dict[int, Any]:
-        if depth > 8:
-            raise FooterError("page header nested too deeply")
-        out: dict[int, Any] = {}
-        last = 0
-        while True:
-            head = self.byte()
-            if head == 0:
-                return out
-            delta = head >> 4
-            field = last + delta if delta else self.zigzag()
-            out[field] = self.read_value(head & 0x0F, depth)
-            last = field
-
-
 def _header(handle: Any, offset: int) -> tuple[dict[int, Any], int]:
     """The page header at `offset` and its length in bytes."""
     handle.seek(offset)
-    walk = _Thrift(handle.read(_HEADER_MAX))
+    walk = Thrift(handle.read(_HEADER_MAX))
     header = walk.read_struct()
     return header, walk.pos
 

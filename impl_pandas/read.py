@@ -27,7 +27,7 @@ from fastparquet import parquet_thrift
 
 from . import pages
 from .errors import MISSING_FILE, UNREADABLE, InputError
-from .footer import FooterError, check_footer
+from .footer import FooterError, check_footer, top_level_names
 from .values import BOOLEAN, FLOATING, INTEGER, NULL_KIND, OTHER, STRING
 
 _MAGIC = b"PAR1"
@@ -115,8 +115,9 @@ def _kind(element: Any) -> str:
     return OTHER
 
 
-def _footer(display: str, path: str) -> None:
-    """The magic bytes at both ends, the footer length, the footer's strict walk."""
+def _footer(display: str, path: str) -> list[str]:
+    """The magic bytes at both ends, the footer length, the footer's strict walk; its
+    top-level column names."""
     try:
         with open(path, "rb") as handle:
             length = handle.seek(0, os.SEEK_END)
@@ -137,17 +138,22 @@ def _footer(display: str, path: str) -> None:
         raise InputError(UNREADABLE, display, "not a parquet file (bad footer length)")
     try:
         check_footer(footer)
-    except FooterError as exc:
+        return top_level_names(footer)
+    except (FooterError, KeyError, IndexError, AttributeError, UnicodeDecodeError) as exc:
         raise InputError(UNREADABLE, display, f"corrupted parquet footer: {exc}") from None
 
 
 def _open(display: str, path: str) -> tuple[Any, list[str], list[str]]:
-    """The ParquetFile, its top-level column names (duplicates kept) and their kinds."""
-    _footer(display, path)
+    """The ParquetFile, its top-level column names (duplicates kept) and their kinds.
+
+    A file that gives two columns one name has no ParquetFile (fastparquet cannot
+    open it) and no kinds: duplicate_column refuses it before they matter."""
+    names = _footer(display, path)
+    if len(set(names)) != len(names):
+        return None, names, [OTHER] * len(names)
     try:
         pfile = fastparquet.ParquetFile(path, verify=True)
         elements = list(pfile.schema.schema_elements)
-        names: list[str] = []
         kinds: list[str] = []
 
         def subtree_end(i: int) -> int:
@@ -158,11 +164,10 @@ def _open(display: str, path: str) -> tuple[Any, list[str], list[str]]:
 
         i = 1
         for _ in range(elements[0].num_children or 0):
-            element = elements[i]
-            name = element.name
-            names.append(name.decode("utf-8") if isinstance(name, bytes) else str(name))
-            kinds.append(_kind(element))
+            kinds.append(_kind(elements[i]))
             i = subtree_end(i)
+        if len(kinds) != len(names):
+            raise ValueError("the schema's columns are not the footer's")
         chunks = [c.meta_data for rg in pfile.row_groups for c in rg.columns]
     except Exception as exc:  # noqa: BLE001 - any parse failure means unreadable
         raise InputError(UNREADABLE, display, f"cannot parse parquet footer: {exc}") from None
