@@ -21,7 +21,8 @@ string that is not UTF-8: the contract's Types section (docs/contract.md)
 says what each must give, and the two contestants must give the same.
 
 Examples: 400 and 250 in CI, derandomized (the same every run); the whole file
-took 404 s on the shared 2-core machine under load (`uv run pytest tests/test_fuzz.py`). A nightly run draws fresh ones, as many as SECONDSEAT_FUZZ_EXAMPLES says:
+took between about 140 s and 404 s on a shared 2-core machine, by its load
+(`uv run pytest tests/test_fuzz.py`). A nightly run draws fresh ones, as many as SECONDSEAT_FUZZ_EXAMPLES says:
 
     SECONDSEAT_FUZZ_EXAMPLES=20000 uv run pytest tests/test_fuzz.py
 """
