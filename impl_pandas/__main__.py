@@ -24,9 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         from .shards import main as shards_main
 
         return shards_main(argv[0], argv[1:])
-    from .memory import keep_freed_memory, small_pages
+    from .memory import small_pages
 
-    keep_freed_memory()
     small_pages()
     # no BLAS call is made: no BLAS thread pool, whose threads spin (CPU, not outputs)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

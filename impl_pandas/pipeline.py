@@ -48,8 +48,10 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     checks.undeclared_columns(board, pre)  # undeclared_column
     checks.duplicate_columns(board)  # duplicate_column
     checks.duplicate_columns(inst)
+    checks.leaderboard_unsupported(board, pre)  # unsupported_type
+    checks.instance_unsupported(inst, pre)
+    data = instances.load(inst, inst.display, pre)  # unreadable (the instance data pages)
     checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
-    data = instances.load(inst, inst.display, pre)  # unreadable (data pages)
     instances.check_duplicate_keys(data, pre)
     checks.leaderboard_types(board, pre)  # bad_type
     checks.row_id_kinds(board, inst, pre)

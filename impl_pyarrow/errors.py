@@ -15,6 +15,7 @@ ERROR_CLASSES: tuple[str, ...] = (
     "missing_column",
     "undeclared_column",
     "duplicate_column",
+    "unsupported_type",
     "duplicate_key",
     "bad_type",
     "ambiguous_value",
