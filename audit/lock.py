@@ -61,6 +61,10 @@ def file_record(path: str, name: str) -> dict[str, object]:
     import blake3
 
     b, s, n = blake3.blake3(), hashlib.sha256(), 0
+    if not Path(path).exists():
+        raise AuditError("missing_file", path, "no such file")
+    if not Path(path).is_file():
+        raise AuditError("missing_file", path, "not a regular file")
     try:
         with open(path, "rb") as f:
             while chunk := f.read(1 << 20):

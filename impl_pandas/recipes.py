@@ -24,6 +24,8 @@ Steps = dict[str, list[dict[str, Fraction | None]]]
 
 def printed_decimals(values: np.ndarray) -> np.ndarray:
     """Per value: the decimals of its shortest round-trip form (numpy's positional, unique)."""
+    if values.size == 0:  # str.partition of an empty series has no columns to index
+        return np.zeros(0, dtype=np.int64)
     text = pd.Series(values, dtype=object).map(
         lambda x: np.format_float_positional(x, unique=True, trim="-")
     )

@@ -62,6 +62,6 @@ def format_value(value: Any, kind: str) -> str:
         return str(int(value))
     if kind == FLOATING:
         return format_float(float(value))
-    if kind == STRING:
+    if kind in (STRING, "decimal"):  # "decimal": a CSV leaderboard's text (trials 4.3), as printed
         return str(value)
     raise ValueError(f"no written form for kind {kind}")  # refused before: unsupported_type

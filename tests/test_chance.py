@@ -221,7 +221,7 @@ def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) ->
         )
     )
     (res / "lock" / "lock.json").write_text(
-        json.dumps({"prereg": {"blake3": "0" * 64}, "bundle": {}})
+        json.dumps({"prereg": {"blake3": "0" * 64}, "bundle": {"instances": {"rows": 10}}})
     )
     (res / "lock" / "files.json").write_text("{}")
     head = "column,kind,reproduced,divergent,no_data,tier_0,chance_tested,chance_exact,chance_expected,chance_p,constructed"

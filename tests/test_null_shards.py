@@ -28,7 +28,7 @@ def _impl(impl: str, *args: str | Path) -> Result:
 def _no_draws(impl: str, prereg: Path, bundle: Path, out: Path) -> Path:
     res = _impl(impl, "--prereg", prereg, "--bundle", bundle, "--out", out, "--no-draws")
     assert res.code == 0, res.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["cells.csv", "census.csv", "reproduce.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["cells.csv", "census.csv", "chance.csv", "reproduce.csv"]
     return out / "reproduce.csv"
 
 
@@ -55,7 +55,7 @@ def test_reproduce_table_by_hand(impl: str, impl_envs, tmp_path: Path) -> None:
     )
     # --no-draws writes the same three files, byte for byte
     _no_draws(impl, bundle / "prereg.yaml", bundle, tmp_path / "nd")
-    for name in ("cells.csv", "census.csv", "reproduce.csv"):
+    for name in ("cells.csv", "census.csv", "chance.csv", "reproduce.csv"):
         assert (tmp_path / "nd" / name).read_bytes() == (tmp_path / "out" / name).read_bytes()
 
 

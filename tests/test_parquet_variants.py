@@ -21,7 +21,7 @@ from tests.writer_client import Writer
 
 PREREG = ROOT / "prereg" / "openhands-index.yaml"
 FILES = ("test.parquet", "instances.parquet")
-OUTPUTS = ("cells.csv", "census.csv", "reproduce.csv")
+OUTPUTS = ("cells.csv", "census.csv", "chance.csv", "reproduce.csv")
 
 READ = {
     "page v2, no dictionary": {"data_page_version": "2.0", "use_dictionary": False},

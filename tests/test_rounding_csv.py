@@ -420,9 +420,9 @@ def test_annex_globs_match_whole_paths() -> None:
     """verify asks the annex for exactly the files the seal's globs copied: the top-level
     recovery.csv is one of them, run2's recovery.csv is not (PurePath.match, which matches
     from the right, claimed it, and verify failed every trials annex)."""
-    from audit.seal.verify import _whole_match
+    from audit.seal.verify import _glob_matches
 
-    assert _whole_match("recovery.csv", "recovery.csv")
-    assert not _whole_match("recompute/pandas/run2/recovery.csv", "recovery.csv")
-    assert _whole_match("recompute/pandas/run1/cells.csv", "recompute/*/run1/*.csv")
-    assert not _whole_match("recompute/pandas/run2/cells.csv", "recompute/*/run1/*.csv")
+    assert _glob_matches("recovery.csv", "recovery.csv")
+    assert not _glob_matches("recompute/pandas/run2/recovery.csv", "recovery.csv")
+    assert _glob_matches("recompute/pandas/run1/cells.csv", "recompute/*/run1/*.csv")
+    assert not _glob_matches("recompute/pandas/run2/cells.csv", "recompute/*/run1/*.csv")

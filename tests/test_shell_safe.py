@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT, SNAKEMAKE, clone_repo, run_audit
+from tests.conftest import ROOT, SNAKEMAKE, annex_head, clone_repo, run_audit
 
 # One value holding every way of running a command from a shell line, plus a
 # space and both quotes (which alone make an unquoted command fail).
@@ -64,13 +64,14 @@ def test_a_command_in_any_config_value_runs_nothing(key: str, tmp_path: Path) ->
     work = tmp_path / "work"
     config = [f"{key}={HOSTILE}"]
     if key == "annex":
-        config.append("seat=second")
+        config += ["seat=second", f"head={'a' * 64}"]
     p = _snakemake(work, "--config", *config)
     assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
     line = _one_error_line(p)
     # a value that cannot be a path of its kind is bad_config; a path that is
     # simply not there is missing_file (the hostile folder does not exist here)
-    want = "missing_file" if key in ("bundle", "prereg", "annex") else "bad_config"
+    # (seat_key is a key file's path, read by the seal: the prereg's absence comes first)
+    want = "missing_file" if key in ("bundle", "prereg", "annex", "seat_key") else "bad_config"
     assert line.startswith(f"error[{want}]"), line
     assert _created(tmp_path) == []
     assert not (work / "results").exists()
@@ -136,6 +137,7 @@ def test_hostile_clone_bundle_prereg_and_annex_paths_work_end_to_end(
         "seat=second",
         "arm=second",
         f"annex=annexes/{HOSTILE}",
+        f"head={annex_head(annex)}",
         f"bundle={HOSTILE}/bundle",
     ]
     target = "results/second/lock/lock.json"

@@ -55,7 +55,7 @@ rule annex:
     params:
         src=src,
         arm=ARM,
-        res=RES,
+        res=lambda w, input: str(Path(input.census).parent),
         key=SEAT_KEY,
     log:
         f"{RES}/logs/annex.log",

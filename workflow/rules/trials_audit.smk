@@ -168,7 +168,7 @@ rule annex_trials:
     params:
         src=src,
         arm=ARM,
-        res=RES,
+        res=lambda w, input: str(Path(input.census).parent),
         key=SEAT_KEY,
     log:
         f"{RES}/logs/annex.log",

@@ -86,7 +86,7 @@ rule trial_control_recompute:
     params:
         src=src,
         python=lambda w: impl_python(w.impl),
-        module=lambda w: trials_module(w.impl).split(),
+        module=lambda w: trials_module(w.impl),
         bundle=lambda w, input: str(Path(input.table).parent),
         out=lambda w, output: str(Path(output.entries).parent),
     log:
