@@ -129,7 +129,10 @@ def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
             mean = sum(vals) / len(vals)
             ax.plot([mean, mean], [y - 0.38, y + 0.38], color="#b2182b", linewidth=2)
     ax.set_yticks(range(len(entries)), entries, fontsize=7)
-    ax.set_ylim(len(entries) - 0.5, -0.5)
+    if entries:
+        ax.set_ylim(len(entries) - 0.5, -0.5)
+    else:
+        ax.text(0.5, 0.5, "no task has a reward", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlim(-0.04, 1.04)
     ax.set_xlabel(f"mean reward of a task under policy {policy} (0 to 1)")
     ax.set_ylabel("entry")
@@ -180,7 +183,10 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
             )
             used.add(label)
     ax.set_yticks(range(len(rows)), [r["label"] for r in rows], fontsize=7)
-    ax.set_ylim(len(rows) - 0.5, -0.5)
+    if rows:
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+    else:
+        ax.text(0.5, 0.5, "no interval to show", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("score (points); bars: 95% intervals, a lone diamond: no interval published")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)

@@ -169,3 +169,26 @@ def test_html_from_the_template() -> None:
     assert "<li>First limit, <code>1/(200+1)</code>.</li>" in page
     body = page[page.index("<body>") :]
     assert "```" not in body and "\n#" not in body
+
+
+def test_every_plot_labels_both_axes_even_with_nothing_to_draw() -> None:
+    from audit import plots
+
+    # (svg, x label, y label): the labels are SVG text (svg.fonttype none), so present as written
+    settings = [{"setting": "model", "status": "recorded", "value": "m", "trials": "3"}]
+    band = {"label": "r [E]", "published": (50.0, 5.0), "recomputed": (50.1, 5.1)}
+    band["bootstrap"] = (45.0, 55.0)
+    cases = [
+        (plots.null_histograms({"c": {0: 5, 1: 2}}, {"c": 1}), "cells reproducing", "draws"),
+        (plots.null_histograms({}, {}), "cells reproducing", "draws"),
+        (plots.census_map(["r"], ["c"], {("r", "c"): "reproduced"}), "leaderboard column", "row"),
+        (plots.controls_scatter([]), "predicted change", "measured change"),
+        (plots.task_rewards({"e": [0.0, 1.0]}, "E"), "mean reward of a task", "entry"),
+        (plots.task_rewards({}, "E"), "mean reward of a task", "entry"),
+        (plots.intervals([band], "leaderboard row [policy]", "t"), "score (points)", "row"),
+        (plots.intervals([], "entry [policy]", "t"), "score (points)", "entry"),
+        (plots.settings_census(settings), "trials", "setting"),
+        (plots.settings_census([]), "trials", "setting"),
+    ]
+    for svg, x, y in cases:
+        assert x in svg and y in svg, (x, y)
