@@ -55,6 +55,27 @@ def _write_csv(path: Path, rows: list[dict[str, str]]) -> None:
         w.writerows(rows)
 
 
+def test_independence_names_the_reproduced_means_of_real_values(tmp_path: Path) -> None:
+    doc = LEADERBOARD_DOC | {"columns": {"measured": {
+        **LEADERBOARD_DOC["columns"]["measured"],
+        "avg_cost": {"recipe": "mean_of_columns", "columns": ["cost"]},
+        "avg_mixed": {"recipe": "mean_of_columns", "columns": ["cost", "score"]},
+    }}}  # fmt: skip
+    cells = [
+        _cell("r1", "cost", "reproduced", "1"),
+        _cell("r1", "avg_cost", "reproduced", "2"),
+        _cell("r1", "avg_mixed", "reproduced", "0"),  # averages a rate too: left out
+        _cell("r1", "score", "reproduced", "0"),  # a rate: exact by counting, left out
+    ]
+    text = limits.independence(tmp_path, cells, doc, trials=False)
+    assert text.endswith("means of real instance values: `avg_cost`, `cost`.")
+    # a census that carries the exactness check's flag is read instead
+    _write_csv(tmp_path / "census_columns.csv", [
+        {"column": "cost", "constructed": "yes"}, {"column": "score", "constructed": "no"},
+    ])  # fmt: skip
+    assert limits.independence(tmp_path, cells, doc, trials=False).startswith("In `cost` the")
+
+
 def test_p_floor_is_one_over_draws_plus_one() -> None:
     # 1/201 = 0.00497512...; 1/1001 = 0.000999000...
     assert "1/(200+1) = 0.004975" in limits.p_floor(200)
@@ -118,8 +139,8 @@ def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> No
     assert "2 published cell(s) are `not_published`" in text
     assert "1/(1,000+1) = 0.000999" in text
     assert not any("no-antecedent" in i for i in items)  # no such cell, no disclaimer
-    # score reproduces at tier 0 in its one reproduced cell; tasks is exact-only, left out
-    assert text.endswith("where such a derivation would look best: `score`.")
+    # score (under a tolerance) reproduces; tasks is exact-only, left out
+    assert text.endswith("Most exposed, the reproduced columns of averaged rewards: `score`.")
 
 
 def _page() -> render.Page:
