@@ -171,6 +171,43 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("verify-ledger", help="walk a ledger's hash chain and rehash its subjects")
     p.add_argument("ledger")
     p.add_argument("--head", default=None)
+
+    p = sub.add_parser("compare-items", help="first divergent boundary between two runs' items")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--id", default="item_id", help="the column naming an item")
+    p.add_argument("--boundaries", default=None, help="NAME=COLUMN,... in order")
+    p.add_argument("--out", default=None)
+
+    p = sub.add_parser("draft-prereg", help="a prereg from the bundle's column names and types")
+    p.add_argument("bundle", help="a bundle folder (its parquet files) or one parquet file")
+    p.add_argument("--out", required=True, help="the prereg to write (never overwritten)")
+
+    p = sub.add_parser("adapt-swebench", help="SWE-bench run reports (v2) -> instances.parquet")
+    p.add_argument("reports", nargs="+", help="<model>.<run_id>.json files")
+    p.add_argument(
+        "--denominators", required=True, help="POLICY[,...]: total, submitted, completed"
+    )
+    p.add_argument("--benchmark", default="swe-bench", help="the benchmark column's value")
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("resolve", help="the commit an hf://datasets/<repo>@<branch or tag> names")
+    p.add_argument("uri")
+
+    p = sub.add_parser("fetch-hf", help="a dataset's files at a pinned commit, sha256 checked")
+    p.add_argument("uri", help="hf://datasets/<owner>/<name>@<40-hex commit>")
+    p.add_argument("--files", nargs="+", required=True, help="files the prereg names")
+    p.add_argument("--optional", nargs="*", default=[], help="files taken when present")
+    p.add_argument("--out", required=True, help="the bundle folder to write")
+
+    p = sub.add_parser("adapt-inspect", help="Inspect eval logs -> trials, items, claim")
+    p.add_argument("logs", nargs="+", help=".eval or .json logs")
+    p.add_argument("--scorer", default=None, help="the scorer to read (required if several)")
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("adapt-eee", help="Every Eval Ever records -> trials, items, claim")
+    p.add_argument("aggregates", nargs="+", help="aggregate .json records (sidecar beside)")
+    p.add_argument("--out", required=True)
     return ap
 
 
@@ -348,6 +385,47 @@ def _run(args: argparse.Namespace) -> int:
             print(f"error[{kind}]: {first}{more}", file=sys.stderr)
             return 1
         print(f"{args.ledger}: chain holds")
+    elif args.command == "compare-items":
+        from audit import compare_items
+
+        res = compare_items.compare(args.a, args.b, args.id, args.boundaries)
+        if args.out:
+            compare_items.write(res, args.out)
+        print("\n".join(compare_items.summary_lines(res)))
+    elif args.command == "draft-prereg":
+        from audit.draft_prereg import write as draft_write
+
+        doc = draft_write(args.bundle, args.out)
+        n = sum(len(cols) for cols in doc["undecided"].values())
+        print(f"{args.out}: drafted, {n} column(s) undecided in {len(doc['undecided'])} file(s)")
+    elif args.command == "adapt-swebench":
+        from audit import swebench_report as swe
+
+        policies = swe.parse_policies(args.denominators)
+        _, doc = swe.adapt_to(args.reports, args.out, policies, args.benchmark)
+        print("\n".join(swe.summary_lines(doc)))
+    elif args.command == "resolve":
+        from audit.hf import parse, resolve
+
+        repo, _ = parse(args.uri)
+        print(f"hf://datasets/{repo}@{resolve(args.uri)}")
+    elif args.command == "fetch-hf":
+        from audit.hf import fetch
+
+        rec = fetch(args.uri, args.files, args.out, args.optional)
+        for name, f in rec["files"].items():
+            print(f"{name}: sha256 {f['sha256']} matches the {rec['checked_against']} record")
+    elif args.command == "adapt-inspect":
+        from audit import inspect_log
+
+        doc = inspect_log.adapt_to(args.logs, args.out, args.scorer)
+        print("\n".join(inspect_log.summary_lines(doc)))
+    elif args.command == "adapt-eee":
+        from audit.eee import adapt_to as eee_adapt
+
+        doc = eee_adapt(args.aggregates, args.out)
+        for rec in doc["records"]:
+            print(f"{rec['evaluation_id']}: {rec['rows']} row(s), checksum and row count hold")
     return 0
 
 

@@ -169,8 +169,8 @@ def _row(entry: str, run: _Run, folder: str, tr: dict[str, Any], settings: dict[
         "finished_at": canonical_time(finished),
         "finished_at_raw": finished if isinstance(finished, str) else None,
         "config_source": "none",
-        # tb records no verifier warnings or regrades (docs/trials-contract.md 2.7);
-        # the agent ran when the trial recorded the agent's start
+        # tb records no verifier warnings and no regrades (section 16.1); the agent ran
+        # when the trial recorded when its agent started.
         "agent_ran": isinstance(t.get("agent_started_at"), str),
         "verifier_broken": False,
         "verifier_broken_reason": None,

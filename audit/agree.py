@@ -15,6 +15,7 @@ KEYS: dict[str, list[str]] = {
     "cells.csv": ["row_id", "column", "policy"],
     "census.csv": ["row_id", "column"],
     "reproduce.csv": ["column", "row_id"],
+    "chance.csv": ["column"],
     "nulls.csv": ["column"],
     "null_hist.csv": ["column", "count"],
 }

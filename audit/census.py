@@ -38,7 +38,33 @@ def _check_agreement(path: str) -> None:
         )
 
 
-def column_table(census: pl.DataFrame, nulls: pl.DataFrame, doc: dict) -> pl.DataFrame:
+CHANCE_FIELDS = {  # chance.csv field -> census_columns.csv column
+    "candidates": "chance_cells",
+    "certain": "chance_certain",
+    "exact_certain": "chance_exact_certain",
+    "tested": "chance_tested",
+    "exact_beyond": "chance_exact",
+    "expected": "chance_expected",
+    "p_cell_max": "chance_p_cell_max",
+    "p_value": "chance_p",
+    "constructed": "constructed",
+}
+
+
+def constructed_words(r: dict, epsilon: float) -> str:
+    """The flagged column's evidence in words (census.txt, report, certificate)."""
+    return (
+        f"agreement in {r['column']} is more exact than independent data would give: "
+        f"{r['chance_exact']} of {r['chance_tested']} cells equal the published value to within "
+        f"{epsilon:g} (relative), about {float(r['chance_expected']):.2g} expected by chance "
+        f"(exact p = {float(r['chance_p']):.2g}); the instance values may have been derived "
+        "from the published ones"
+    )
+
+
+def column_table(
+    census: pl.DataFrame, nulls: pl.DataFrame, doc: dict, chance: pl.DataFrame | None = None
+) -> pl.DataFrame:
     """One line per leaderboard column, in prereg order."""
     measured = doc["columns"]["measured"]
     policies = sorted(doc["policies"])
@@ -76,12 +102,11 @@ def column_table(census: pl.DataFrame, nulls: pl.DataFrame, doc: dict) -> pl.Dat
         # empty when the null is not computable (docs/contract.md, nulls.csv)
         pl.when(pl.col("p") != "").then(pl.col("p")).cast(pl.Float64).alias("null_p"),
     )
-    return (
-        order.join(table, on="column", how="left")
-        .join(nulls, on="column", how="left")
-        .sort("order")
-        .drop("order")
-    )
+    joined = order.join(table, on="column", how="left").join(nulls, on="column", how="left")
+    if chance is not None:
+        chance = chance.select("column", *[pl.col(k).alias(v) for k, v in CHANCE_FIELDS.items()])
+        joined = joined.join(chance, on="column", how="left")
+    return joined.sort("order").drop("order")
 
 
 def check_complete(census: pl.DataFrame, rows: int, cols: int, path: str) -> dict[str, int]:
@@ -107,9 +132,10 @@ def summarise(
     lock = json.loads(Path(lock_path).read_text(encoding="utf-8"))
     census = read_csv(Path(contestant_dir) / "census.csv")
     nulls = read_csv(Path(contestant_dir) / "nulls.csv")
+    chance = read_csv(Path(contestant_dir) / "chance.csv")
     rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
     totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"))
-    table = column_table(census, nulls, doc)
+    table = column_table(census, nulls, doc, chance)
     summary = {
         "arm_prereg": doc["name"],
         "prereg_blake3": lock["prereg"]["blake3"],
@@ -119,6 +145,8 @@ def summarise(
         "classes": totals,
         "with_antecedent": totals["reproduced"] + totals["divergent"] + totals["no_data"],
         "instance_rows": lock["bundle"]["instances"]["rows"],
+        "chance": doc["chance"],
+        "constructed": table.filter(pl.col("constructed") == "yes")["column"].to_list(),
     }
     out = Path(out_dir)
     write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
@@ -170,4 +198,29 @@ def render(summary: dict, table: pl.DataFrame) -> str:
         )
     if measured.filter(pl.col("null_p").is_null()).height:
         lines += ["", P_NOT_COMPUTABLE_TEXT]
+    lines += ["", *chance_lines(summary, measured)]
     return "\n".join(lines) + "\n"
+
+
+def chance_lines(summary: dict, measured: pl.DataFrame) -> list[str]:
+    """Agreement beyond chance, one line per numeric measured column, then the flags in words."""
+    eps = float(summary["chance"]["epsilon"])
+    out = [
+        f"Agreement beyond chance (exact: within {eps:g} relative; flagged when the exact "
+        f"p < {summary['chance']['threshold']}):",
+        f"{'column':<30}{'cells':>6}{'certain':>8}{'tested':>7}{'exact':>6}"
+        f"{'expected':>13}{'p':>13}  constructed",
+    ]
+    for r in measured.iter_rows(named=True):
+        if r["chance_cells"] in (None, "0"):
+            continue
+        out.append(
+            f"{r['column']:<30}{r['chance_cells']:>6}{r['chance_certain']:>8}"
+            f"{r['chance_tested']:>7}{r['chance_exact']:>6}{r['chance_expected']:>13}"
+            f"{r['chance_p']:>13}  {r['constructed']}"
+        )
+    flagged = [r for r in measured.iter_rows(named=True) if r["constructed"] == "yes"]
+    out += [f"CONSTRUCTED: {constructed_words(r, eps)}." for r in flagged]
+    if not flagged:
+        out.append("No column agrees more exactly than its published precision explains.")
+    return out

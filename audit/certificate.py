@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from audit import limits
-from audit.census import NO_INSTANCE_ROWS
+from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
 
@@ -70,10 +70,11 @@ def render(res: Path, doc: dict, head: str) -> str:
         "| column | cells reproduced | of | best tiers | policies | tolerance |",
         "|---|---|---|---|---|---|",
     ]
+    flagged = [name for name in measured if columns[name].get("constructed") == "yes"]
     for name, spec in measured.items():
         col = columns[name]
         n_rep = int(col["reproduced"])
-        if n_rep == 0:
+        if n_rep == 0 or name in flagged:
             continue
         total = n_rep + int(col["divergent"]) + int(col["no_data"])
         tiers = ", ".join(
@@ -93,6 +94,19 @@ def render(res: Path, doc: dict, head: str) -> str:
         out.append(f"| {name} | {n_rep} | {total} | {tiers} | {pols or '-'} | {tol} |")
     if out[-1] == "|---|---|---|---|---|---|":
         out[-2:] = ["(none: no cell reproduces)"]
+    if flagged:
+        eps = float(doc["chance"]["epsilon"])
+        out += [
+            "",
+            "## Columns not certified: agreement too exact to be evidence",
+            "",
+            "These columns' reproduced cells are not certified, whatever their tiers: "
+            "the recomputed values agree with the published ones more exactly than the published "
+            "precision and the recipe's arithmetic can explain, so the agreement cannot serve as "
+            "an independent check (docs/contract.md, Agreement beyond chance).",
+            "",
+            *[f"- {name}: {constructed_words(columns[name], eps)}." for name in flagged],
+        ]
     out += [
         "",
         "## Cells that do not reproduce",

@@ -11,12 +11,23 @@ The value encodings are built by polars, a slice of rows at a time, and hashed
 as one string per slice (the bytes hashed are those of the definition above;
 ``D`` is Python's ``float.hex()`` rebuilt from each value's IEEE bits). Types with no vectorised encoding (dates, decimals,
 nested) go value by value through Python, as the definition reads.
+
+A CSV table (a leaderboard the prereg declares as CSV, with its column types;
+docs/trials-contract.md section 4.3) has the same digest lines, its values read
+from the text under the declared types: ``string`` (type string), ``integer``
+(int), ``boolean`` (bool, from ``true``/``false``) and ``decimal`` (type
+decimal, each value its printed text, ``S<length>:<text>;``, since the digits it
+prints are part of the claim); an empty field is null. Quoting, line endings
+and the writer do not enter it.
 """
 
 from __future__ import annotations
 
 import array
+import csv
+import io
 import math
+import re
 from pathlib import Path
 
 import blake3
@@ -195,15 +206,99 @@ def read_table(path: str | Path) -> pl.DataFrame:
         ) from None
 
 
-def table_digest(path: str | Path) -> dict[str, object]:
-    """Content digest of one parquet table, with its shape."""
-    df = read_table(path)
-    lines = ["secondseat-table-v1", f"rows={df.height}"]
-    for name, (kind, h) in zip(df.columns, _digests(df)):
-        lines.append(f"column={name}|type={kind}|values={h}")
+CSV_KINDS = {"string": "string", "integer": "int", "decimal": "decimal", "boolean": "bool"}
+_CSV_FORMS = {
+    "integer": re.compile(r"-?[0-9]+"),
+    "decimal": re.compile(r"-?[0-9]+(\.[0-9]+)?"),
+    "boolean": re.compile(r"true|false"),
+}
+
+
+def _csv_value(kind: str, text: str) -> object:
+    if text == "":
+        return None
+    if kind == "integer":
+        return int(text)
+    if kind == "boolean":
+        return text == "true"
+    return text
+
+
+def read_csv_table(path: str | Path, types: dict[str, str]) -> tuple[list[str], list[list[object]]]:
+    """A CSV table's header and its columns' values under the declared types.
+
+    Refused as the contestants refuse it: unreadable (no file content, a byte-order
+    mark, not UTF-8, bad quoting, no header, a row of another width), duplicate_column,
+    missing_column or undeclared_column against ``types``, bad_type for a field that
+    is not of its declared type. Empty lines are skipped."""
+    p = Path(path)
+    if not p.is_file():
+        raise AuditError("missing_file", str(path), "no such file")
+    raw = p.read_bytes()
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise AuditError("unreadable", str(path), "a byte-order mark: the CSV must be plain UTF-8")
+    try:
+        rows = [
+            r for r in csv.reader(io.StringIO(raw.decode("utf-8"), newline=""), strict=True) if r
+        ]
+    except (UnicodeDecodeError, csv.Error) as e:
+        raise AuditError("unreadable", str(path), f"not a readable CSV file ({e})") from None
+    if not rows:
+        raise AuditError("unreadable", str(path), "no header line")
+    header, body = rows[0], rows[1:]
+    for i, r in enumerate(body, start=2):
+        if len(r) != len(header):
+            raise AuditError(
+                "unreadable", str(path), f"line {i} has {len(r)} fields, not {len(header)}"
+            )
+    if len(set(header)) != len(header):
+        raise AuditError("duplicate_column", str(path), "a column name occurs twice")
+    for name in types:
+        if name not in header:
+            raise AuditError("missing_column", str(path), f"no column {name!r}")
+    columns = []
+    for j, name in enumerate(header):
+        if name not in types:
+            raise AuditError(
+                "undeclared_column", str(path), f"column {name!r} has no declared type"
+            )
+        kind = types[name]
+        form = _CSV_FORMS.get(kind)
+        for i, r in enumerate(body):
+            if form is not None and r[j] != "" and not form.fullmatch(r[j]):
+                raise AuditError(
+                    "bad_type", str(path), f"column {name!r} is {kind}; row {i} holds {r[j]!r}"
+                )
+        columns.append([_csv_value(kind, r[j]) for r in body])
+    return header, columns
+
+
+def _csv_lines(path: str | Path, types: dict[str, str]) -> tuple[list[str], int, int]:
+    header, columns = read_csv_table(path, types)
+    rows = len(columns[0]) if columns else 0
+    lines = ["secondseat-table-v1", f"rows={rows}"]
+    for name, values in zip(header, columns):
+        kind = CSV_KINDS[types[name]]
+        h = blake3.blake3()
+        for v in values:
+            h.update(_encode(kind, v))
+        lines.append(f"column={name}|type={kind}|values={h.hexdigest()}")
+    return lines, rows, len(header)
+
+
+def table_digest(path: str | Path, types: dict[str, str] | None = None) -> dict[str, object]:
+    """Content digest of one table, with its shape: parquet, or CSV read under ``types``."""
+    if types is not None:
+        lines, height, width = _csv_lines(path, types)
+    else:
+        df = read_table(path)
+        height, width = df.height, df.width
+        lines = ["secondseat-table-v1", f"rows={df.height}"]
+        for name, (kind, h) in zip(df.columns, _digests(df)):
+            lines.append(f"column={name}|type={kind}|values={h}")
     text = "\n".join(lines) + "\n"
     return {
         "content_digest": blake3.blake3(text.encode("utf-8")).hexdigest(),
-        "rows": df.height,
-        "columns": df.width,
+        "rows": height,
+        "columns": width,
     }

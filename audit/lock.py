@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from audit import prereg
+from audit import hf_source, prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
@@ -103,6 +103,7 @@ def lock(
     ``expect_lock``: a first seat's lock.json, whose bundle content this bundle must match.
     """
     actual = prereg_blake3(prereg_path, expected)
+    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path)
     doc = prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
@@ -115,11 +116,20 @@ def lock(
         }
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
+    source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     record = {
         "format": "secondseat-lock-v1",
         "prereg": {"blake3": actual, "name": doc["name"]},
         "bundle": tables,
     }
+    if "publisher_hash" in doc:
+        from audit.publisher_hash import check as publisher_check
+
+        spec = doc["publisher_hash"]
+        record["publisher_hash"] = publisher_check(spec, bundle, doc["bundle"][spec["table"]])
+        print(f"publisher hash ({spec['recipe']}): {record['publisher_hash']['status']}")
+    if source is not None:
+        record["source"] = source
     write_lock(prereg_path, actual, out_dir, record)
     ledger.write_events(
         events_path,
@@ -136,6 +146,11 @@ def lock(
                 }
                 for role, t in tables.items()
             ],
+            *(
+                [ledger.record("bundle_fetched", str(Path(bundle) / hf_source.RECORD), source)]
+                if source is not None
+                else []
+            ),
         ],
     )
     return record

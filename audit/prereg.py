@@ -52,7 +52,7 @@ def check_schema(doc: Any, name: str, path: str) -> None:
 
 def _short(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf" and "controls" in map(str, err.absolute_path):
-        return "matches no control's shape (flip, shift, swap, reorder)"
+        return "matches no control's shape (flip, shift, nullify, swap, reorder)"
     if err.validator == "oneOf":
         return "matches no recipe's shape (rate, mean, mean_of_columns, single_value)"
     return err.message if len(err.message) < 200 else err.message[:197] + "..."
@@ -101,10 +101,13 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
                 if missing:
                     raise bad(f"column {name!r}: {part!r} is not measured under {sorted(missing)}")
     for name, spec in sorted(doc["controls"].items()):
-        need = {"flip": "rate", "shift": "mean"}.get(spec["kind"])
-        if need and measured.get(spec["column"], {}).get("recipe") != need:
+        need = {"flip": ("rate",), "shift": ("mean",), "nullify": ("rate", "mean")}.get(
+            spec["kind"]
+        )
+        if need and measured.get(spec["column"], {}).get("recipe") not in need:
             raise bad(
-                f"control {name!r}: {spec['kind']} needs a {need} column, not {spec['column']!r}"
+                f"control {name!r}: {spec['kind']} needs a {' or '.join(need)} column,"
+                f" not {spec['column']!r}"
             )
     for pol, spec in sorted(policies.items()):
         allowed = {"rate": {"failure", "exclude"}, "mean": {"zero", "exclude"}}[spec["recipe"]]
@@ -123,3 +126,40 @@ def load(path: str | Path) -> dict[str, Any]:
 def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
     cols = doc["columns"]
     return [*cols["structural"], *cols["no_antecedent"], *cols["measured"]]
+
+
+PLACEHOLDER = "UNDECIDED"  # a decision a drafted prereg leaves open (audit/draft_prereg.py)
+
+
+def refuse_undecided(doc: Any, path: str) -> None:
+    """Refuse a prereg with anything undecided, naming each item (one line).
+
+    Undecided: each column still listed under ``undecided:`` (``undecided/<file>/<column>``)
+    and each key whose value, or an item of whose list, is the placeholder.
+    """
+    items: list[str] = []
+
+    def walk(node: Any, where: str) -> None:
+        if node == PLACEHOLDER:
+            items.append(where)
+        elif isinstance(node, dict):
+            for k, v in node.items():
+                walk(v, f"{where}/{k}" if where else str(k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, f"{where}/{i}")
+
+    if not isinstance(doc, dict):
+        return
+    for key, value in doc.items():
+        if key == "undecided":
+            tables = value if isinstance(value, dict) else {}
+            for table, cols in tables.items():
+                for col, dtype in (cols or {}).items():
+                    items.append(f"undecided/{table}/{col} ({dtype})")
+            if not tables:
+                items.append("undecided")
+        else:
+            walk(value, str(key))
+    if items:
+        raise AuditError("undecided", path, f"{len(items)} item(s) undecided: {', '.join(items)}")

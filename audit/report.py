@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from audit import limits, plots, prereg, render
-from audit.census import NO_INSTANCE_ROWS
+from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
 
 
@@ -84,6 +84,21 @@ def build(res_dir: str, out_dir: str) -> None:
                 figures=[_figure(svgs, "controls.svg", "controls", "controls-plot")],
             )
         )
+    chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
+    constructed = [
+        constructed_words(c, float(summary["chance"]["epsilon"]))
+        for c in columns
+        if c.get("constructed") == "yes"
+    ]
+    sections.append(
+        render.Section(
+            "Agreement beyond chance",
+            "chance",
+            paragraphs=[f"Constructed: {w}." for w in constructed]
+            or ["No column agrees more exactly than its published precision explains."],
+            table=render.table(chance, list(chance[0]) if chance else [], "chance-table"),
+        )
+    )
     doc = prereg.load(str(res / "lock" / "prereg.yaml"))
     page = render.Page(
         "secondseat report",
@@ -115,6 +130,19 @@ def _column_row(c: dict[str, str]) -> dict[str, str]:
     }
 
 
+def _chance_row(c: dict[str, str]) -> dict[str, str]:
+    return {
+        "column": c["column"],
+        "cells": c["chance_cells"],
+        "certain by arithmetic": c["chance_certain"],
+        "tested": c["chance_tested"],
+        "exact": c["chance_exact"],
+        "expected by chance": c["chance_expected"],
+        "binomial p": c["chance_p"],
+        "constructed": c["constructed"],
+    }
+
+
 def _intro(summary: dict, agreement: dict) -> list[str]:
     c = summary["classes"]
     return [
@@ -127,3 +155,4 @@ def _intro(summary: dict, agreement: dict) -> list[str]:
         f"The two implementations disagree on {agreement['disagreements']} cell(s).",
         *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
     ]
+

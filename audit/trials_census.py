@@ -53,6 +53,15 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def rule_parts(spec: dict[str, Any], rule: str) -> tuple[str, str]:
+    """(policy, measure) of a cell's rule name: `policy[/measure][/rounding]`, the measure
+    part present when the column lists its measures (trials contract section 8.1)."""
+    parts = rule.split("/")
+    if isinstance(spec["measure"], list):
+        return parts[0], parts[1] if len(parts) > 1 else ""
+    return parts[0], spec["measure"]
+
+
 def summarise(
     agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
 ) -> dict[str, Any]:
@@ -91,15 +100,17 @@ def summarise(
             f"the leaderboard has {rows} x {cols} = {rows * cols}",
             FAILED,
         )
-    measures = {c: s["measure"] for c, s in (lb["columns"]["measured"].items() if lb else [])}
+    measured = lb["columns"]["measured"] if lb else {}
     by_entry = {(e["entry"], e["policy"]): e for e in entries}
     intervals = []
     for c in cells:
-        m = measures.get(c["column"])
+        if c["column"] not in measured:
+            continue
+        policy, m = rule_parts(measured[c["column"]], c["policy"])
         if m not in ("reward_ci95", "pass_ci95"):
             continue
         base = m.split("_")[0]
-        e = by_entry.get((c["row_id"], c["policy"]), {})
+        e = by_entry.get((c["row_id"], policy), {})
         intervals.append(
             [
                 c["row_id"],
@@ -162,10 +173,22 @@ def render(
         lines.append("Rule recovery (policy:tier; certain tiers allow for rounded inputs):")
         lines.append(f"{'row':<48}{'column':<10}{'class':<14}{'reproducing':<16}{'one?':<6}certain")
         for r in recovery:
+            if len(r["reproducing"]) < 16 and len(r["certain"]) < 40:
+                lines.append(
+                    f"{r['row_id']:<48}{r['column']:<10}{r['class']:<14}{r['reproducing']:<16}"
+                    f"{r['exactly_one']:<6}{r['certain']}"
+                )
+                continue
+            # long rule names (policy/measure/rounding): one list per line, best first
             lines.append(
-                f"{r['row_id']:<48}{r['column']:<10}{r['class']:<14}{r['reproducing']:<16}"
-                f"{r['exactly_one']:<6}{r['certain']}"
+                f"{r['row_id']:<48}{r['column']:<10}{r['class']:<14}{'(below)':<16}"
+                f"{r['exactly_one']:<6}"
+                + ("(below)" if r["certain"] != r["reproducing"] else "(same)")
             )
+            lines.append(f"    best: {r['best_policies'] or '-'}")
+            lines.append(f"    reproducing: {r['reproducing'] or '-'}")
+            if r["certain"] != r["reproducing"]:
+                lines.append(f"    certain: {r['certain'] or '-'}")
         lines.append("")
         lines.append("Per row, the rules reproducing every published cell:")
         for r in rec_rows:

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from audit import trials_prereg
+from audit import prereg, trials_prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -22,8 +22,9 @@ from audit.lock import file_record, prereg_blake3, write_lock
 from audit.seal import ledger
 
 
-def _table(path: Path, name: str) -> dict[str, Any]:
-    return {**file_record(str(path), name), **table_digest(str(path))}
+def _table(path: Path, name: str, types: dict[str, str] | None = None) -> dict[str, Any]:
+    """The file's record and its content digest (a CSV under its declared types)."""
+    return {**file_record(str(path), name), **table_digest(str(path), types)}
 
 
 def jobs_files(root: Path) -> list[str]:
@@ -65,6 +66,7 @@ def lock(
     expect_lock: str | None = None,
 ) -> dict[str, Any]:
     actual = prereg_blake3(prereg_path, expected)
+    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path)
     doc = trials_prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
@@ -90,14 +92,16 @@ def lock(
             raise AuditError("missing_file", str(root), "jobs directory does not exist")
         files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in jobs_files(root)]
         record["jobs"] = {"root": src["jobs"], "files": files}
-        jobs_digests = [{"path": f"{src['jobs']}/{f['path']}", "blake3": f["blake3"]} for f in files]
+        jobs_digests = [
+            {"path": f"{src['jobs']}/{f['path']}", "blake3": f["blake3"]} for f in files
+        ]
         hashed += [("bundle_hashed", str(root / f["path"]), {"role": "jobs_file"}) for f in files]
         read_from = Path(assembled)
         tables["trials"] = _table(read_from / "trials.parquet", "trials.parquet")
         hashed.append(("bundle_hashed", str(read_from / "trials.parquet"), {"role": "trials"}))
     if lb is not None:
         lb_src = Path(bundle) / lb["table"]
-        tables["leaderboard"] = _table(lb_src, lb["table"])
+        tables["leaderboard"] = _table(lb_src, lb["table"], lb.get("types"))
         if read_from != Path(bundle):
             dst = read_from / lb["table"]
             shutil.copyfile(lb_src, dst)
@@ -118,7 +122,13 @@ def lock(
     records = [ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected})]
     for event, subject, extra in hashed:
         records.append(
-            {"event": event, "subject": subject, "blake3": digest[subject], "time": ledger.now(), **extra}
+            {
+                "event": event,
+                "subject": subject,
+                "blake3": digest[subject],
+                "time": ledger.now(),
+                **extra,
+            }
         )
     ledger.write_events(events_path, records)
     return record

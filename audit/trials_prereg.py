@@ -32,6 +32,23 @@ BUILT_INS = {
 }
 
 
+RUN_MEASURES = (
+    "run_mean",
+    "se_runs_sample",
+    "se_runs_population",
+    "pooled_rate",
+    "se_binomial_pooled",
+    "se_clustered_tasks",
+    "se_clustered_tasks_inspect",
+)
+
+
+def measures(spec: dict[str, Any]) -> list[str]:
+    """A measured column's measures: one name, or the list it declares (section 8.1)."""
+    m = spec["measure"]
+    return list(m) if isinstance(m, list) else [m]
+
+
 def is_trials(path: str | Path) -> bool:
     """A trials-v1 prereg says ``kind: trials``; a cells-v1 prereg has no ``kind``."""
     doc = load_yaml(path)
@@ -86,6 +103,16 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
             if name in seen:
                 raise bad(f"leaderboard column {name!r} is classified twice")
             seen.add(name)
+        types = lb.get("types")
+        if (types is not None) != lb["table"].endswith(".csv"):
+            raise bad("leaderboard.types is required for a .csv table and only for one")
+        named = {*lb["row_key"], *seen}
+        if types is not None and set(types) != named:
+            odd = min(set(types) ^ named)
+            raise bad(f"leaderboard.types must type exactly the classified columns ({odd!r})")
+        for key in lb["row_key"] if types is not None else []:
+            if types[key] != "string":
+                raise bad(f"leaderboard.types: row_key column {key!r} must be string")
         for name, spec in sorted(cols["measured"].items()):
             for pol in spec["policies"]:
                 if pol not in known:
@@ -93,8 +120,22 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
             for tol in [spec["tolerance"], *spec["row_tolerances"].values()]:
                 if tol not in doc["tolerances"]:
                     raise bad(f"column {name!r}: unknown tolerance {tol!r}")
+                grid = doc["tolerances"][tol]["exact_decimals"]
+                if grid == "published" and (types or {}).get(name) != "decimal":
+                    raise bad(f"column {name!r}: exact_decimals 'published' needs type decimal")
+            if types is not None and types[name] not in ("integer", "decimal"):
+                raise bad(f"column {name!r}: a measured column is typed integer or decimal")
+            over_runs = [m for m in measures(spec) if m in RUN_MEASURES]
+            if over_runs and doc.get("runs") is None:
+                raise bad(f"column {name!r}: {over_runs[0]} needs the runs block (section 16.3)")
     if doc["compare"] is not None and kind != "trials":
         raise bad("compare applies to a trials source only")
+    for name, spec in sorted(doc["controls"].items()):
+        if kind != "trials":
+            raise bad(f"control {name!r}: trial controls need a trials source (trial rows)")
+        ordered = [p for p, s in doc["policies"].items() if s["select"] != "all"]
+        if spec["kind"] == "reorder_starts" and not ordered:
+            raise bad(f"control {name!r}: reorder_starts needs an earliest or latest policy")
 
 
 def load(path: str | Path) -> dict[str, Any]:

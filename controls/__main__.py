@@ -10,6 +10,7 @@ from pathlib import Path
 from audit import prereg
 from audit.errors import AuditError, report
 from audit.files import write_atomic
+from audit.seal.locked import locked_bundle
 from controls.predict import ControlError
 
 
@@ -20,6 +21,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prereg", required=True)
     p.add_argument("--bundle", required=True)
     p.add_argument("--control", required=True)
+    p.add_argument("--lock", default=None, help="the lock's files.json: read only those bytes")
     p.add_argument("--out-prediction", required=True)
     p.add_argument("--out-selection", required=True)
 
@@ -30,9 +32,35 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--prediction", required=True)
     p.add_argument("--stamp", required=True)
     p.add_argument("--events", required=True, help="event file recording the perturbed bundle")
+    p.add_argument("--lock", default=None, help="the lock's files.json: read only those bytes")
     p.add_argument("--out", required=True)
 
     p = sub.add_parser("check", help="measured against predicted, for both contestants")
+    p.add_argument("--selection", required=True)
+    p.add_argument("--prediction", required=True)
+    p.add_argument("--stamp", required=True)
+    p.add_argument("--before", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
+    p.add_argument("--after", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
+    p.add_argument("--out-csv", required=True)
+    p.add_argument("--out-json", required=True)
+
+    p = sub.add_parser("predict-trials", help="a trial control's effect, from the trial table")
+    p.add_argument("--prereg", required=True)
+    p.add_argument("--table", required=True, help="the adapter's trials.parquet")
+    p.add_argument("--control", required=True)
+    p.add_argument("--out-prediction", required=True)
+    p.add_argument("--out-selection", required=True)
+
+    p = sub.add_parser("perturb-trials", help="the perturbed trial table, from a stamped selection")
+    p.add_argument("--prereg", required=True)
+    p.add_argument("--table", required=True)
+    p.add_argument("--selection", required=True)
+    p.add_argument("--prediction", required=True)
+    p.add_argument("--stamp", required=True)
+    p.add_argument("--events", required=True, help="event file recording the perturbed table")
+    p.add_argument("--out", required=True)
+
+    p = sub.add_parser("check-trials", help="a trial control: measured against predicted")
     p.add_argument("--selection", required=True)
     p.add_argument("--prediction", required=True)
     p.add_argument("--stamp", required=True)
@@ -67,7 +95,8 @@ def _run(args: argparse.Namespace) -> int:
         doc = prereg.load(args.prereg)
         if args.control not in doc["controls"]:
             raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
-        table, selection = predict(doc, args.bundle, args.control)
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            table, selection = predict(doc, bundle, args.control)
         write_atomic(args.out_selection, selection_json(selection))
         write_atomic(args.out_prediction, table)
         if "skipped" in selection:
@@ -79,7 +108,8 @@ def _run(args: argparse.Namespace) -> int:
         from controls.perturb import check_stamp, perturb
 
         check_stamp(args.stamp, [args.prediction, args.selection])
-        paths = perturb(prereg.load(args.prereg), args.bundle, args.selection, args.out)
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            paths = perturb(prereg.load(args.prereg), bundle, args.selection, args.out)
         ledger.write_events(
             args.events,
             [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],
@@ -99,6 +129,43 @@ def _run(args: argparse.Namespace) -> int:
             dict(args.after),
             args.out_csv,
             args.out_json,
+        )
+        print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
+    elif args.command == "predict-trials":
+        from audit import trials_prereg
+        from controls import trials_exact
+        from controls.predict import selection_json
+        from controls.trials_predict import predict as predict_trials
+
+        doc = trials_prereg.load(args.prereg)
+        if args.control not in doc["controls"]:
+            raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
+        rows = trials_exact.read_rows(args.table)
+        table, selection = predict_trials(doc, rows, args.control)
+        write_atomic(args.out_selection, selection_json(selection))
+        write_atomic(args.out_prediction, table)
+        print(f"{args.control}: {table.count(chr(10)) - 1} value(s) predicted")
+    elif args.command == "perturb-trials":
+        from audit import trials_prereg
+        from audit.seal import ledger
+        from controls.perturb import check_stamp
+        from controls.trials_perturb import perturb as perturb_trials
+
+        check_stamp(args.stamp, [args.prediction, args.selection])
+        doc = trials_prereg.load(args.prereg)
+        paths = perturb_trials(doc, args.table, args.selection, args.out)
+        ledger.write_events(
+            args.events,
+            [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],
+        )
+    elif args.command == "check-trials":
+        from controls.perturb import check_stamp
+        from controls.trials_check import check as check_trials
+
+        check_stamp(args.stamp, [args.prediction, args.selection])
+        sel = json.loads(Path(args.selection).read_text())
+        v = check_trials(
+            sel, args.prediction, dict(args.before), dict(args.after), args.out_csv, args.out_json
         )
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
     elif args.command == "summary":

@@ -57,14 +57,19 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[s
         return [str(out / b["leaderboard"]), str(out / b["instances"])]
     inst = pl.read_parquet(Path(bundle) / b["instances"])
     kind = sel["kind"]
-    if kind in ("flip", "shift"):
+    if kind in ("flip", "shift", "nullify"):
         hit = (
             (pl.col(b["row_id"]).cast(pl.String) == sel["row_id"])
             & (pl.col(b["group_by"]) == sel["group"])
             & _is_one_of(sel["instances"], b["instance_key"])
         )
         src = sel["source"]
-        new = pl.lit(False) if kind == "flip" else pl.col(src) + pl.lit(float(sel["size"]))
+        if kind == "flip":
+            new = pl.lit(False)
+        elif kind == "shift":
+            new = pl.col(src) + pl.lit(float(sel["size"]))
+        else:  # nullify: the value becomes null, the column keeps its type
+            new = pl.lit(None, dtype=inst.schema[src])
         found = inst.select(hit.sum()).item()
         if found != len(sel["instances"]):
             raise ControlError(f"{selection_path}: selected instances not found in the bundle")

@@ -101,6 +101,65 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     return cells, selection
 
 
+def _nullified(doc: dict, frame: pl.DataFrame, col: str, pol: str, chosen_sum: Fraction, k: int):
+    """A direct column's value once k chosen values of its source are null, under ``pol``.
+
+    Rate, the k chosen values true: ``failure`` keeps them in the denominator
+    as failures, scale * (t - k) / n (the score falls by scale * k / n);
+    ``exclude`` drops them from both, scale * (t - k) / (n_non_null - k).
+    Mean, the chosen values summing to s: ``zero`` keeps the denominator,
+    (S - s) / n (falls by s / n); ``exclude`` drops them, (S - s) / (n_non_null - k).
+    A denominator of 0 is no data."""
+    spec = doc["columns"]["measured"][col]
+    nulls = doc["policies"][pol]["nulls"]
+    values = frame.get_column(spec["source"])
+    non_null = values.len() - values.null_count()
+    n = values.len() if nulls in ("failure", "zero") else non_null - k
+    if n == 0:
+        return None
+    if spec["recipe"] == "rate":
+        true = int(values.fill_null(False).sum())
+        return Fraction(spec["scale"] * (true - k), n)
+    return (exact.exact_sum(values.drop_nulls().to_list()) - chosen_sum) / n
+
+
+def _nullify(doc, name, spec, lb, inst):
+    column = spec["column"]
+    cspec = doc["columns"]["measured"][column]
+    source, group, k = cspec["source"], cspec["group"], spec["size"]
+    recipe = cspec["recipe"]
+    # a rate nulls true values (so every policy moves); a mean nulls values it has
+    where = pl.col(source).fill_null(False) if recipe == "rate" else pl.col(source).is_not_null()
+    eligible = inst.counts(group, where)
+    row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
+    candidates = inst.frame(row, group).filter(where)
+    keys = _keys(candidates, doc)
+    chosen = select.choose(doc["seed"], name, select.INSTANCES, keys, k)
+    chosen_sum = Fraction(0)
+    if recipe == "mean":
+        cols = doc["bundle"]["instance_key"]
+        by_key = {
+            tuple(str(v) for v in r[:-1]): r[-1]
+            for r in candidates.select([*cols, source]).iter_rows()
+        }
+        chosen_sum = exact.exact_sum([by_key[tuple(c)] for c in chosen])
+    direct = _direct_columns(doc, recipe, source, group)
+    frame = inst.frame(row, group)
+    overrides: dict[tuple[str, str], Value] = {
+        (col, pol): _nullified(doc, frame, col, pol, chosen_sum, k)
+        for col in direct
+        for pol in exact.policies_of(doc, col)
+    }
+    cells = []
+    for col in _rows_dependent_on(doc, set(direct)):
+        for pol in exact.policies_of(doc, col):
+            before = exact.cell(inst, doc, row, col, pol)
+            after = exact.cell(inst, doc, row, col, pol, overrides)
+            cells.append((row, col, pol, before, after))
+    selection = {"row_id": row, "instances": chosen, "source": source, "group": group}
+    return cells, selection
+
+
 def _swap(doc, name, spec, lb, inst):
     rows = exact.row_ids(lb, doc)
     if spec["target"] == "seeded":
@@ -142,6 +201,8 @@ def predict(doc: dict, bundle: str, name: str) -> tuple[str, dict]:
         cells, selection = [], {"skipped": skipped}
     elif spec["kind"] in ("flip", "shift"):
         cells, selection = _flip_or_shift(doc, name, spec, *exact.read_bundle(bundle, doc))
+    elif spec["kind"] == "nullify":
+        cells, selection = _nullify(doc, name, spec, *exact.read_bundle(bundle, doc))
     elif spec["kind"] == "swap":
         cells, selection = _swap(doc, name, spec, *exact.read_bundle(bundle, doc))
     else:  # a reorder predicts that nothing changes: the bundle's values are not needed

@@ -65,6 +65,10 @@ def tally(rows: list[dict]) -> str:
 def _target(sel: dict) -> str:
     if "skipped" in sel:
         return "none: nothing to perturb"
+    if "run" in sel:  # a trial control (controls/trials_predict.py)
+        if "task" in sel:
+            return f"{sel['run']} / {sel['task']} (start times)"
+        return f"{sel['run']} ({len(sel['trials'])} trial(s))"
     if "row_ids" in sel:
         return " <-> ".join(sel["row_ids"])
     if "row_id" in sel:

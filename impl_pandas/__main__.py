@@ -24,9 +24,8 @@ def main(argv: list[str] | None = None) -> int:
         from .shards import main as shards_main
 
         return shards_main(argv[0], argv[1:])
-    from .memory import keep_freed_memory, small_pages
+    from .memory import small_pages
 
-    keep_freed_memory()
     small_pages()
     # no BLAS call is made: no BLAS thread pool, whose threads spin (CPU, not outputs)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -38,13 +37,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", required=True, help="bundle directory (parquet files)")
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument(
+        "--lock", default=None, help="the lock's files.json: read only the bytes it hashed"
+    )
+    parser.add_argument(
         "--no-draws",
         action="store_true",
         help="write cells.csv, census.csv and reproduce.csv only (draws: null-draws, null-merge)",
     )
     args = parser.parse_args(argv)
+    from .locked import locked_bundle
+
     try:
-        files = run(args.prereg, args.bundle, draws=not args.no_draws)
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            files = run(args.prereg, bundle, draws=not args.no_draws)
     except InputError as err:
         return report(err)
     write_all(args.out, files)

@@ -12,11 +12,12 @@ from .errors import (
     DUPLICATE_KEY,
     MISSING_COLUMN,
     UNDECLARED_COLUMN,
+    UNSUPPORTED_TYPE,
     InputError,
 )
 from .prereg import NUMERIC_RECIPES, Prereg
 from .read import Table
-from .values import NUMERIC_KINDS, format_value
+from .values import NULL_KIND, NUMERIC_KINDS, OTHER, format_value
 
 
 def leaderboard_names(prereg: Prereg) -> list[str]:
@@ -57,6 +58,32 @@ def duplicate_columns(table: Table) -> None:
             raise InputError(
                 DUPLICATE_COLUMN, table.display, f"column '{name}' occurs {counts[name]} times"
             )
+
+
+def unsupported_types(table: Table, names: list[str], null_allowed: set[str]) -> None:
+    """unsupported_type for the first of `names` whose type the contract does not read.
+
+    A null-typed column is read (every value null) only where `null_allowed` has it."""
+    for name in names:
+        kind = table.kinds[name]
+        if kind == OTHER or (kind == NULL_KIND and name not in null_allowed):
+            shown = "another type" if kind == OTHER else "the null type"
+            raise InputError(
+                UNSUPPORTED_TYPE,
+                table.display,
+                f"column '{name}' is of {shown}, which the contract does not read here",
+            )
+
+
+def leaderboard_unsupported(table: Table, prereg: Prereg) -> None:
+    """unsupported_type, leaderboard: every column in file order; null only as a label."""
+    labels = {*prereg.structural, *prereg.no_antecedent} - {prereg.row_id}
+    unsupported_types(table, table.names, labels)
+
+
+def instance_unsupported(table: Table, prereg: Prereg) -> None:
+    """unsupported_type, instance table: the columns the prereg names, in their checking order."""
+    unsupported_types(table, list(dict.fromkeys(instance_names(prereg))), set())
 
 
 def duplicate_keys(table: Table, key: list[str], what: str) -> None:

@@ -13,10 +13,12 @@ BAD_PREREG = "bad_prereg"
 MISSING_COLUMN = "missing_column"
 UNDECLARED_COLUMN = "undeclared_column"
 DUPLICATE_COLUMN = "duplicate_column"
+UNSUPPORTED_TYPE = "unsupported_type"
 DUPLICATE_KEY = "duplicate_key"
 BAD_TYPE = "bad_type"
 AMBIGUOUS_VALUE = "ambiguous_value"
 BAD_SHARDS = "bad_shards"  # the shard commands only (shards.py)
+BUNDLE_CHANGED = "bundle_changed"  # --lock: bytes other than the lock hashed (locked.py)
 
 EXIT_INPUT = 2
 

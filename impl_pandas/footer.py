@@ -9,6 +9,8 @@ one well-formed struct that ends exactly where the footer ends.
 
 from __future__ import annotations
 
+from typing import Any
+
 # Thrift compact protocol type codes.
 _TRUE, _FALSE, _BYTE, _I16, _I32, _I64, _DOUBLE, _BINARY = 1, 2, 3, 4, 5, 6, 7, 8
 _LIST, _SET, _MAP, _STRUCT = 9, 10, 11, 12
@@ -98,3 +100,73 @@ def check_footer(data: bytes) -> None:
     walk.struct(0)
     if walk.pos != len(data):
         raise FooterError(f"footer holds {len(data) - walk.pos} byte(s) after its struct")
+
+
+class Thrift(_Walk):
+    """A Thrift compact struct read into {field id: value} (nested structs as dicts)."""
+
+    def zigzag(self) -> int:
+        n = self.varint()
+        return (n >> 1) ^ -(n & 1)
+
+    def read_value(self, kind: int, depth: int) -> Any:
+        if kind in (1, 2):
+            return kind == 1
+        if kind in (3, 4, 5, 6):
+            return self.byte() if kind == 3 else self.zigzag()
+        if kind == 12:
+            return self.read_struct(depth + 1)
+        if kind == 8:  # binary
+            size = self.varint()
+            start = self.pos
+            self.skip(size)
+            return self.data[start : self.pos]
+        if kind in (9, 10):  # list, set
+            head = self.byte()
+            size = head >> 4
+            if size == 15:
+                size = self.varint()
+            if size > len(self.data) - self.pos:
+                raise FooterError(f"a list at byte {self.pos} claims {size} elements")
+            elem = head & 0x0F
+            if elem in (1, 2):  # booleans in a list: one byte each
+                return [self.byte() == 1 for _ in range(size)]
+            return [self.read_value(elem, depth) for _ in range(size)]
+        start = self.pos
+        self.value(kind, depth, in_container=False)  # doubles, maps: skipped, checked
+        return self.data[start : self.pos]
+
+    def read_struct(self, depth: int = 0) -> dict[int, Any]:
+        if depth > _MAX_DEPTH:
+            raise FooterError("structs nested too deeply")
+        out: dict[int, Any] = {}
+        last = 0
+        while True:
+            head = self.byte()
+            if head == 0:
+                return out
+            delta = head >> 4
+            field = last + delta if delta else self.zigzag()
+            out[field] = self.read_value(head & 0x0F, depth)
+            last = field
+
+
+def top_level_names(data: bytes) -> list[str]:
+    """The top-level column names of a footer (FileMetaData), in file order, repeats kept.
+
+    Read here rather than by fastparquet, which cannot open a file that gives two
+    columns one name (the duplicate_column check must see both)."""
+    schema = Thrift(data).read_struct().get(2, [])
+    names: list[str] = []
+    i = 1
+
+    def subtree_end(j: int) -> int:
+        k = j + 1
+        for _ in range(schema[j].get(5, 0) or 0):
+            k = subtree_end(k)
+        return k
+
+    for _ in range((schema[0].get(5, 0) or 0) if schema else 0):
+        names.append(schema[i][4].decode("utf-8"))
+        i = subtree_end(i)
+    return names

@@ -2,8 +2,9 @@
 
 Nothing is held as one Python object per row for the whole table. Per column:
 - the row id, the group column and single_value sources become integer codes
-  into a dictionary of their distinct values (string columns arrive
-  dictionary-encoded from the file wherever the row group stores them so);
+  into a dictionary of their distinct values (string columns arrive as
+  categoricals from the file wherever the row group stores them with a
+  dictionary: a dictionary's values are decoded once);
 - the instance key becomes one 64-bit hash per row, enough to prove that no
   key repeats (a repeat, or a collision, sends the check to the exact path);
 - mean sources become doubles (NaN for null and for NaN), rate sources two
@@ -11,16 +12,15 @@ Nothing is held as one Python object per row for the whole table. Per column:
 The recipes then tally per run, a (row id, group) pair, with np.bincount
 over one run index per row (Runs): no sort of the rows.
 
-Each column chunk is read through chunks.py where its layout allows (no
-DataFrame; a dictionary's values decoded and hashed once; plain string pages
-hashed from their bytes when ASCII), else through fastparquet's DataFrame as
-before. Both ways give the same codes, hashes and values (the string hash is
-_text_hash either way), so row groups read either way mix freely.
+Each row group is read through fastparquet's public `ParquetFile` API
+(`pf[i].to_pandas`, as `iter_row_groups` does), string columns as their stored
+bytes (read.raw_strings), checked to be UTF-8 (unreadable otherwise) and
+hashed as bytes: equal strings have equal bytes, so a row group read as
+categories and one read as values hash alike.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
 from dataclasses import dataclass, field
@@ -29,25 +29,22 @@ from typing import Any
 import fastparquet
 import numpy as np
 import pandas as pd
-from fastparquet import parquet_thrift
-from fastparquet.speedups import unpack_byte_array
 
-from . import chunks
 from .checks import duplicate_keys
 from .errors import BAD_TYPE, UNREADABLE, InputError
 from .prereg import MEAN, RATE, SINGLE_VALUE, Prereg
-from .read import Table, load_table
+from .read import Table, load_table, raw_strings, read_group, utf8
 from .values import BOOLEAN, NUMERIC_KINDS, STRING, is_null
 
 NULL = -1
 NULL_HASH = np.uint64(2**64 - 1)  # every missing value, whichever way the reader gave it
 # how pandas hashes None, NaN and pd.NA in an object array (categorize=False)
 _NULL_HASHES = pd.util.hash_array(np.array([None, np.nan, pd.NA], dtype=object), categorize=False)
+_NONE_HASH = _NULL_HASHES[0]
 _MIX = np.uint64(1_000_003)
 _LITTLE = sys.byteorder == "little"  # then a uint64's upper half is its second uint32
 _NO_HASHES = np.empty(0, dtype=np.uint64)
 _CHUNK = 1 << 20  # rows per step where a full-size temporary is not needed
-_CT = parquet_thrift.ConvertedType
 
 
 class Encoder:
@@ -63,8 +60,6 @@ class Encoder:
         remap = np.empty(len(uniques) + 1, dtype=np.int32)
         remap[-1] = NULL
         for j, value in enumerate(uniques):
-            if self.kind == STRING and isinstance(value, bytes):
-                value = value.decode("utf-8")
             code = self.index.get(value)
             if code is None:
                 code = self.index[value] = len(self.values)
@@ -75,10 +70,8 @@ class Encoder:
     def encode(self, local: np.ndarray, uniques: Any) -> np.ndarray:
         """Global codes for a row group's local codes (negative: null) into its own uniques."""
         remap = self.remap(uniques)
-        out = np.full(len(local), NULL, dtype=np.int32)
-        hit = local >= 0
-        out[hit] = remap[local[hit]]
-        return out
+        narrow = len(self.values) <= np.iinfo(np.int16).max
+        return remap.astype(np.int16 if narrow else np.int32)[local]  # -1: remap's last, NULL
 
     def code(self, value: Any) -> int | None:
         """The code of a value, None if no row holds it (null never matches)."""
@@ -127,61 +120,71 @@ def _unique(names: list[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _local_codes(column: Any) -> tuple[np.ndarray, Any]:
-    """(codes, uniques) of one row group's column; -1 for null (NaN counts as null)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        cat = column.array
-        return np.asarray(cat.codes), cat.categories.to_numpy(dtype=object)
-    codes, uniques = pd.factorize(column.to_numpy(dtype=object))
-    return codes, uniques
+class _Column:
+    """One row group's column as read, with what its roles need, each worked out once.
 
+    A string column comes as stored bytes: categorical (codes into a
+    dictionary) or values; it is checked to be UTF-8 here (unreadable)."""
 
-def _hash(column: Any, text: bool) -> np.ndarray | None:
-    """A 64-bit hash per row (equal values, equal hashes; every null the same).
+    def __init__(self, series: pd.Series, kind: str, display: str, name: str) -> None:
+        self.kind = kind
+        self.display = display
+        self.name = name
+        self.categorical = isinstance(series.dtype, pd.CategoricalDtype)
+        if self.categorical:
+            self.codes = np.asarray(series.array.codes)
+            self.categories = series.array.categories.to_numpy(dtype=object)
+            self.values = None
+        else:
+            self.values = series.to_numpy(dtype=object) if kind == STRING else series
+        self._value_hash: np.ndarray | None = None
+        if kind != STRING:
+            return
+        if self.categorical:  # a dictionary holds no null
+            utf8(self.categories, display, name)
+        else:
+            nulls = self.raw_hash() == _NONE_HASH  # (b"None" too: checked, harmlessly)
+            utf8(self.values[~nulls] if nulls.any() else self.values, display, name)
 
-    `text`: the column is UTF8 in the file; then every way a row group is
-    read (categories, values, or a chunk's dictionary or plain pages) hashes
-    with _text_hash, so equal values hash alike whichever way their row group
-    was read. None if a value cannot be hashed."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        cat = column.array
-        codes = np.asarray(cat.codes)
-        by_value = _values_hash(cat.categories.to_numpy(dtype=object), text)
-        if by_value is None:
+    def raw_hash(self) -> np.ndarray:
+        """pandas' hash of each stored value (strings: their UTF-8 bytes)."""
+        if self._value_hash is None:
+            self._value_hash = pd.util.hash_array(self.values, categorize=False)
+        return self._value_hash
+
+    def local_codes(self) -> tuple[np.ndarray, Any]:
+        """(codes, uniques) of the row group; -1 for null (NaN counts as null)."""
+        if self.categorical:
+            if self.kind != STRING:
+                return self.codes, self.categories
+            return self.codes, np.array([v.decode("utf-8") for v in self.categories], dtype=object)
+        values = self.values if self.kind == STRING else self.values.to_numpy(dtype=object)
+        codes, uniques = pd.factorize(values)
+        if self.kind == STRING:
+            uniques = np.array([v.decode("utf-8") for v in uniques], dtype=object)  # checked
+        return codes, uniques
+
+    def key_hash(self) -> np.ndarray | None:
+        """A 64-bit hash per row (equal values, equal hashes; every null NULL_HASH).
+
+        None if a value cannot be hashed (the exact check decides)."""
+        try:
+            if self.categorical:
+                by_value = pd.util.hash_array(self.categories, categorize=False)
+                out = np.full(len(self.codes), NULL_HASH, dtype=np.uint64)
+                hit = self.codes >= 0
+                out[hit] = by_value[self.codes[hit]]
+                return out
+            if self.kind == STRING:
+                out = self.raw_hash().copy()
+                out[out == _NONE_HASH] = NULL_HASH
+                return out
+            out = pd.util.hash_array(self.values.to_numpy(dtype=object), categorize=False)
+        except (TypeError, ValueError, UnicodeError):
             return None
-        out = np.full(len(codes), NULL_HASH, dtype=np.uint64)
-        hit = codes >= 0
-        out[hit] = by_value[codes[hit]]
+        # (a value that hashes like None or NaN joins the nulls: a collision, settled exactly)
+        out[np.isin(out, _NULL_HASHES)] = NULL_HASH
         return out
-    return _values_hash(column.to_numpy(dtype=object), text)
-
-
-def _text_hash(values: np.ndarray, nulls: bool = True) -> np.ndarray | None:
-    """pandas' hash of each value's UTF-8 bytes (str, or bytes as read), every null NULL_HASH.
-
-    A str and its UTF-8 bytes hash alike (pandas encodes a str first; any
-    other value hashes as its str(), a collision at worst). (A value whose
-    hash is NULL_HASH joins the nulls: a collision, settled exactly.) Without
-    `nulls`, the caller knows that no value is null. None if a value cannot be
-    hashed: the exact check decides."""
-    if not len(values):
-        return np.empty(0, dtype=np.uint64)
-    try:
-        out = pd.util.hash_array(values, categorize=False)
-    except (TypeError, ValueError, UnicodeError):
-        return None
-    if nulls:
-        out[pd.isna(values)] = NULL_HASH
-    return out
-
-
-def _values_hash(values: np.ndarray, text: bool) -> np.ndarray | None:
-    if text:
-        return _text_hash(values)
-    out = pd.util.hash_array(values, categorize=False)
-    # (a string that reads "None" or "nan" joins the nulls: a collision, settled exactly)
-    out[np.isin(out, _NULL_HASHES)] = NULL_HASH
-    return out
 
 
 def _floats(column: Any) -> np.ndarray:
@@ -198,145 +201,6 @@ def _flags(column: Any) -> tuple[np.ndarray, np.ndarray]:
     return arr.to_numpy(dtype=bool, na_value=False), ~np.asarray(arr.isna())
 
 
-def _read_group(pf: Any, i: int, names: list[str], categories: list[str]) -> pd.DataFrame:
-    """One row group's columns; string columns as categoricals where the group allows."""
-    sub = pf[i]
-    dictionary = {
-        c.meta_data.path_in_schema[0]
-        for c in pf.row_groups[i].columns
-        if c.meta_data.dictionary_page_offset is not None
-    }
-    cats = [n for n in categories if n in dictionary]
-    try:
-        return sub.to_pandas(columns=names, categories=cats, index=False)
-    except (TypeError, ValueError, RuntimeError):
-        if not cats:
-            raise
-        # a page fell back from dictionary encoding: read this group's strings as values
-        return sub.to_pandas(columns=names, index=False)
-
-
-def _decoded(chunk: chunks.Chunk) -> np.ndarray:
-    """The non-null values of a plain string chunk, decoded as fastparquet decodes them."""
-    parts = [unpack_byte_array(raw, count, utf=True) for raw, count in chunk.pages]
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-class _Ballast:
-    """A few of the first plain page's values, kept alive for the process (some thousands).
-
-    Each page's values are 10^5 small Python objects, freed once hashed.
-    Python's allocator hands an arena that empties back to the kernel, and
-    the next page's objects then fault fresh pages in (a fifth of the read, in
-    system time). One value kept per pool keeps every arena in use: the
-    next page reuses its memory. Nothing is read from the kept values."""
-
-    def __init__(self) -> None:
-        self.kept: list[Any] = []
-
-    def keep(self, values: np.ndarray) -> None:
-        if not self.kept:
-            self.kept = values[::64].tolist()
-
-
-_BALLAST = _Ballast()
-
-
-def _chunk_hash(chunk: chunks.Chunk) -> np.ndarray | None:
-    """_text_hash of each non-null value of a string chunk.
-
-    A dictionary is hashed once, then gathered by index. A plain page whose
-    bytes are all ASCII is hashed as bytes (its strings decode to the same
-    bytes); any other is decoded first, as fastparquet decodes it."""
-    if chunk.indices is not None:
-        assert chunk.dictionary is not None
-        by_value = _text_hash(chunk.dictionary)
-        return None if by_value is None else by_value[chunk.indices]
-    parts = []
-    for raw, count in chunk.pages:
-        data = np.frombuffer(raw, dtype=np.uint8)
-        ascii = not len(data) or int(data.max()) < 0x80
-        values = unpack_byte_array(raw, count, utf=not ascii)
-        _BALLAST.keep(values)
-        # (values past the end of a short page stay None: nulls, as fastparquet reads them)
-        hashed = _text_hash(values, nulls=bool(count) and values[-1] is None)
-        if hashed is None:
-            return None
-        parts.append(hashed)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
-
-
-def _chunk_values(chunk: chunks.Chunk) -> np.ndarray:
-    """The non-null values of a numeric or boolean chunk."""
-    if chunk.indices is not None:
-        assert chunk.dictionary is not None
-        return chunk.dictionary[chunk.indices]
-    assert chunk.values is not None
-    return chunk.values
-
-
-def _spread(values: np.ndarray, valid: np.ndarray | None, fill: Any, out: np.ndarray) -> None:
-    """Per row into `out`: the non-null values in order, `fill` at null rows."""
-    if valid is None:
-        out[:] = values
-    else:
-        out[~valid] = fill
-        out[valid] = values
-
-
-@dataclass
-class _Roles:
-    encoded: list[str]
-    key: list[str]
-    mean: list[str]
-    rate: list[str]
-    text: set[str]
-
-
-def _read_fast(
-    inst: Instances, pf: Any, handle: Any, rg: Any, name: str, roles: _Roles
-) -> dict[str, np.ndarray | None]:
-    """One column of one row group through chunks.py: every role's arrays (raises if it cannot).
-
-    Nothing is stored in `inst` here, and the encoder is touched last, so a
-    failure leaves the column to the DataFrame reader as if never tried."""
-    chunk = chunks.read(pf, handle, rg, name)
-    n = chunk.rows
-    valid = chunk.valid
-    out: dict[str, np.ndarray | None] = {}
-    if name in roles.key:
-        if name not in roles.text:
-            raise chunks.Unsupported(name)  # hashed by pandas from values: the DataFrame reader
-        hashed = _chunk_hash(chunk)
-        if hashed is None:
-            out["hash"] = None
-        else:
-            out["hash"] = np.empty(n, dtype=np.uint64)
-            _spread(hashed, valid, NULL_HASH, out["hash"])
-    if name in roles.mean:
-        out["number"] = np.empty(n, dtype=np.float64)
-        _spread(_chunk_values(chunk), valid, np.nan, out["number"])
-    if name in roles.rate:
-        true = np.empty(n, dtype=bool)
-        _spread(_chunk_values(chunk).astype(bool, copy=False), valid, False, true)
-        out["true"] = true
-        out["valid"] = np.ones(n, dtype=bool) if valid is None else valid
-    if name in roles.encoded:
-        if inst.table.kinds[name] != STRING:
-            raise chunks.Unsupported(name)
-        encoder = inst.encoders[name]
-        if chunk.indices is not None:
-            local, uniques = chunk.indices, chunk.dictionary
-        else:
-            local, uniques = pd.factorize(_decoded(chunk))
-        remap = encoder.remap(uniques)
-        narrow = len(encoder.values) <= np.iinfo(np.int16).max
-        codes = np.empty(n, dtype=np.int16 if narrow else np.int32)  # as _store_codes keeps them
-        _spread(remap.astype(codes.dtype)[local], valid, NULL, codes)
-        out["codes"] = codes
-    return out
-
-
 def _store_codes(inst: Instances, name: str, start: int, codes: np.ndarray) -> None:
     """Codes of one row group into the table's array, first widened if the codes outgrow it.
 
@@ -349,19 +213,20 @@ def _store_codes(inst: Instances, name: str, start: int, codes: np.ndarray) -> N
 
 
 def load(table: Table, path: str, prereg: Prereg) -> Instances:
-    """Read the needed columns row group by row group (unreadable on failure).
+    """Read every column the prereg names, row group by row group (unreadable on failure).
 
-    Each column of each row group is read through chunks.py where it can be;
-    the others (and any that chunks.py cannot read) through fastparquet's
-    DataFrame, as before."""
+    Columns no role reads here (a source of the wrong type: bad_type, later)
+    are read too, as the other contestant reads them, so that a fault in them
+    is found here."""
+    from .checks import instance_names
+
     encoded, key, mean, rate = _roles(table, prereg)
-    names = list(dict.fromkeys([*encoded, *key, *mean, *rate]))
+    names = _unique([*encoded, *key, *mean, *rate, *instance_names(prereg)])
     strings = [n for n in names if table.kinds[n] == STRING]
+    display = table.display
     try:
         pf = table.pfile if table.pfile is not None else fastparquet.ParquetFile(path, verify=True)
-        text = {n for n in key if pf.schema.schema_element([n]).converted_type == _CT.UTF8}
-        roles = _Roles(encoded, key, mean, rate, text)
-        fast = [n for n in names if chunks.readable(pf, n)]
+        raw_strings(pf, strings, table.kinds)
         total = sum(rg.num_rows for rg in pf.row_groups)
         inst = Instances(table, path, total)
         for n in encoded:
@@ -373,63 +238,37 @@ def load(table: Table, path: str, prereg: Prereg) -> Instances:
         for n in rate:
             inst.flags[n] = (np.empty(total, dtype=bool), np.empty(total, dtype=bool))
         start = 0
-        with open(path, "rb") as handle:
-            for i, rg in enumerate(pf.row_groups):
-                if rg.num_rows == 0:
-                    continue
-                end = start + rg.num_rows
-                got: dict[str, dict[str, np.ndarray | None]] = {}
-                for n in fast:
-                    with contextlib.suppress(Exception):  # the DataFrame reader decides
-                        got[n] = _read_fast(inst, pf, handle, rg, n, roles)
-                slow = [n for n in names if n not in got]
-                frame = None
-                if slow:
-                    frame = _read_group(pf, i, slow, [n for n in strings if n in slow])
-                    if len(frame) != rg.num_rows or list(frame.columns) != slow:
-                        raise ValueError("column layout not supported")
-                for n in encoded:
-                    if n in got:
-                        codes = got[n]["codes"]
-                    else:
-                        assert frame is not None
-                        local, uniques = _local_codes(frame[n])
-                        codes = inst.encoders[n].encode(local, uniques)
-                    _store_codes(inst, n, start, codes)
-                acc = inst.key_hash[start:end]  # zeros: acc * _MIX ^ hash, column by column
-                for j, n in enumerate(key):
-                    if n in got:
-                        hashed = got[n]["hash"]
-                    else:
-                        assert frame is not None
-                        hashed = _hash(frame[n], n in text)
-                    if hashed is None:
-                        inst.key_exact = True
-                        break
-                    if j:
-                        acc *= _MIX
-                        acc ^= hashed
-                    else:
-                        acc[:] = hashed
-                for n in mean:
-                    if n in got:
-                        inst.numbers[n][start:end] = got[n]["number"]
-                    else:
-                        assert frame is not None
-                        inst.numbers[n][start:end] = _floats(frame[n])
-                for n in rate:
-                    if n in got:
-                        true, valid = got[n]["true"], got[n]["valid"]
-                    else:
-                        assert frame is not None
-                        true, valid = _flags(frame[n])
-                    inst.flags[n][0][start:end] = true
-                    inst.flags[n][1][start:end] = valid
-                start = end
+        for i, rg in enumerate(pf.row_groups):
+            if rg.num_rows == 0:
+                continue
+            end = start + rg.num_rows
+            frame = read_group(pf, path, i, names, table.kinds, strings)
+            cols = {n: _Column(frame[n], table.kinds[n], display, n) for n in names}
+            del frame
+            for n in encoded:
+                _store_codes(inst, n, start, inst.encoders[n].encode(*cols[n].local_codes()))
+            acc = inst.key_hash[start:end]  # zeros: acc * _MIX ^ hash, column by column
+            for j, n in enumerate(key):
+                hashed = None if inst.key_exact else cols[n].key_hash()
+                if hashed is None:
+                    inst.key_exact = True
+                    break
+                if j:
+                    acc *= _MIX
+                    acc ^= hashed
+                else:
+                    acc[:] = hashed
+            for n in mean:
+                inst.numbers[n][start:end] = _floats(cols[n].values)
+            for n in rate:
+                true, valid = _flags(cols[n].values)
+                inst.flags[n][0][start:end] = true
+                inst.flags[n][1][start:end] = valid
+            start = end
     except InputError:
         raise
     except Exception as exc:  # noqa: BLE001 - any read failure means unreadable
-        raise InputError(UNREADABLE, table.display, f"cannot read parquet data: {exc}") from None
+        raise InputError(UNREADABLE, display, f"cannot read parquet data: {exc}") from None
     return inst
 
 

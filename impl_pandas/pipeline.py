@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import cells, checks, instances, nulls, read, recipes
+from . import cells, chance, checks, instances, nulls, read, recipes
 from . import prereg as prereg_mod
 from .values import format_value
 from .write import render
@@ -12,6 +12,7 @@ from .write import render
 CELLS = "cells.csv"
 CENSUS = "census.csv"
 REPRODUCE = "reproduce.csv"
+CHANCE = "chance.csv"
 NULLS = "nulls.csv"
 HIST = "null_hist.csv"
 
@@ -19,7 +20,7 @@ HIST = "null_hist.csv"
 def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
     """Compute the output files (bytes); InputError on unusable input.
 
-    Without `draws`, only cells.csv, census.csv and reproduce.csv (the null's
+    Without `draws`, only cells.csv, census.csv, reproduce.csv and chance.csv (the null's
     draws are left to the shard commands, shards.py).
 
     Classes are checked in the contract's table order; within a class, files in
@@ -47,8 +48,10 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     checks.undeclared_columns(board, pre)  # undeclared_column
     checks.duplicate_columns(board)  # duplicate_column
     checks.duplicate_columns(inst)
+    checks.leaderboard_unsupported(board, pre)  # unsupported_type
+    checks.instance_unsupported(inst, pre)
+    data = instances.load(inst, inst.display, pre)  # unreadable (the instance data pages)
     checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
-    data = instances.load(inst, inst.display, pre)  # unreadable (data pages)
     instances.check_duplicate_keys(data, pre)
     checks.leaderboard_types(board, pre)  # bad_type
     checks.row_id_kinds(board, inst, pre)
@@ -58,7 +61,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     id_kind = board.kinds[pre.row_id]
     shown_ids = [format_value(v, id_kind) for v in board.frame[pre.row_id].tolist()]
     order = sorted(range(len(shown_ids)), key=lambda i: (shown_ids[i], i))
-    recomputed = recipes.recompute(pre, board, data, shown_ids, order)  # ambiguous_value
+    recomputed, steps = recipes.recompute(pre, board, data, shown_ids, order)  # ambiguous_value
 
     judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
     cell_rows, census_rows, classes = cells.build(pre, board, shown_ids, judged)
@@ -70,6 +73,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
         CELLS: render(cells.CELLS_HEADER, cell_rows),
         CENSUS: render(cells.CENSUS_HEADER, census_rows),
         REPRODUCE: render(nulls.REPRODUCE_HEADER, nulls.reproduce_rows(tables, canonical_ids)),
+        CHANCE: render(chance.CHANCE_HEADER, chance.rows(judged, steps, pre.chance)),
     }
     if draws:
         null_rows, hist_rows = nulls.build(tables, pre.seed, pre.null_draws)

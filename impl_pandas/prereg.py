@@ -46,6 +46,14 @@ class Measured:
 
 
 @dataclass(frozen=True)
+class Chance:
+    """Agreement beyond chance: the relative epsilon of "exact" and the p-value threshold."""
+
+    epsilon: Fraction
+    threshold: Fraction
+
+
+@dataclass(frozen=True)
 class Prereg:
     """The validated preregistration."""
 
@@ -59,6 +67,7 @@ class Prereg:
     measured: dict[str, Measured]
     seed: int
     null_draws: int
+    chance: Chance
 
     def kind_of(self) -> dict[str, str]:
         """Leaderboard column name to its kind."""
@@ -250,6 +259,32 @@ def _null_keys(chk: _Checker, top: dict[Any, Any]) -> tuple[int, int]:
     return seed, null_draws
 
 
+def _positive_number(chk: _Checker, parent: dict[Any, Any], key: str, where: str) -> Fraction:
+    """A finite number > 0 as the exact decimal its repr prints."""
+    value = chk.get(parent, key, where)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise chk.fail(f"{_dotted(where, key)} must be a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise chk.fail(f"{_dotted(where, key)} must be finite")
+    exact = Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+    if exact <= 0:
+        raise chk.fail(f"{_dotted(where, key)} must be positive")
+    return exact
+
+
+def _chance(chk: _Checker, top: dict[Any, Any]) -> Chance:
+    """`chance`: exactly epsilon (> 0) and threshold (in (0, 1))."""
+    spec = chk.mapping(chk.get(top, "chance", ""), "chance")
+    unknown = sorted(str(k) for k in spec if k not in ("epsilon", "threshold"))
+    if unknown:
+        raise chk.fail(f"chance: unknown key '{unknown[0]}'")
+    epsilon = _positive_number(chk, spec, "epsilon", "chance")
+    threshold = _positive_number(chk, spec, "threshold", "chance")
+    if threshold >= 1:
+        raise chk.fail("chance.threshold must be below 1")
+    return Chance(epsilon=epsilon, threshold=threshold)
+
+
 @dataclass(frozen=True)
 class NullKeys:
     """What the shard commands need: the measured column names, seed, null_draws."""
@@ -301,6 +336,7 @@ def parse(doc: Any, path: str) -> Prereg:
     _check_mean_of_columns(chk, measured)
 
     seed, null_draws = _null_keys(chk, top)
+    chance = _chance(chk, top)
     return Prereg(
         leaderboard=leaderboard,
         instances=instances,
@@ -312,4 +348,5 @@ def parse(doc: Any, path: str) -> Prereg:
         measured=measured,
         seed=seed,
         null_draws=null_draws,
+        chance=chance,
     )

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from .errors import AMBIGUOUS_VALUE, InputError
 from .instances import Instances, Runs
@@ -15,6 +17,33 @@ from .values import divide, exact_total, format_value
 
 # recomputed[column][leaderboard position][policy] -> float, str or None (no data)
 Recomputed = dict[str, list[dict[str, Any]]]
+# steps[column][leaderboard position][policy] -> the lattice step of the recomputed
+# value (contract, Agreement beyond chance), or None: no lattice is counted
+Steps = dict[str, list[dict[str, Fraction | None]]]
+
+
+def printed_decimals(values: np.ndarray) -> np.ndarray:
+    """Per value: the decimals of its shortest round-trip form (numpy's positional, unique)."""
+    text = pd.Series(values, dtype=object).map(
+        lambda x: np.format_float_positional(x, unique=True, trim="-")
+    )
+    after = text.str.partition(".")[2]
+    return after.str.len().to_numpy(dtype=np.int64)
+
+
+def run_decimals(runs: Runs, values: np.ndarray) -> np.ndarray:
+    """Per run: the most decimals any of its non-null values prints (0 for none)."""
+    x = runs.rows(values)
+    present = ~np.isnan(x)
+    distinct, inverse = np.unique(x[present], return_inverse=True)
+    out = np.zeros(runs.count, dtype=np.int64)
+    np.maximum.at(out, runs.key[present], printed_decimals(distinct)[inverse])
+    return out
+
+
+def mean_step(decimals: int, n: int) -> Fraction:
+    """Values on the grid 10**-decimals: their mean moves by 10**-decimals / n."""
+    return Fraction(1, n * 10**decimals)
 
 
 _DENSE_CODES = 1 << 22  # runs x distinct values tallied densely; beyond that, sorted
@@ -69,6 +98,7 @@ class Aggregates:
         self._counts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._sums: dict[str, RunSums] = {}
         self._distinct: dict[str, Distinct] = {}
+        self._decimals: dict[str, np.ndarray] = {}
 
     def counts(self, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per run: rows, true values and non-null values of a rate source."""
@@ -88,6 +118,12 @@ class Aggregates:
             self._sums[source] = RunSums(self.runs, self.inst.numbers[source])
         return self._sums[source]
 
+    def decimals(self, source: str) -> np.ndarray:
+        """Per run: the most decimals a non-null value of a mean source prints."""
+        if source not in self._decimals:
+            self._decimals[source] = run_decimals(self.runs, self.inst.numbers[source])
+        return self._decimals[source]
+
     def distinct(self, source: str) -> Distinct:
         """Per run: the distinct non-null codes of a single_value source."""
         if source not in self._distinct:
@@ -96,11 +132,12 @@ class Aggregates:
         return self._distinct[source]
 
 
-def _rate(col: Measured, data: Aggregates, keys: list[Any]) -> list[dict[str, Any]]:
+def _rate(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> list[dict[str, Any]]:
     """k true values over n rows (nulls: failure) or n non-null values (nulls: exclude)."""
     assert col.source is not None and col.scale is not None
     rows, true, valid = data.counts(col.source)
     out: list[dict[str, Any]] = []
+    lattice = steps.setdefault(col.name, [])
     for key in keys:
         a, b = data.runs.span(key, col.group)
         counts = {"failure": int(rows[a:b].sum()), "exclude": int(valid[a:b].sum())}
@@ -110,14 +147,22 @@ def _rate(col: Measured, data: Aggregates, keys: list[Any]) -> list[dict[str, An
             n = counts[col.nulls[policy]]
             cell[policy] = None if n == 0 else (col.scale * k) / n
         out.append(cell)
+        lattice.append(
+            {
+                p: Fraction(col.scale, n) if n else None
+                for p, n in ((p, counts[col.nulls[p]]) for p in col.policies)
+            }
+        )
     return out
 
 
-def _mean(col: Measured, data: Aggregates, keys: list[Any]) -> list[dict[str, Any]]:
+def _mean(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> list[dict[str, Any]]:
     """math.fsum of the non-null values (exclude) or of every row with null as 0.0 (zero)."""
     assert col.source is not None
     sums = data.sums(col.source)
+    places = data.decimals(col.source)
     out: list[dict[str, Any]] = []
+    lattice = steps.setdefault(col.name, [])
     for key in keys:
         a, b = data.runs.span(key, col.group)
         rows, present = int(sums.rows[a:b].sum()), int(sums.present[a:b].sum())
@@ -130,6 +175,11 @@ def _mean(col: Measured, data: Aggregates, keys: list[Any]) -> list[dict[str, An
             else:
                 cell[policy] = None if not rows else divide(total, rows)
         out.append(cell)
+        ns = {"exclude": present, "zero": rows}
+        e = int(places[a:b].max()) if b > a else 0
+        lattice.append(
+            {p: mean_step(e, ns[col.nulls[p]]) if ns[col.nulls[p]] else None for p in col.policies}
+        )
     return out
 
 
@@ -157,22 +207,33 @@ def _single(
     return out
 
 
-def _mean_of_columns(col: Measured, done: Recomputed, size: int) -> list[dict[str, Any]]:
+def _mean_of_columns(
+    col: Measured, done: Recomputed, size: int, steps: Steps
+) -> list[dict[str, Any]]:
     """math.fsum of the listed columns' values under the same policy, no-data ones left out."""
     out: list[dict[str, Any]] = []
+    lattice = steps.setdefault(col.name, [])
     for i in range(size):
         cell: dict[str, Any] = {}
+        step: dict[str, Fraction | None] = {}
         for policy in col.policies:
             used = [done[name][i][policy] for name in col.columns]
             used = [v for v in used if v is not None]
-            cell[policy] = None if not used else divide(exact_total(used), len(used))
+            total = exact_total(used) if used else None
+            cell[policy] = None if total is None else divide(total, len(used))
+            if total is None:
+                step[policy] = None
+            else:
+                e = int(printed_decimals(np.array(used, dtype=np.float64)).max())
+                step[policy] = mean_step(e, len(used))
         out.append(cell)
+        lattice.append(step)
     return out
 
 
 def recompute(
     prereg: Prereg, board: Table, instances: Instances, shown: list[str], order: list[int]
-) -> Recomputed:
+) -> tuple[Recomputed, Steps]:
     """Every measured column's recomputed values (ambiguous_value raised here).
 
     `shown` are the written row ids, `order` the leaderboard positions in canonical order."""
@@ -180,11 +241,12 @@ def recompute(
     keys = board.frame[prereg.row_id].to_numpy(dtype=object).tolist()
     data = Aggregates(instances, Runs(instances, prereg))
     done: Recomputed = {}
+    steps: Steps = {}
     for col in prereg.measured.values():
         if col.recipe == RATE:
-            done[col.name] = _rate(col, data, keys)
+            done[col.name] = _rate(col, data, keys, steps)
         elif col.recipe == MEAN:
-            done[col.name] = _mean(col, data, keys)
+            done[col.name] = _mean(col, data, keys, steps)
         elif col.recipe == SINGLE_VALUE:
             done[col.name] = _single(col, data, keys, order, shown)
 
@@ -194,9 +256,9 @@ def recompute(
             return
         for listed in col.columns:
             resolve(listed)
-        done[name] = _mean_of_columns(col, done, len(keys))
+        done[name] = _mean_of_columns(col, done, len(keys), steps)
 
     for name, col in prereg.measured.items():
         if col.recipe == MEAN_OF_COLUMNS:
             resolve(name)
-    return {name: done[name] for name in prereg.measured}
+    return {name: done[name] for name in prereg.measured}, steps

@@ -111,6 +111,9 @@ def _read_csv(path: str, header: list[str]) -> list[list[str]]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(UNREADABLE, path, f"not UTF-8: {exc}") from None
+    # no field is longer than the file (a long row id, one character per row): above the
+    # csv module's default limit of 131,072 characters
+    csv.field_size_limit(max(csv.field_size_limit(), len(text)))
     try:
         rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
     except csv.Error as exc:

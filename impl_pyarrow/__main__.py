@@ -34,6 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prereg", required=True, help="preregistration YAML")
     parser.add_argument("--bundle", required=True, help="bundle directory")
     parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--lock", default=None, help="lock/files.json: the bytes to read")
     parser.add_argument(
         "--no-draws",
         action="store_true",
@@ -42,8 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from .run import run  # Arrow is imported here, not for the subcommands
 
+    from .locked import LockedBundle
+
     try:
-        run(args.prereg, args.bundle, args.out, draws=not args.no_draws)
+        with LockedBundle(args.bundle, args.lock) as bundle:
+            run(args.prereg, bundle, args.out, draws=not args.no_draws)
     except InputError as err:
         return report(err)
     except OSError as exc:

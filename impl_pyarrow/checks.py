@@ -68,6 +68,23 @@ def duplicate_column(present: list[str], path: str) -> None:
         seen.add(name)
 
 
+def unsupported_types(
+    pr: Prereg, lb_kinds: dict[str, str], lb_path: str, in_kinds: dict[str, str], in_path: str
+) -> None:
+    """unsupported_type: a leaderboard column (in file order), then an instance column the
+    prereg names (in prereg order), of a type the contract does not read in that place.
+
+    The null type (every value null) is read as a label: structural or no_antecedent,
+    not the row id."""
+    labels = {*pr.structural, *pr.no_antecedent} - {pr.row_id}
+    places = [(name, kind, lb_path, name in labels) for name, kind in lb_kinds.items()]
+    places += [(name, in_kinds[name], in_path, False) for name in instance_names(pr)]
+    for name, kind, path, null_ok in places:
+        if kind == "other" or (kind == "null" and not null_ok):
+            what = "the null type" if kind == "null" else "a type outside the contract's kinds"
+            raise InputError("unsupported_type", path, f"column {name!r} has {what} here")
+
+
 def duplicate_row_id(ids: list[Any], typ: pa.DataType, path: str) -> None:
     """duplicate_key if two leaderboard rows share a row id."""
     dups = [v for v, n in Counter(ids).items() if n > 1]

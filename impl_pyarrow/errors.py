@@ -15,11 +15,14 @@ ERROR_CLASSES: tuple[str, ...] = (
     "missing_column",
     "undeclared_column",
     "duplicate_column",
+    "unsupported_type",
     "duplicate_key",
     "bad_type",
     "ambiguous_value",
     # sharded null draws (null-draws, null-merge): after missing_file, unreadable, bad_prereg
     "bad_shards",
+    # --lock: a bundle file whose bytes are not the ones the lock hashed (contract, "The lock")
+    "bundle_changed",
 )
 
 

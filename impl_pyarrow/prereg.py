@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
@@ -52,6 +54,14 @@ class Measured:
 
 
 @dataclass(frozen=True)
+class ChanceRule:
+    """How exact is too exact: |P - R| <= epsilon * max(|P|, 1), flagged when p < threshold."""
+
+    epsilon: Fraction
+    threshold: Fraction
+
+
+@dataclass(frozen=True)
 class Prereg:
     """The validated preregistration."""
 
@@ -67,6 +77,7 @@ class Prereg:
     policies: dict[str, Policy]
     seed: int
     null_draws: int
+    chance: ChanceRule
 
 
 def load(path: str) -> Any:
@@ -275,6 +286,27 @@ def _draw_settings(doc: dict[Any, Any], path: str) -> tuple[int, int]:
     return seed, draws
 
 
+def _chance_rule(doc: dict[Any, Any], path: str) -> ChanceRule:
+    """`chance`: a mapping of exactly epsilon > 0 and 0 < threshold < 1, both finite numbers."""
+    spec = _mapping(doc, "chance", path)
+    extra = [k for k in spec if k not in ("epsilon", "threshold")]
+    if extra:
+        raise _bad(path, f"unknown key chance.{extra[0]}")
+    found: dict[str, Fraction] = {}
+    for key in ("epsilon", "threshold"):
+        if key not in spec:
+            raise _bad(path, f"missing key chance.{key}")
+        x = spec[key]
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise _bad(path, f"key chance.{key} is not a finite number")
+        found[key] = Fraction(repr(x)) if isinstance(x, float) else Fraction(x)
+        if found[key] <= 0:
+            raise _bad(path, f"key chance.{key} is not positive")
+    if found["threshold"] >= 1:
+        raise _bad(path, "key chance.threshold is not below 1")
+    return ChanceRule(epsilon=found["epsilon"], threshold=found["threshold"])
+
+
 @dataclass(frozen=True)
 class NullSettings:
     """What the sharded null draws need of the prereg."""
@@ -341,6 +373,7 @@ def validate(doc: Any, path: str) -> Prereg:
         raise _bad(path, "missing key bundle.group_by")
 
     seed, draws = _draw_settings(doc, path)
+    chance = _chance_rule(doc, path)
 
     return Prereg(
         path=path,
@@ -355,4 +388,5 @@ def validate(doc: Any, path: str) -> Prereg:
         policies=used,
         seed=seed,
         null_draws=draws,
+        chance=chance,
     )

@@ -9,6 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import InputError
+from .schema import check_layout, check_utf8, conform, kinds
 
 
 def bundle_path(bundle_dir: str, name: str) -> str:
@@ -41,15 +42,28 @@ def open_parquet(path: str) -> pq.ParquetFile:
         _ = pf.schema_arrow
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"not a readable parquet file: {exc}") from None
+    check_layout(pf, path)
     return pf
 
 
 def read_all(pf: pq.ParquetFile, path: str) -> pa.Table:
-    """Every column of the file (the leaderboard is published whole)."""
+    """The leaderboard (published whole): every column of a type the contract reads.
+
+    A column of another type is refused later (unsupported_type) and not read
+    (a name given twice: every column is read, duplicate_column refuses it)."""
+    kinds_of = kinds(pf)
+    names = pf.schema_arrow.names
+    wanted = (
+        names if len(set(names)) != len(names) else [n for n in names if kinds_of[n] != "other"]
+    )
     try:
-        return pf.read(use_threads=True)
+        table = pf.read(columns=wanted, use_threads=True)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None
+    if len(set(names)) == len(names):
+        check_utf8({n: table.column(n) for n in wanted if kinds_of[n] == "string"}, path)
+        table = conform(table, kinds_of)
+    return table
 
 
 def read_columns(path: str, names: list[str], stored_dictionaries: bool = False) -> pa.Table:
@@ -77,10 +91,14 @@ def read_columns(path: str, names: list[str], stored_dictionaries: bool = False)
                 pf.read_row_group(g, columns=names, use_threads=True)
                 for g in range(pf.num_row_groups)
             ]
-            return pa.concat_tables(parts)
-        return pf.read(columns=names, use_threads=True)
+            table = pa.concat_tables(parts)
+        else:
+            table = pf.read(columns=names, use_threads=True)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None
+    kinds_of = kinds(probe)
+    check_utf8({n: table.column(n) for n in names if kinds_of[n] == "string"}, path)
+    return conform(table, kinds_of)
 
 
 def _increasing(columns: list[pa.Array]) -> bool:
@@ -142,11 +160,14 @@ def keys_increasing(path: str, names: list[str]) -> bool:
             if _string_like(probe.schema_arrow.field(n).type) and _dictionary_encoded(probe, n)
         ]
         pf = pq.ParquetFile(path, memory_map=True, read_dictionary=as_dictionary)
+        kinds_of = kinds(probe)
+        strings = [n for n in names if kinds_of[n] == "string"]
         last: list[pa.Array] | None = None
         for batch in pf.iter_batches(batch_size=1 << 17, columns=names, use_threads=True):
             if batch.num_rows == 0:
                 continue
-            cols = batch.columns
+            check_utf8({n: batch.column(n) for n in strings}, path)
+            cols = [c.chunk(0) for c in conform(pa.Table.from_batches([batch]), kinds_of).columns]
             if last is not None:
                 edge = [pa.concat_arrays([a, _decoded(b.slice(0, 1))]) for a, b in zip(last, cols)]
                 if not _increasing(edge):

@@ -9,6 +9,7 @@ from itertools import chain
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .aggregate import Groups, run_values
 from .errors import InputError
@@ -17,6 +18,30 @@ from .values import format_value
 
 # recomputed[column][row position][policy] -> float, str or None (no data)
 Recomputed = dict[str, list[dict[str, Any]]]
+# lattice[column][row position][policy] -> the step the recomputed value moves by
+# (contract, Agreement beyond chance), None where no lattice is counted
+Lattice = dict[str, list[dict[str, Fraction | None]]]
+
+
+def shortest_decimals(text: str) -> int:
+    """Decimals of a number written in shortest form ("0.0354", "1e-05", "2.5E+20")."""
+    mantissa, _, exponent = text.lower().partition("e")
+    digits = len(mantissa.partition(".")[2].rstrip("0"))
+    return max(0, digits - int(exponent or 0))
+
+
+def value_decimals(chunks: list[Sequence[float]]) -> int:
+    """The most decimals any of the values prints (Arrow's shortest round-trip text)."""
+    values = pa.array(list(chain.from_iterable(chunks)), pa.float64())
+    if not len(values):
+        return 0
+    texts = pc.cast(pc.unique(values), pa.string()).to_pylist()
+    return max(shortest_decimals(t) for t in texts)
+
+
+def mean_lattice(decimals: int, n: int) -> Fraction:
+    """Values on the grid 10**-decimals sum to that grid: their mean moves by 10**-decimals / n."""
+    return Fraction(1, 10**decimals * n)
 
 
 def exact_sum(chunks: list[Sequence[float]]) -> float | Fraction:
@@ -48,7 +73,9 @@ def mean_value(values: list[float], n: int) -> float:
     return divide(exact_sum([values]), n)
 
 
-def _rate(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
+def _rate(
+    pr: Prereg, m: Measured, g: Groups, idx: list[int], steps: dict[str, Fraction | None]
+) -> dict[str, float | None]:
     assert m.source is not None and m.scale is not None
     n_all = sum(g.count(i) for i in idx)
     n_valid = sum(g.n_valid[m.source][i] for i in idx)
@@ -57,23 +84,31 @@ def _rate(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float
     for p in m.policies:
         n = n_all if pr.policies[p].nulls == "failure" else n_valid
         out[p] = float(m.scale * k) / float(n) if n else None
+        steps[p] = Fraction(m.scale) / n if n else None
     return out
 
 
-def _mean(pr: Prereg, m: Measured, g: Groups, idx: list[int]) -> dict[str, float | None]:
+def _mean(
+    pr: Prereg, m: Measured, g: Groups, idx: list[int], steps: dict[str, Fraction | None]
+) -> dict[str, float | None]:
     assert m.source is not None
     chunks, n_valid = run_values(g, m.source, idx)
     n_all = sum(g.count(i) for i in idx)
     total: float | Fraction | None = None  # one sum serves every policy
+    decimals: int | None = None
     out: dict[str, float | None] = {}
     for p in m.policies:
         n = n_valid if pr.policies[p].nulls == "exclude" else n_all
         if n:
             if total is None:
                 total = exact_sum(chunks)
+                decimals = value_decimals(chunks)
             out[p] = divide(total, n)
+            assert decimals is not None
+            steps[p] = mean_lattice(decimals, n)
         else:
             out[p] = None
+            steps[p] = None
     return out
 
 
@@ -124,9 +159,10 @@ def recompute(
     row_shown: list[str],
     source_types: dict[str, pa.DataType],
     instances_path: str,
-) -> Recomputed:
-    """Every recomputed value; ambiguous_value if a single_value source disagrees."""
+) -> tuple[Recomputed, Lattice]:
+    """Every recomputed value and its lattice; ambiguous_value if a single_value source disagrees."""
     out: Recomputed = {}
+    lattice: Lattice = {}
     # single_value first, in prereg order, so ambiguous_value is found in that order
     for name, m in pr.measured.items():
         if m.recipe != "single_value":
@@ -138,10 +174,17 @@ def recompute(
         ]
     for name in _order(pr):
         m = pr.measured[name]
+        lattice[name] = [{} for _ in row_ids]
         if m.recipe == "rate":
-            out[name] = [_rate(pr, m, groups, groups.indices(r, m.group)) for r in row_ids]
+            out[name] = [
+                _rate(pr, m, groups, groups.indices(r, m.group), lattice[name][j])
+                for j, r in enumerate(row_ids)
+            ]
         elif m.recipe == "mean":
-            out[name] = [_mean(pr, m, groups, groups.indices(r, m.group)) for r in row_ids]
+            out[name] = [
+                _mean(pr, m, groups, groups.indices(r, m.group), lattice[name][j])
+                for j, r in enumerate(row_ids)
+            ]
         elif m.recipe == "mean_of_columns":
             rows: list[dict[str, Any]] = []
             for j in range(len(row_ids)):
@@ -149,6 +192,9 @@ def recompute(
                 for p in m.policies:
                     vals = [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
                     cell[p] = mean_value(vals, len(vals)) if vals else None
+                    lattice[name][j][p] = (
+                        mean_lattice(value_decimals([vals]), len(vals)) if vals else None
+                    )
                 rows.append(cell)
             out[name] = rows
-    return out
+    return out, lattice

@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import checks, prereg
 from .aggregate import aggregate
 from .cells import CELLS_HEADER, CENSUS_HEADER, cells_rows, census_rows, judge, leaderboard
+from .chance import CHANCE_HEADER, chance_rows
 from .nullcount import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER
 from .nulls import column_masks, nulls_rows, reproduce_rows
 from .read import (
@@ -16,6 +17,7 @@ from .read import (
     require_file,
 )
 from .recipes import recompute
+from .schema import kinds
 from .write import render_csv, write_outputs
 
 
@@ -30,18 +32,20 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     in_path = bundle_path(bundle_dir, in_name)
     require_file(lb_path)
     require_file(in_path)
-    lb_table = read_all(open_parquet(lb_path), lb_path)
+    lb_file = open_parquet(lb_path)
+    lb_table = read_all(lb_file, lb_path)
     in_file = open_parquet(in_path)
 
     pr = prereg.validate(doc, prereg_path)
 
-    lb_names = lb_table.column_names
+    lb_names = lb_file.schema_arrow.names  # every column, also those not read (unsupported_type)
     in_names = in_file.schema_arrow.names
     checks.missing_column(checks.leaderboard_names(pr), lb_names, lb_path)
     checks.missing_column(checks.instance_names(pr), in_names, in_path)
     checks.undeclared_column(pr, lb_names, lb_path)
     checks.duplicate_column(lb_names, lb_path)
     checks.duplicate_column(in_names, in_path)
+    checks.unsupported_types(pr, kinds(lb_file), lb_path, kinds(in_file), in_path)
 
     # Every column the prereg names is read here (unreadable before any later class):
     # the recipes' columns whole, the instance key batch by batch, where rows in
@@ -67,13 +71,14 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     lb = leaderboard(lb_table, pr.row_id)
     groups = aggregate(pr, instances)
     source_types = {f.name: f.type for f in instances.schema}
-    rec = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
+    rec, lattice = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
     judged = judge(pr, lb, rec)
     masks = column_masks(pr, lb, rec)
     files = {
         "cells.csv": render_csv(CELLS_HEADER, cells_rows(pr, lb, judged)),
         "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged)),
         "reproduce.csv": render_csv(REPRODUCE_HEADER, reproduce_rows(lb, masks)),
+        "chance.csv": render_csv(CHANCE_HEADER, chance_rows(pr, lb, rec, lattice)),
     }
     if draws:
         null_rows, hist_rows = nulls_rows(pr, masks)

@@ -56,6 +56,7 @@ def _read_csv(path: str, header: list[str]) -> list[list[str]]:
         raise InputError("unreadable", path, f"cannot read: {exc.strerror or exc}") from None
     try:
         text = raw.decode("utf-8")
+        csv.field_size_limit(sys.maxsize)  # a row id, or a row of the table, may be megabytes
         rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
     except UnicodeDecodeError as exc:
         raise InputError("unreadable", path, f"not UTF-8: {exc}") from None

@@ -144,3 +144,15 @@ def run_dag(workdir: Path, *args: str, timeout: float = 900) -> subprocess.Compl
         text=True,
         timeout=timeout,
     )
+
+
+def clone_repo(dst: Path) -> Path:
+    """The repository's workflow and packages copied to dst (no environments, no results):
+    a clone of its own, whose .venvs the workflow's impl_env rule makes."""
+    dst.mkdir(parents=True)
+    for name in ("Snakefile", "pyproject.toml", "uv.lock", "README.md"):
+        shutil.copyfile(ROOT / name, dst / name)
+    ignore = shutil.ignore_patterns("__pycache__")
+    for name in ("workflow", "audit", "controls", "impl_pandas", "impl_pyarrow", "prereg"):
+        shutil.copytree(ROOT / name, dst / name, ignore=ignore)
+    return dst

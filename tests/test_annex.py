@@ -92,7 +92,8 @@ def test_one_changed_byte_fails_verification_naming_the_file(seats, tmp_path, re
     annex, head = _copy(seats, tmp_path)
     _flip_byte(annex / rel)
     res = run_audit("verify", annex, "--head", head)
-    assert res.code == 1, res.stdout + res.stderr
+    # a malformed manifest is refused as such (2); any other change fails the check (1)
+    assert res.code == (2 if rel == "manifest.json" else 1), res.stdout + res.stderr
     named = rel if rel != "ledger.jsonl" else "ledger.jsonl:"
     assert named in res.stderr, res.stderr
     assert "Traceback" not in res.stderr
@@ -211,3 +212,63 @@ def test_report_renders_in_headless_chromium(seats, tmp_path) -> None:
     )
     assert png.returncode == 0 and shot.stat().st_size > 20_000
     assert json.loads((annex / "census.json").read_text())["cells"] == 56
+
+
+@pytest.mark.slow
+def test_a_second_seat_without_a_head_stops_before_anything(seats, tmp_path) -> None:
+    annex, _, _ = seats
+    work = tmp_path / "seat"
+    p = _seat(work, "seat=second", f"annex={annex}")
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert "error[bad_config]" in p.stderr and "head" in p.stderr
+    assert not (work / "results").exists()
+
+
+@pytest.mark.slow
+def test_a_second_seat_refuses_a_tampered_annex_before_anything(seats, tmp_path) -> None:
+    annex, head = _copy(seats, tmp_path)
+    text = (annex / "census.txt").read_text()
+    (annex / "census.txt").write_text(text.replace("23 reproduced", "28 reproduced"))
+    work = tmp_path / "seat"
+    p = _seat(work, "seat=second", f"annex={annex}", f"head={head}")
+    assert p.returncode == 2, p.stderr[-2000:]
+    line = next(ln for ln in p.stderr.splitlines() if ln.startswith("error["))
+    assert line.startswith(f"error[annex_not_verified]: {annex}:") and "census.txt" in line
+    assert not (work / "results").exists()
+
+
+@pytest.mark.slow
+def test_a_bundle_from_another_parquet_writer_compares_identical(
+    seats, tmp_path, demo_bundle
+) -> None:
+    """Same content, other bytes (pyarrow, DataPage v2, no dictionary): every content file
+    is identical; lock/files.json, which holds the bytes' digests, is volatile."""
+    annex, _, head = seats
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    script = (
+        "import sys, pyarrow.parquet as pq\n"
+        "for name in ('leaderboard.parquet', 'instances.parquet'):\n"
+        "    t = pq.read_table(f'{sys.argv[1]}/{name}')\n"
+        "    pq.write_table(t, f'{sys.argv[2]}/{name}', data_page_version='2.0',\n"
+        "                   use_dictionary=False, compression='gzip')\n"
+    )
+    from tests.conftest import impl_python
+
+    w = subprocess.run(
+        [str(impl_python("pyarrow")), "-c", script, str(demo_bundle), str(bundle)],
+        check=False, capture_output=True, text=True,
+    )  # fmt: skip
+    assert w.returncode == 0, w.stderr
+    assert (bundle / "instances.parquet").read_bytes() != (
+        demo_bundle / "instances.parquet"
+    ).read_bytes()
+    work = tmp_path / "seat"
+    p = _seat(work, "seat=second", f"annex={annex}", f"head={head}", f"bundle={bundle}")
+    assert p.returncode == 0, p.stderr[-3000:]
+    res = run_audit("compare-annex", annex, work / "results" / "demo" / "annex")
+    assert res.code == 0, res.stdout
+    assert "volatile (not counted): lock/files.json (differs)" in res.stdout
+    assert "certificate.md" not in " ".join(
+        ln for ln in res.stdout.splitlines() if ln.startswith("DIFFERENT")
+    )

@@ -209,3 +209,80 @@ def test_flip_changes_exactly_the_selected_instances(demo_bundle: Path, tmp_path
     ]
     assert sorted(changed) == sorted(sel["instances"])
     assert after.drop("resolved").equals(before.drop("resolved"))
+
+
+def _stream_first(seed: int, label: str, d: int, items: list, k: int) -> list:
+    """The first k items in the blake3 stream's order, recomputed here (controls/select.py)."""
+    keys = [
+        int.from_bytes(blake3.blake3(f"{seed}|{label}|{d}|{i}".encode()).digest()[:8], "big")
+        for i in range(len(items))
+    ]
+    return [items[i] for i in sorted(range(len(items)), key=lambda i: (keys[i], i))[:k]]
+
+
+def test_nullify_score_prediction_by_hand(demo_bundle: Path, tmp_path: Path) -> None:
+    # demo/m1 alpha: resolved T T T F F F F null (alpha-00..02 true). Two of the three
+    # true values become null (chosen by the stream, seed 7, d = 1, among alpha-00..02).
+    # A (null = failure): 1 of 8 = 12.5, from 37.5: falls by 100 * 2 / 8 = 25.
+    # B (null leaves):    1 of 8 - 3 = 5 = 20.0, from 3/7 = 42.857143: -22.857143.
+    # average_score with beta 50: A (12.5 + 50)/2 = 31.25 from 43.75; B (20 + 50)/2 = 35
+    # from (300/7 + 50)/2 = 46.428571.
+    rows, sel = _predict("nullify_m1_alpha_score", demo_bundle, tmp_path)
+    got = {(r["column"], r["policy"]): (r["before"], r["after"], r["change"]) for r in rows}
+    assert got == {
+        ("alpha_score", "A"): ("37.500000", "12.500000", "-25.000000"),
+        ("alpha_score", "B"): ("42.857143", "20.000000", "-22.857143"),
+        ("average_score", "A"): ("43.750000", "31.250000", "-12.500000"),
+        ("average_score", "B"): ("46.428571", "35.000000", "-11.428571"),
+    }
+    pool = [["demo/m1", "alpha", f"alpha-0{i}"] for i in range(3)]
+    assert sel["instances"] == _stream_first(7, "nullify_m1_alpha_score", 1, pool, 2)
+    assert (sel["kind"], sel["source"], sel["row_id"]) == ("nullify", "resolved", "demo/m1")
+
+
+def test_nullify_cost_prediction_by_hand(demo_bundle: Path, tmp_path: Path) -> None:
+    # demo/m4 alpha costs 1, 2, 3, 4 (alpha-00..03), no nulls; the stream picks one, x.
+    # C (null left out): (10 - x) / 3; D (null = 0): (10 - x) / 4, from 2.5 under both.
+    # average_cost with beta (0.2, null: C 0.2, D 0.1): C ((10 - x)/3 + 0.2)/2,
+    # D ((10 - x)/4 + 0.1)/2.
+    from decimal import Decimal
+    from fractions import Fraction as F
+
+    pool = [["demo/m4", "alpha", f"alpha-0{i}"] for i in range(4)]
+    (chosen,) = _stream_first(7, "nullify_m4_alpha_cost", 1, pool, 1)
+    x = F(int(chosen[2][-1]) + 1)
+    c, d = (10 - x) / 3, (10 - x) / 4
+    rows, sel = _predict("nullify_m4_alpha_cost", demo_bundle, tmp_path)
+    assert sel["instances"] == [chosen]
+    got = {(r["column"], r["policy"]): r["after"] for r in rows}
+
+    def six(v: F) -> str:  # exact, rounded half to even to 6 decimals
+        return f"{Decimal(round(v * 10**6)).scaleb(-6):.6f}"
+
+    assert got == {
+        ("alpha_cost", "C"): six(c),
+        ("alpha_cost", "D"): six(d),
+        ("average_cost", "C"): six((c + F(1, 5)) / 2),
+        ("average_cost", "D"): six((d + F(1, 10)) / 2),
+    }
+    # the two policies move apart: C rises or falls with x against the mean, D always falls
+    assert got[("alpha_cost", "C")] != got[("alpha_cost", "D")]
+
+
+def test_nullify_sets_exactly_the_selected_values_to_null(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    import polars as pl
+
+    before = pl.read_parquet(demo_bundle / "instances.parquet")
+    after = pl.read_parquet(_perturb("nullify_m4_alpha_cost", demo_bundle, tmp_path))
+    sel = json.loads((tmp_path / "s.json").read_text())
+    key = ("id", "group", "instance_id")
+    changed = [
+        ([b[c] for c in key], a["cost"])
+        for b, a in zip(before.iter_rows(named=True), after.iter_rows(named=True), strict=True)
+        if b != a
+    ]
+    assert changed == [(sel["instances"][0], None)]
+    assert after.schema == before.schema
+    assert after.drop("cost").equals(before.drop("cost"))

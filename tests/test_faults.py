@@ -118,24 +118,31 @@ def busy_folder(impl_envs, tmp_path_factory: pytest.TempPathFactory):
     first = _start(work, cores="1")
     try:
         _wait_for(work / "results" / "demo" / "lock" / "lock.json", first)
+        locks = sorted(p.name for p in (work / ".snakemake" / "locks").glob("*.lock"))
         second = subprocess.run(
             _argv(work), capture_output=True, text=True, timeout=900, check=False
         )
+        # the first run's Snakemake locks, looked at while it is still alive
+        kept = locks and all((work / ".snakemake" / "locks" / n).exists() for n in locks)
         first_alive = first.poll() is None
     finally:
         first.wait(timeout=900)
-    return work, first.returncode, second, first_alive
+    return work, first.returncode, second, first_alive, first.pid, kept
 
 
 @pytest.mark.slow
 def test_a_second_run_on_the_same_folder_is_refused(busy_folder) -> None:
-    work, first_code, second, first_alive = busy_folder
+    work, first_code, second, first_alive, first_pid, kept = busy_folder
     said = second.stdout + second.stderr
     assert first_alive, "the first run ended before the second was refused: not a test"
-    assert second.returncode != 0, "a second run on a busy folder was not refused"
-    # Snakemake refuses it: its lock, or the first run's outputs marked incomplete.
-    assert "Directory cannot be locked" in said or "IncompleteFilesException" in said, said
-    assert "Traceback" not in said
+    # Refused while the workflow is read, in one line naming the live run; its
+    # Snakemake locks were left where they were.
+    assert second.returncode == 2, said
+    errors = [x for x in second.stderr.splitlines() if x.startswith("error[")]
+    assert len(errors) == 1 and errors[0].startswith("error[busy]: .snakemake/secondseat.lock:")
+    assert f"(pid {first_pid}, started 20" in errors[0] and "arm demo" in errors[0], errors
+    assert "stale" not in said and "Traceback" not in said
+    assert kept, "the live run's Snakemake locks were removed (or it held none)"
     assert first_code == 0, _log(work)
     census = json.loads((work / "results" / "demo" / "census.json").read_text())
     assert census["classes"] == DEMO_CENSUS

@@ -11,8 +11,18 @@ Each contestant runs as one long-lived process of its own environment
 (tests/fuzz_worker.py calls its command line's ``main`` once per bundle), so
 an example costs milliseconds rather than a second of imports.
 
-Examples: 400 in CI (about 25 s), derandomized (the same every run). A nightly run draws
-fresh ones, as many as SECONDSEAT_FUZZ_EXAMPLES says:
+A second test writes the same kind of bundle with pyarrow's writer under random
+writer options (DataPage v1 and v2, dictionary on and off, every codec both
+readers read, row-group sizes, statistics on and off, DELTA_BINARY_PACKED
+integers) and adds one column of another type (INT96 and timezone-aware
+timestamps, lists, structs, binary, duration, decimal, null, date) in one role
+(no_antecedent, structural, source, instance key, or not named at all), or a
+string that is not UTF-8: the contract's Types section (docs/contract.md)
+says what each must give, and the two contestants must give the same.
+
+Examples: 400 and 250 in CI, derandomized (the same every run); the whole file
+took between about 140 s and 404 s on a shared 2-core machine, by its load
+(`uv run pytest tests/test_fuzz.py`). A nightly run draws fresh ones, as many as SECONDSEAT_FUZZ_EXAMPLES says:
 
     SECONDSEAT_FUZZ_EXAMPLES=20000 uv run pytest tests/test_fuzz.py
 """
@@ -33,9 +43,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import IMPLS, ROOT, impl_python, run_impl
+from tests.writer_client import Writer
 
 NIGHTLY = os.environ.get("SECONDSEAT_FUZZ_EXAMPLES")
 EXAMPLES = int(NIGHTLY) if NIGHTLY else 400
+WRITER_EXAMPLES = int(NIGHTLY) if NIGHTLY else 250
 
 # Ids: plain, look-alike (Cyrillic, NFC vs NFD, full width), CSV-hostile, empty.
 IDS = ["m1", "m2", "m3", "é", "e\u0301", "m\u0435", "ｍ1", "a,b", 'q"uote', "line\nbreak", "", " "]
@@ -161,6 +173,7 @@ def prereg_doc(p: dict[str, Any]) -> dict[str, Any]:
         "tolerances": {"score": p["score"], "cost": p["cost"]},
         "seed": p["seed"],
         "null_draws": p["null_draws"],
+        "chance": {"epsilon": 1e-12, "threshold": 0.001},
         "controls": {},
     }
 
@@ -316,3 +329,168 @@ def test_the_fuzzing_reached_both_outcomes() -> None:
         pytest.skip("the fuzz test did not run")
     assert OUTCOMES.get("ok", 0) >= sum(OUTCOMES.values()) // 4, OUTCOMES
     assert len(OUTCOMES) >= 3, OUTCOMES
+
+
+# --- writer options and types (pyarrow's writer, tests/fuzz_writer.py) -------------------
+
+CODECS = ["none", "snappy", "gzip", "brotli", "zstd", "lz4"]  # lz4: LZ4_RAW
+writer_options = st.fixed_dictionaries(
+    {
+        "data_page_version": st.sampled_from(["1.0", "2.0"]),
+        "use_dictionary": st.booleans(),
+        "compression": st.sampled_from(CODECS),
+        "row_group_size": st.sampled_from([1, 2, 3, 1000]),
+        "write_statistics": st.booleans(),
+        "delta": st.booleans(),  # integer columns DELTA_BINARY_PACKED
+    }
+)
+# Types outside the contract's kinds, and inside them (for the roles that read them).
+OTHER_TYPES = ["int96", "timestamp", "timestamp_tz", "list", "struct", "binary", "duration",
+               "decimal", "null", "date"]  # fmt: skip
+KIND_TYPES = ["int64", "float32", "bool", "string"]
+ROLES = ["no_antecedent", "structural", "unnamed", "instance_key", "mean_source",
+         "rate_source", "single_value_source"]  # fmt: skip
+# where a string that is not UTF-8 goes: the leaderboard's id or notes, the instance
+# row id, group or single_value source, an instance column no one reads
+BAD_UTF8 = [None, "board id", "board notes", "instance id", "instance group",
+            "instance model", "instance unnamed"]  # fmt: skip
+
+
+def _value(typ: str, v: int | None, n: int) -> Any:
+    """One value of the extra column, from a small integer (None: null)."""
+    if v is None or typ == "null":
+        return None
+    if typ == "bool":
+        return v % 2 == 0
+    if typ == "string":
+        return f"s{v}"
+    if typ == "binary":
+        return {"hex": f"b{v}".encode().hex()}
+    if typ == "float32":
+        return v / 4
+    if typ in ("int96", "timestamp", "timestamp_tz"):
+        return 1_600_000_000_000_000 + v * 1_000_001  # microseconds
+    return v  # int64, duration, decimal (hundredths), date (days), list, struct
+
+
+@st.composite
+def typed_bundles(draw: st.DrawFn) -> dict[str, Any]:
+    b = draw(bundles())
+    b["options"] = draw(writer_options)
+    b["extra"] = None
+    if draw(st.booleans()):
+        role = draw(st.sampled_from(ROLES))
+        typ = draw(st.sampled_from(OTHER_TYPES + KIND_TYPES))
+        size = len(b["board"]["id"]) if role in ("no_antecedent", "structural") else len(b["rows"])
+        ints = draw(st.lists(st.one_of(st.none(), st.integers(-50, 50)), min_size=size,
+                             max_size=size))  # fmt: skip
+        b["extra"] = {"role": role, "type": typ, "values": [_value(typ, v, size) for v in ints]}
+    b["bad_utf8"] = draw(st.sampled_from(BAD_UTF8))
+    return b
+
+
+def _spoil(value: Any) -> Any:
+    """A string with a byte that is never UTF-8 (0xff) appended."""
+    return None if value is None else {"hex": (value.encode() + b"\xff").hex()}
+
+
+def write_typed_bundle(b: dict[str, Any], folder: Path, writer: Writer) -> None:
+    folder.mkdir(parents=True)
+    board = b["board"]
+    n = len(board["id"])
+    lb: list[dict[str, Any]] = [
+        {"name": "id", "type": "string", "values": list(board["id"])},
+        {"name": "notes", "type": "string", "values": list(board["notes"])},
+        {"name": "model", "type": "string", "values": list(board["model"])},
+    ]
+    for c in board:
+        if not c.endswith(("score", "cost")):
+            continue
+        col = {"name": c, "type": "float64", "values": list(board[c])}
+        if c == "a_score" and b["narrow"] == "Float32":
+            col["type"] = "float32"
+        elif c == "b_score" and b["narrow"] == "Int64":  # as the polars writer rounds it
+            col["type"] = "int64"
+            col["values"] = [
+                round(v) if v is not None and math.isfinite(v) and abs(v) < 2**53 else None
+                for v in board[c]
+            ]
+        lb.append(col)
+    names = ["id", "group", "instance_id", "resolved", "cost", "model"]
+    types = ["string", "string", "string", "bool", "float64", "string"]
+    inst = [{"name": nm, "type": t, "values": [r[i] for r in b["rows"]]}
+            for i, (nm, t) in enumerate(zip(names, types))]  # fmt: skip
+    doc = prereg_doc(b["prereg"])
+    extra = b["extra"]
+    if extra is not None:
+        col = {"name": "extra", "type": extra["type"], "values": extra["values"]}
+        role = extra["role"]
+        if role in ("no_antecedent", "structural"):
+            lb.append(col)
+            doc["columns"][role].append("extra")
+        elif role == "unnamed":
+            inst.append(col)
+        elif role == "instance_key":
+            inst.append(col)
+            doc["bundle"]["instance_key"].append("extra")
+        else:  # a source column replaced by the extra one
+            source = {"mean_source": "cost", "rate_source": "resolved",
+                      "single_value_source": "model"}[role]  # fmt: skip
+            at = names.index(source)
+            inst[at] = {**col, "name": source}
+    where = b["bad_utf8"]
+    if where is not None:
+        table, name = where.split(" ")
+        cols = lb if table == "board" else inst
+        if name == "unnamed":
+            cols.append({"name": "unnamed", "type": "string",
+                         "values": [f"u{i}" for i in range(len(b["rows"]))]})  # fmt: skip
+        name = {"group": "group"}.get(name, name)
+        for col in cols:
+            if col["name"] == name and col["type"] == "string" and col["values"]:
+                i = next((j for j, v in enumerate(col["values"]) if v is not None), None)
+                if i is not None:
+                    col["values"][i] = _spoil(col["values"][i])
+    options = dict(b["options"])
+    if extra is not None and extra["type"] == "int96":
+        options["int96"] = True
+    writer.write({"columns": lb, "out": str(folder / "leaderboard.parquet"), "options": options})
+    writer.write({"columns": inst, "out": str(folder / "instances.parquet"), "options": options})
+    (folder / "prereg.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    assert n == len(lb[0]["values"])
+
+
+@pytest.fixture(scope="module")
+def writer(impl_envs):
+    w = Writer()
+    yield w
+    w.close()
+
+
+TYPED_OUTCOMES: dict[str, int] = {}
+
+
+@settings(
+    max_examples=WRITER_EXAMPLES,
+    deadline=None,
+    derandomize=not NIGHTLY,
+    database=None if not NIGHTLY else settings.default.database,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(b=typed_bundles())
+def test_contestants_agree_on_writer_options_and_types(
+    b, workers, writer, tmp_path_factory
+) -> None:
+    folder = tmp_path_factory.mktemp("typed") / "bundle"
+    write_typed_bundle(b, folder, writer)
+    outcome = check_agree(workers, folder)
+    TYPED_OUTCOMES[outcome] = TYPED_OUTCOMES.get(outcome, 0) + 1
+
+
+def test_the_typed_fuzzing_reached_every_outcome() -> None:
+    """Runs after the typed fuzz test: bundles read, types refused, bad strings refused."""
+    if not TYPED_OUTCOMES:
+        pytest.skip("the typed fuzz test did not run")
+    assert TYPED_OUTCOMES.get("ok", 0) >= sum(TYPED_OUTCOMES.values()) // 5, TYPED_OUTCOMES
+    for cls in ("unsupported_type", "unreadable"):
+        assert TYPED_OUTCOMES.get(cls, 0) > 0, TYPED_OUTCOMES

@@ -42,6 +42,7 @@ tolerances:
   cost: {exact_decimals: 4, tiers: [0.005, 0.05]}
 seed: 1
 null_draws: 10
+chance: {epsilon: 1.0e-12, threshold: 0.001}
 """
 
 

@@ -51,6 +51,7 @@ tolerances:
   score: {{exact_decimals: 1, tiers: [0.05, 0.5]}}
 seed: {SEED}
 null_draws: {DRAWS}
+chance: {{epsilon: 1.0e-12, threshold: 0.001}}
 controls: {{}}
 """
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.seal import ledger
 from audit.files import file_blake3
+from audit.seal import ledger
 from tests.conftest import ROOT, SNAKEMAKE, annex_head, read_csv_rows, run_dag
 
 
@@ -64,10 +64,25 @@ def test_every_demo_control_passes_and_was_stamped_first(demo_run) -> None:
     summary = read_csv_rows(work / "results" / "demo" / "controls.csv")
     assert {r["control"]: r["verdict"] for r in summary} == {
         "flip_m2_beta": "pass",
+        "nullify_m1_alpha_score": "pass",
+        "nullify_m4_alpha_cost": "pass",
         "reorder_invariant": "pass",
         "shift_seeded_alpha_cost": "pass",
         "swap_m1_m2": "pass",
     }
+    # every leaderboard control kind the prereg schema knows is exercised
+    assert {r["kind"] for r in summary} == {"flip", "shift", "nullify", "swap", "reorder"}
+    # the null paths, by hand (tests/test_controls.py): under A the score falls by
+    # 100 * 2/8 = 25 to 12.5, under B to 1/5 = 20.0, measured by both contestants
+    check = {
+        (r["column"], r["policy"]): r
+        for r in read_csv_rows(
+            work / "results" / "demo" / "controls" / "nullify_m1_alpha_score" / "check.csv"
+        )
+    }
+    for impl in ("pandas", "pyarrow"):
+        assert check[("alpha_score", "A")][f"{impl}_after"] == "12.500000"
+        assert check[("alpha_score", "B")][f"{impl}_after"] == "20.000000"
     entries = _ledger(work)
     for control in ("flip_m2_beta", "shift_seeded_alpha_cost", "swap_m1_m2", "reorder_invariant"):
         stamped = [
@@ -79,7 +94,7 @@ def test_every_demo_control_passes_and_was_stamped_first(demo_run) -> None:
         built = [
             e["seq"]
             for e in entries
-            if e["event"] == "output_recorded"
+            if e["event"] == "bundle_perturbed"  # the perturbation's own event (docs/seal.md)
             and e["subject"].endswith(f"{control}/bundle/instances.parquet")
         ]
         assert len(stamped) == 1 and len(built) == 1 and stamped[0] < built[0], control
@@ -107,6 +122,39 @@ def test_edited_prereg_stops_the_dag_at_the_lock(impl_envs, tmp_path: Path) -> N
     assert f"blake3 is {file_blake3(edited)} but the config expects {expected}" in out
     assert not (tmp_path / "results" / "demo" / "recompute").exists()
     assert not (tmp_path / "results" / "demo" / "lock").exists()
+
+
+def _check_cost_nullify(res: Path, bundle: Path) -> None:
+    """2 of claude-opus-4-7's 64 non-null Frontend costs (of 68) made null: worked here
+    with exact fractions from the bundle and the stamped selection, C = (S - s) / 62,
+    D = (S - s) / 68 (S the sum of the 64 costs, s that of the two chosen)."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    import polars as pl
+
+    sel = json.loads(
+        (res / "controls" / "nullify_opus47_frontend_cost" / "selection.json").read_text()
+    )
+    inst = pl.read_parquet(bundle / "instances.parquet").filter(
+        (pl.col("id") == "OpenHands/claude-opus-4-7") & (pl.col("category") == "Frontend")
+    )
+    costs = {(r["id"], r["benchmark"], r["instance_id"]): r["cost"] for r in inst.to_dicts()}
+    present = [Fraction(c) for c in costs.values() if c is not None]
+    chosen = [Fraction(costs[tuple(k)]) for k in sel["instances"]]
+    assert (len(costs), len(present), len(chosen)) == (68, 64, 2)
+    rest = sum(present) - sum(chosen)
+
+    def six(v: Fraction) -> str:  # exact, rounded half to even to 6 decimals
+        return f"{Decimal(round(v * 10**6)).scaleb(-6):.6f}"
+
+    check = {
+        (r["column"], r["policy"]): r
+        for r in read_csv_rows(res / "controls" / "nullify_opus47_frontend_cost" / "check.csv")
+    }
+    for impl in ("pandas", "pyarrow"):
+        assert check[("frontend_cost", "C")][f"{impl}_after"] == six(rest / 62)
+        assert check[("frontend_cost", "D")][f"{impl}_after"] == six(rest / 68)
 
 
 @pytest.mark.slow
@@ -141,6 +189,34 @@ def test_real_bundle_census(impl_envs, real_bundle: Path, tmp_path: Path) -> Non
     columns = {r["column"]: r for r in read_csv_rows(res / "census_columns.csv")}
     measured = [c for c, r in columns.items() if r["kind"] == "measured"]
     assert len(measured) == 13 and all(columns[c]["null_mean"] != "" for c in measured)
+    # agreement beyond chance: every cost column and their average is flagged (scaled
+    # costs land on four-decimal published means, e.g. testing_cost DeepSeek-V4-Pro
+    # 0.0354 exactly; cell chances near 2e-8, two to seven exact cells per column);
+    # no score column is (issue_resolution_score: 34 of 34 rates over 500, certain)
+    flagged = sorted(c for c in measured if columns[c]["constructed"] == "yes")
+    assert flagged == sorted(
+        [
+            "average_cost",
+            *(
+                f"{g}_cost"
+                for g in (
+                    "issue_resolution",
+                    "frontend",
+                    "greenfield",
+                    "testing",
+                    "information_gathering",
+                )
+            ),
+        ]
+    )
+    assert (
+        columns["issue_resolution_score"]["chance_certain"],
+        columns["testing_cost"]["chance_exact"],
+    ) == ("34", "6")
+    assert census["constructed"] == [c for c in measured if c in flagged]
+    certificate = (res / "annex" / "certificate.md").read_text()
+    certified = certificate.split("## Columns that reproduce")[1].split("\n## ")[0]
+    assert not any(f"| {c} |" in certified for c in flagged)
     # controls: every one passes; the two declared by hand measure what the issue predicts
     # (3 of 500 resolved flipped: -100 * 3/500 = -0.6; +10.00 on one of 64 non-null
     # frontend costs: +10/64 = 0.15625, and a fifth of that on the 5-category average).
@@ -157,6 +233,19 @@ def test_real_bundle_census(impl_envs, real_bundle: Path, tmp_path: Path) -> Non
         assert flip[("issue_resolution_score", "A")][f"{impl}_change"] == "-0.600000"
         assert shift[("frontend_cost", "C")][f"{impl}_change"] == "+0.156250"
         assert shift[("average_cost", "C")][f"{impl}_change"] == "+0.031250"
+    # the null paths: 5 of GLM-5.1's 375 resolved (of 500, none null) made null. A keeps
+    # them as failures: 370/500 = 74.0, one point less; B drops them: 100 * 370/495 =
+    # 74.747475, 0.252525 less; the 5-category average moves by a fifth of each.
+    nullify = {
+        (r["column"], r["policy"]): r
+        for r in read_csv_rows(res / "controls" / "nullify_glm51_issue_resolution" / "check.csv")
+    }
+    for impl in ("pandas", "pyarrow"):
+        assert nullify[("issue_resolution_score", "A")][f"{impl}_change"] == "-1.000000"
+        assert nullify[("issue_resolution_score", "B")][f"{impl}_change"] == "-0.252525"
+        assert nullify[("average_score", "A")][f"{impl}_change"] == "-0.200000"
+        assert nullify[("average_score", "B")][f"{impl}_change"] == "-0.050505"
+    _check_cost_nullify(res, real_bundle)
     swap = json.loads((res / "controls" / "swap_seeded" / "verdict.json").read_text())
     assert any(c["after"] == "divergent" for c in swap["class_changes"]["pandas"])
     reorder = json.loads((res / "controls" / "reorder_invariant" / "verdict.json").read_text())

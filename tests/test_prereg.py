@@ -32,6 +32,12 @@ CASES = {
     "missing null_draws": (lambda d: _drop(d, "null_draws"), "'null_draws' is a required property"),
     "missing rounding": (lambda d: _drop(d, "rounding"), "'rounding' is a required property"),
     "unknown top-level key": (lambda d: _set(d, 1, "defaults"), "Additional properties"),
+    "missing chance": (lambda d: _drop(d, "chance"), "'chance' is a required property"),
+    "chance threshold of 1": (
+        lambda d: _set(d, 1, "chance", "threshold"),
+        "greater than or equal to the maximum of 1",
+    ),
+    "unknown chance key": (lambda d: _set(d, 2, "chance", "draws"), "Additional properties"),
     "unknown policy key": (
         lambda d: _set(d, "x", "policies", "A", "weight"),
         "Additional properties",
@@ -70,6 +76,14 @@ CASES = {
     "flip of a cost column": (
         lambda d: _set(d, "alpha_cost", "controls", "flip_m2_beta", "column"),
         "flip needs a rate column",
+    ),
+    "nullify of the single_value column": (
+        lambda d: _set(d, "model", "controls", "nullify_m4_alpha_cost", "column"),
+        "nullify needs a rate or mean column, not 'model'",
+    ),
+    "nullify of no value": (
+        lambda d: _set(d, 0, "controls", "nullify_m4_alpha_cost", "size"),
+        "matches no control's shape",
     ),
     "control of unknown kind": (
         lambda d: _set(d, {"kind": "scramble"}, "controls", "x"),

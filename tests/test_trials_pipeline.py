@@ -98,4 +98,34 @@ def test_benchflow_sample_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
         "5",
     )
     assert (att["reward_macro"], att["reward_ci95"]) == ("31.533333", "29.557539")
+    # the trial controls, each measured by both contestants as predicted. By hand from
+    # the trial table: skills has 5 tasks, attempted task means 3d-scan-calc 1,
+    # adaptive-cruise-control 0, citation-check 1/5, crystallographic 3.64/5, dapt 0:
+    # macro 38.56. Flipping 2 of 3d-scan-calc's five 1.0 rewards: 1 -> 3/5, the macro
+    # falls by 100 * (2/5)/5 = 8. Reversing citation-check's start times (rewards 0 0 0 0 1
+    # in start order) gives first3 (1, 0, 0) for (0, 0, 0): +100 * (1/3)/5 = +6.666667.
+    assert {r["verdict"] for r in read_csv_rows(res / "controls.csv")} == {"pass"}
+    assert {r["kind"] for r in read_csv_rows(res / "controls.csv")} == {
+        "flip",
+        "drop",
+        "duplicate",
+        "reorder_starts",
+    }
+
+    def measured(control: str) -> dict:
+        rows = read_csv_rows(res / "controls" / control / "check.csv")
+        return {(r["entry"], r["policy"], r["measure"]): r for r in rows}
+
+    flip = measured("flip_skills_2")[("skills", "attempted", "reward_macro")]
+    assert (flip["pandas_after"], flip["pyarrow_after"]) == ("30.560000", "30.560000")
+    order = measured("reorder_starts_skills")
+    assert order[("skills", "first3", "reward_macro")]["pyarrow_after"] == "40.600000"
+    assert order[("skills", "last3", "reward_macro")]["pandas_after"] == "31.533333"
+    # a duplicate moves the policy that keeps copies, and no policy that drops them
+    dup = measured("duplicate_no_skills")
+    assert dup[("no_skills", "with_copies", "reward_macro")]["predicted_change"] != "+0.000000"
+    assert dup[("no_skills", "attempted", "reward_macro")]["predicted_change"] == "+0.000000"
+    events = [json.loads(x)["event"] for x in (res / "ledger.jsonl").read_text().splitlines()]
+    assert events.count("bundle_perturbed") == 4
+    assert events.index("prediction_stamped") < events.index("bundle_perturbed")
     assert run_audit("verify", res / "annex").code == 0

@@ -33,6 +33,11 @@ def _mutations():
     yield "k without select", lambda d: d["policies"]["first3"].update(select="all")
     yield "slots without zero", lambda d: d["policies"]["slots5"].update(empty_slots="ignore")
     yield "controls", lambda d: d.update(controls={"x": {}})
+    yield "trial control of unknown kind", lambda d: d["controls"].update(x={"kind": "scramble"})
+    yield (
+        "reorder_starts without an earliest or latest policy",
+        lambda d: [d["policies"].pop(p) for p in ("first3", "last3")],
+    )
     yield "bad setting", lambda d: d["compare"].update(under_study=["nonsense"])
     yield (
         "registry policy",

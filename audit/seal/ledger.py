@@ -31,6 +31,7 @@ from audit.files import file_blake3, text_blake3, write_atomic
 EVENTS = (
     "prereg_locked",
     "bundle_hashed",
+    "bundle_fetched",
     "prediction_stamped",
     "bundle_perturbed",
     "output_recorded",

@@ -24,6 +24,7 @@ HEADERS = {
     "cells.csv": "row_id,column,kind,policy,published,recomputed,abs_diff,tier",
     "census.csv": "row_id,column,class,best_tier,policies,min_abs_diff",
     "reproduce.csv": "column,row_id,reproduced_by",
+    "chance.csv": "column,candidates,certain,exact_certain,tested,exact_beyond,expected,p_cell_max,p_value,constructed",
     "nulls.csv": "column,observed,null_mean,null_sd,null_max,draws_ge_observed,draws,p",
     "null_hist.csv": "column,count,draws",
 }
@@ -168,6 +169,14 @@ def _files(annex: Path, m: dict) -> list[str]:
     return problems
 
 
+def _glob_matches(rel: str, pattern: str) -> bool:
+    """``rel`` matches the seal's glob as a whole path, as ``Path.glob`` found it: a
+    relative pattern alone matches from the right, so ``entries.csv`` would match
+    ``recompute/x/run2/entries.csv``, which the seal never copies."""
+    path, glob = PurePosixPath(rel), PurePosixPath(pattern)
+    return len(path.parts) == len(glob.parts) and path.match(pattern)
+
+
 def _required(annex: Path, m: dict, entries: list[dict]) -> list[str]:
     """Evidence the annex must carry: what the seal copies of every recorded output."""
     problems = []
@@ -184,7 +193,7 @@ def _required(annex: Path, m: dict, entries: list[dict]) -> list[str]:
         rel = subject[len(prefix) :] if subject.startswith(prefix) else None
         if rel is None:
             continue
-        copied = rel in wanted or any(PurePosixPath(rel).match(g) for g in COPIED_GLOBS)
+        copied = rel in wanted or any(_glob_matches(rel, g) for g in COPIED_GLOBS)
         if copied and rel not in m["files"]:
             problems.append(
                 f"{annex / rel}: the ledger recorded it (line {e.get('seq')}) but the annex "

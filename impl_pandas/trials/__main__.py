@@ -18,9 +18,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prereg", required=True, help="preregistration (YAML, trials v1)")
     parser.add_argument("--bundle", required=True, help="bundle directory")
     parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument(
+        "--lock", default=None, help="the lock's files.json: read only the bytes it hashed"
+    )
     args = parser.parse_args(argv)
+    from ..locked import locked_bundle
+
     try:
-        files = run(args.prereg, args.bundle)
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            files = run(args.prereg, bundle)
     except InputError as err:
         return report(err)
     write_all(args.out, files)

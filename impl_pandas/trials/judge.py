@@ -8,8 +8,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..values import INTEGER, format_float, format_fraction6, format_value, is_null
-from .prereg import NO_POLICY, Leaderboard, Measured, Tolerance
+from .csvboard import DECIMAL
+from .prereg import NO_POLICY, RUN_MEASURES, Leaderboard, Measured, Rule, Tolerance
+from .rounding import exact_text, on_boundary, preimage, rounded, to_decimal
 from .stats import EntryStats
+
+# entry -> policy -> run measure -> value (None: no data), from .overruns
+RunValues = dict[str, dict[str, dict[str, float | None]]]
 
 NO_DATA = "no_data"
 DIVERGENT = "divergent"
@@ -63,6 +68,8 @@ def published_number(value: Any, kind: str) -> Published:
         return None
     if kind == INTEGER:
         return Fraction(int(value))
+    if kind == DECIMAL:  # a CSV text, compared as the decimal it prints
+        return Fraction(str(value))
     x = float(value)
     if math.isnan(x):
         return None
@@ -71,8 +78,16 @@ def published_number(value: Any, kind: str) -> Published:
     return Fraction(repr(x))
 
 
-def measure_value(stats: EntryStats | None, measure: str) -> tuple[float | None, float | None]:
-    """(recomputed, bound) of a measure for an entry; (None, None) is no data."""
+def measure_value(
+    stats: EntryStats | None, measure: str, runs: dict[str, float | None] | None = None
+) -> tuple[float | None, float | None]:
+    """(recomputed, bound) of a measure for an entry; (None, None) is no data.
+
+    `runs` holds the entry's run measures under the cell's policy (section 16.3);
+    they have bound 0."""
+    if measure in RUN_MEASURES:
+        value = None if runs is None else runs.get(measure)
+        return (None, None) if value is None else (value, 0.0)
     if stats is None:
         return None, None
     if measure == "reward_macro":
@@ -90,8 +105,18 @@ def measure_value(stats: EntryStats | None, measure: str) -> tuple[float | None,
     return value, bound
 
 
-def tier(pub: Published, rec: float | None, tol: Tolerance) -> tuple[str, Fraction | None]:
-    """(tier, abs_diff) as cells v1; not_published for a null or NaN published value."""
+def grid(tol: Tolerance, shown: str) -> int:
+    """The decimals of tier 0: the tolerance's, or the published text's own."""
+    if tol.exact_decimals is not None:
+        return tol.exact_decimals
+    return len(shown.partition(".")[2])
+
+
+def tier(
+    pub: Published, rec: float | None, tol: Tolerance, d: int, rule: str = "half_even"
+) -> tuple[str, Fraction | None]:
+    """(tier, abs_diff) as cells v1, rounding under `rule` to d decimals; not_published
+    for a null or NaN published value."""
     if pub is None:
         return NOT_PUBLISHED, None
     if rec is None:
@@ -101,8 +126,7 @@ def tier(pub: Published, rec: float | None, tol: Tolerance) -> tuple[str, Fracti
     assert isinstance(pub, Fraction)
     r = Fraction(rec)
     diff = abs(pub - r)
-    d = tol.exact_decimals
-    if round(pub, d) == round(r, d):
+    if rounded(pub, d, rule) == rounded(rec, d, rule):
         return "0", diff
     for k, t in enumerate(tol.tiers, start=1):
         if diff <= t:
@@ -110,7 +134,14 @@ def tier(pub: Published, rec: float | None, tol: Tolerance) -> tuple[str, Fracti
     return DIVERGENT, diff
 
 
-def certain_tier(pub: Published, rec: float | None, bound: float | None, tol: Tolerance) -> str:
+def certain_tier(
+    pub: Published,
+    rec: float | None,
+    bound: float | None,
+    tol: Tolerance,
+    d: int,
+    rule: str = "half_even",
+) -> str:
     """The tier that holds for every value in [R - b, R + b] (section 8)."""
     if pub is None:
         return NOT_PUBLISHED
@@ -119,19 +150,29 @@ def certain_tier(pub: Published, rec: float | None, bound: float | None, tol: To
     if pub == "inf":
         return DIVERGENT
     assert isinstance(pub, Fraction) and bound is not None
-    r, b, d = Fraction(rec), Fraction(bound), tol.exact_decimals
-    c = round(pub, d)
-    if round(r - b, d) == c and round(r + b, d) == c:
+    r, b = Fraction(rec), Fraction(bound)
+    c = rounded(pub, d, rule)
+    if rounded(r - b, d, rule) == c and rounded(r + b, d, rule) == c:
         return "0"
     diff = abs(pub - r)
     for k, t in enumerate(tol.tiers, start=1):
         if diff + b <= t:
             return str(k)
     far = not tol.tiers or diff > b + tol.tiers[-1]
-    h = Fraction(1, 2 * 10**d)
-    lo, hi = max(r - b, c - h), min(r + b, c + h)
-    misses = lo > hi or (lo == hi and round(lo, d) != c)
+    low, high = preimage(c, d, rule)
+    lo, hi = max(r - b, low), min(r + b, high)
+    misses = lo > hi or (lo == hi and rounded(lo, d, rule) != c)
     return DIVERGENT if far and misses else UNDETERMINED
+
+
+def shown_recomputed(rec: float | None, d: int, rule: str) -> str:
+    """Six decimals; the exact binary value when the six-decimal text or the value itself
+    lies where the rule changes its result (section 9), so a reader sees which side."""
+    if rec is None:
+        return ""
+    text = format_float(rec)
+    near = d < 6 and on_boundary(to_decimal(Fraction(text)), d, rule)
+    return exact_text(rec) if near or on_boundary(to_decimal(rec), d, rule) else text
 
 
 def is_integer_tier(value: str) -> bool:
@@ -141,14 +182,15 @@ def is_integer_tier(value: str) -> bool:
 
 @dataclass(frozen=True)
 class Cell:
-    """One measured cell under one policy."""
+    """One measured cell under one rule (policy, measure, rounding)."""
 
-    policy: str
+    policy: str  # the rule's name
     recomputed: float | None
     bound: float | None
     diff: Fraction | None
     tier: str
     certain: str
+    shown: str  # the recomputed field as written
 
 
 def _diff(diff: Fraction | None) -> str:
@@ -163,19 +205,32 @@ def _tolerance(col: Measured, row_id: str) -> Tolerance:
     return col.row_tolerances.get(row_id, col.tolerance)
 
 
+def rule_value(
+    rule: Rule, stats: dict[str, EntryStats] | None, runs: dict[str, dict[str, float | None]]
+) -> tuple[float | None, float | None]:
+    """(recomputed, bound) of an entry under one rule."""
+    entry_stats = None if stats is None else stats[rule.policy]
+    return measure_value(entry_stats, rule.measure, runs.get(rule.policy))
+
+
 def judge_cells(
     col: Measured,
     row_id: str,
     pub: Published,
+    shown_pub: str,
     stats: dict[str, EntryStats] | None,
+    runs: dict[str, dict[str, float | None]],
 ) -> list[Cell]:
-    """The cell of (row, column) under every listed policy."""
+    """The cell of (row, column) under every rule of the column."""
     tol = _tolerance(col, row_id)
+    d = grid(tol, shown_pub)
     out: list[Cell] = []
-    for policy in col.policies:
-        rec, bound = measure_value(None if stats is None else stats[policy], col.measure)
-        t, diff = tier(pub, rec, tol)
-        out.append(Cell(policy, rec, bound, diff, t, certain_tier(pub, rec, bound, tol)))
+    for rule in col.rules:
+        rec, bound = rule_value(rule, stats, runs)
+        t, diff = tier(pub, rec, tol, d, rule.rounding)
+        certain = certain_tier(pub, rec, bound, tol, d, rule.rounding)
+        shown = shown_recomputed(rec, d, rule.rounding)
+        out.append(Cell(rule.name, rec, bound, diff, t, certain, shown))
     return out
 
 
@@ -259,6 +314,7 @@ def build(
     frame_values: dict[str, list[Any]],
     ids: list[str],
     stats: dict[str, dict[str, EntryStats]],
+    runs: RunValues,
 ) -> Judged:
     """cells, census, recovery and recovery_rows lines (sorted)."""
     kind_of = board.kind_of()
@@ -275,7 +331,7 @@ def build(
                 continue
             col = board.measured[name]
             pub = published_number(raw[i], kinds[name])
-            cells = judge_cells(col, row_id, pub, stats.get(row_id))
+            cells = judge_cells(col, row_id, pub, shown, stats.get(row_id), runs.get(row_id, {}))
             per_row[row_id].append(cells)
             for c in cells:
                 out.cells.append(
@@ -285,7 +341,7 @@ def build(
                         "measured",
                         c.policy,
                         shown,
-                        _float(c.recomputed),
+                        c.shown,
                         _diff(c.diff),
                         c.tier,
                         _float(c.bound),

@@ -7,7 +7,17 @@ from typing import Any
 import numpy as np
 
 from .. import nulls as leaderboard_nulls
-from .judge import NOT_PUBLISHED, REPRODUCED, is_integer_tier, measure_value, published_number, tier
+from ..values import format_value
+from .judge import (
+    NOT_PUBLISHED,
+    REPRODUCED,
+    RunValues,
+    grid,
+    is_integer_tier,
+    published_number,
+    rule_value,
+    tier,
+)
 from .prereg import Leaderboard
 from .stats import EntryStats
 
@@ -25,6 +35,7 @@ def build(
     classes: dict[str, dict[str, str]],
     seed: int,
     draws: int,
+    runs: RunValues,
 ) -> tuple[list[list[str]], list[list[str]]]:
     """One nulls line per measured column (by name) and its histogram lines."""
     canonical = sorted(range(len(ids)), key=lambda i: (ids[i], i))
@@ -35,12 +46,10 @@ def build(
         col = board.measured[name]
         raw = frame_values[name]
         pubs = [published_number(raw[i], kinds[name]) for i in canonical]
+        shown = [format_value(raw[i], kinds[name]) for i in canonical]
         row_ids = [ids[i] for i in canonical]
         recs = [
-            {
-                p: measure_value(stats[r][p] if r in stats else None, col.measure)[0]
-                for p in col.policies
-            }
+            [rule_value(rule, stats.get(r), runs.get(r, {}))[0] for rule in col.rules]
             for r in row_ids
         ]
         table = np.zeros((size, size), dtype=bool)
@@ -48,9 +57,11 @@ def build(
             if classes[name][row_ids[j]] == NOT_PUBLISHED:
                 continue
             tol = col.row_tolerances.get(row_ids[j], col.tolerance)
+            d = grid(tol, shown[j])
             for k in range(size):
                 table[j, k] = any(
-                    is_integer_tier(tier(pubs[j], recs[k][p], tol)[0]) for p in col.policies
+                    is_integer_tier(tier(pubs[j], rec, tol, d, rule.rounding)[0])
+                    for rule, rec in zip(col.rules, recs[k], strict=True)
                 )
         counts = leaderboard_nulls.count_draws(name, table, seed, range(draws))
         observed = sum(1 for r in row_ids if classes[name][r] == REPRODUCED)

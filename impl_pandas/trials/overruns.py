@@ -5,6 +5,7 @@ one frame of selected values, group-bys for runs and tasks."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -70,11 +71,16 @@ def _fmt(x: float | None) -> str:
     return "" if x is None else format_float(x)
 
 
-def _sd_ratio(rates: np.ndarray, ddof: int) -> float | None:
+def _se_over_runs(rates: np.ndarray, ddof: int) -> float | None:
+    """sqrt(float(V / R)), V the exact variance of the run rates (the doubles) with
+    R - ddof in its denominator (section 16.3); None for R < 2."""
     n = rates.size
-    if n - ddof < 1 or n < 2:
+    if n < 2:
         return None
-    return float(np.std(rates, ddof=ddof)) / math.sqrt(n)
+    exact = [Fraction(float(x)) for x in rates]
+    mean = sum(exact, Fraction(0)) / n
+    squares = sum(((x - mean) ** 2 for x in exact), Fraction(0))
+    return math.sqrt(float(squares / (n - ddof) / n))
 
 
 def _comb(n: int, k: int) -> int:
@@ -107,24 +113,39 @@ def entry_lines(
                 key = f["tb_run"].astype(str) + "#" + attempt
             else:
                 key = f["tb_run"]
-            rates = f.groupby(key, sort=True)["value"].mean().to_numpy(dtype="float64")
+            # r_j = fsum / n_j per replicate, as doubles (section 16.3)
+            rates = (
+                f.groupby(key, sort=True)["value"]
+                .agg(lambda v: math.fsum(v.tolist()) / len(v))
+                .to_numpy(dtype="float64")
+            )
             n = int(f.shape[0])
             if n == 0:
                 runs_out.append([str(entry), name, unit, "0", "0", *[""] * 8])
                 continue
-            p = float(f["value"].sum()) / n
-            clusters = (f["value"] - p).groupby(f["task"]).sum().to_numpy(dtype="float64")
-            c = clusters.size
-            clustered = math.sqrt(float(np.sum(clusters**2))) / n
+            p = math.fsum(f["value"].tolist()) / n
+            exact_p = Fraction(p)
+            sums = f.groupby("task", sort=True)["value"].agg(
+                total=lambda v: math.fsum(v.tolist()), size="size"
+            )
+            q = sum(
+                (
+                    (Fraction(t) - int(m) * exact_p) ** 2
+                    for t, m in zip(sums["total"], sums["size"])
+                ),
+                Fraction(0),
+            )
+            c = int(sums.shape[0])
+            sample, population = _se_over_runs(rates, 1), _se_over_runs(rates, 0)
             vals.update(
                 {
-                    "run_mean": float(np.mean(rates)) * s,
-                    "se_runs_sample": None if (x := _sd_ratio(rates, 1)) is None else x * s,
-                    "se_runs_population": None if (x := _sd_ratio(rates, 0)) is None else x * s,
+                    "run_mean": (math.fsum(rates.tolist()) / rates.size) * s,
+                    "se_runs_sample": None if sample is None else sample * s,
+                    "se_runs_population": None if population is None else population * s,
                     "pooled_rate": p * s,
-                    "se_binomial_pooled": math.sqrt(p * (1.0 - p) / n) * s,
-                    "se_clustered_tasks": clustered * s,
-                    "se_clustered_tasks_inspect": clustered * math.sqrt(c / (c - 1)) * s
+                    "se_binomial_pooled": math.sqrt(float(exact_p * (1 - exact_p) / n)) * s,
+                    "se_clustered_tasks": math.sqrt(float(q / (n * n))) * s,
+                    "se_clustered_tasks_inspect": math.sqrt(float(q * c / ((c - 1) * n * n))) * s
                     if c > 1
                     else None,
                 }

@@ -9,7 +9,7 @@ from .. import read
 from ..values import format_float
 from ..write import render
 from ..yaml_reader import read_prereg
-from . import judge, nulls, overruns, stats, tables, tasks
+from . import csvboard, judge, nulls, overruns, stats, tables, tasks
 from .prereg import REGISTRY, parse, table_names
 
 TASKS_HEADER = [
@@ -124,8 +124,13 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     for path in paths:  # missing_file
         if path is not None:
             read.require_file(path, path)
-    loaded = [None if p is None else read.load_table(p, p) for p in paths]  # unreadable
-    pre = parse(doc, prereg_path)  # bad_prereg
+    loaded = [  # unreadable; a .csv leaderboard is text until its declared types apply
+        None
+        if p is None
+        else (csvboard.load_csv(p, p) if p.endswith(".csv") else read.load_table(p, p))
+        for p in paths
+    ]
+    pre = parse(doc, prereg_path, has_runs=runs_raw is not None)  # bad_prereg
     runs_block = overruns.parse_block(runs_raw, prereg_path)
     board_table = loaded[0] if pre.leaderboard is not None else None
     source_table = loaded[1]
@@ -142,6 +147,8 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     tables.duplicate_columns(source_table)
     if lb is not None:
         assert board_table is not None
+        if lb.types is not None:  # a CSV field that is not of its declared type: bad_type
+            board_table = csvboard.apply_types(board_table, lb.types)
         tables.leaderboard_types(board_table, lb)  # bad_type
     tables.source_types(source_table, pre.source)
     ids: list[str] = []
@@ -187,9 +194,10 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
 
     runs_lines: list[list[str]] = []
     pk_lines: list[list[str]] = []
+    run_values: judge.RunValues = {}
     if runs_block is not None and not registry:
         assert source_table.frame is not None
-        runs_lines, pk_lines, _ = overruns.entry_lines(
+        runs_lines, pk_lines, run_values = overruns.entry_lines(
             source_table.frame, pre.policies, runs_block, pre.scale
         )
 
@@ -204,11 +212,21 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         values = {
             n: board_table.frame[n].to_numpy(dtype=object).tolist() for n in board_table.names
         }
-        judged = judge.build(lb, board_table.names, board_table.kinds, values, ids, all_stats)
+        judged = judge.build(
+            lb, board_table.names, board_table.kinds, values, ids, all_stats, run_values
+        )
         cells, census = judged.cells, judged.census
         recovery, recovery_rows = judged.recovery, judged.recovery_rows
         null_lines, hist_lines = nulls.build(
-            lb, board_table.kinds, values, ids, all_stats, judged.classes, pre.seed, pre.null_draws
+            lb,
+            board_table.kinds,
+            values,
+            ids,
+            all_stats,
+            judged.classes,
+            pre.seed,
+            pre.null_draws,
+            run_values,
         )
     return {
         "tasks.csv": render(TASKS_HEADER, task_lines),

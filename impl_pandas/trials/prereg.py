@@ -10,11 +10,24 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import BAD_PREREG, InputError
-from ..prereg import Tolerance  # the leaderboard contract's: exact_decimals and tiers
 
 REGISTRY = "registry"
 TRIALS = "trials"
-MEASURES = ("reward_macro", "reward_ci95", "pass_macro", "pass_ci95", "task_count")
+TASK_MEASURES = ("reward_macro", "reward_ci95", "pass_macro", "pass_ci95", "task_count")
+# section 16.3: statistics over the runs inside an entry (need the prereg's `runs` block)
+RUN_MEASURES = (
+    "run_mean",
+    "se_runs_sample",
+    "se_runs_population",
+    "pooled_rate",
+    "se_binomial_pooled",
+    "se_clustered_tasks",
+    "se_clustered_tasks_inspect",
+)
+MEASURES = TASK_MEASURES + RUN_MEASURES
+ROUNDINGS = ("half_even", "half_up", "down")  # section 8.1
+CSV_TYPES = ("string", "integer", "decimal", "boolean")  # section 4.3
+PUBLISHED_GRID = "published"  # exact_decimals: the published text's own decimals
 REGISTRY_MEANS = ("exact_where_possible", "rounded_score")
 BUILTINS = ("attempted", "scored")
 NO_POLICY = "-"
@@ -50,8 +63,10 @@ _REGISTRY_SOURCE = (
 _TRIALS_SOURCE = ("kind", "format", "jobs", "table")
 _TB_SOURCE_EXTRA = ("duplicates", "min_tries")
 _LEADERBOARD = ("table", "row_key", "columns")
+_LEADERBOARD_OPTIONAL = ("types",)  # required iff the table is a .csv file
 _COLUMNS = ("structural", "no_antecedent", "measured")
 _MEASURED = ("measure", "policies", "tolerance", "row_tolerances")
+_MEASURED_OPTIONAL = ("rounding",)
 _REGISTRY_POLICY = ("registry_means", "description")
 _TRIAL_POLICY = (
     "select",
@@ -72,6 +87,16 @@ _TOLERANCE = ("exact_decimals", "tiers")
 _NAME = re.compile(r"[a-z0-9][a-z0-9._-]*", re.ASCII)
 _POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
 _MAX_DRAWS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """Tier rules: the grid of tier 0 (decimals; None = the published text's own) and
+    the tier bounds as exact decimals."""
+
+    name: str
+    exact_decimals: int | None
+    tiers: tuple[Fraction, ...]
 
 
 @dataclass(frozen=True)
@@ -96,12 +121,24 @@ SCORED = Policy("scored", errored="exclude", unscored="exclude")
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One way to recompute a measured cell: a policy, a measure, a rounding (section 8.1).
+
+    `name` is the cells' `policy` field: the policy, then `/measure` when the column lists
+    its measures, then `/rounding` when it lists its roundings."""
+
+    name: str
+    policy: str
+    measure: str
+    rounding: str
+
+
+@dataclass(frozen=True)
 class Measured:
     """A measured leaderboard column."""
 
     name: str
-    measure: str
-    policies: tuple[str, ...]
+    rules: tuple[Rule, ...]
     tolerance: Tolerance
     row_tolerances: dict[str, Tolerance]
 
@@ -115,6 +152,7 @@ class Leaderboard:
     structural: tuple[str, ...]
     no_antecedent: tuple[str, ...]
     measured: dict[str, Measured]
+    types: dict[str, str] | None = None  # a CSV table's declared column types
 
     def kind_of(self) -> dict[str, str]:
         """Leaderboard column name to its kind."""
@@ -275,7 +313,9 @@ def _tolerances(chk: _Checker, raw: Any) -> dict[str, Tolerance]:
             raise chk.fail("tolerance names must be strings")
         where = f"tolerances.{name}"
         spec = chk.block(spec_raw, where, _TOLERANCE)
-        decimals = chk.integer(spec["exact_decimals"], f"{where}.exact_decimals", 0, 12)
+        decimals: int | None = None
+        if spec["exact_decimals"] != PUBLISHED_GRID:
+            decimals = chk.integer(spec["exact_decimals"], f"{where}.exact_decimals", 0, 12)
         items = spec["tiers"]
         if not isinstance(items, list):
             raise chk.fail(f"{where}.tiers must be a list of numbers")
@@ -353,11 +393,65 @@ def _policies(chk: _Checker, raw: Any, source_kind: str) -> dict[str, Policy]:
     return out
 
 
+def _optional(raw: Any, keys: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
+    """(the mapping without the optional keys, the optional keys present)."""
+    if not isinstance(raw, dict):
+        return raw, {}
+    return {k: v for k, v in raw.items() if k not in keys}, {k: raw[k] for k in keys if k in raw}
+
+
+def _measures(chk: _Checker, raw: Any, where: str, has_runs: bool) -> tuple[list[str], bool]:
+    """(measures, listed): a measure name, or a non-empty list of unique names."""
+    listed = isinstance(raw, list)
+    names = chk.strings(raw, where, nonempty=True) if listed else [raw]
+    for name in names:
+        chk.choice(name, where, MEASURES)
+        if name in RUN_MEASURES and not has_runs:
+            raise chk.fail(f"{where}: {name} is a run measure and needs the runs block")
+    return names, listed
+
+
+def _roundings(chk: _Checker, extra: dict[str, Any], where: str) -> tuple[list[str], bool]:
+    """(roundings, listed): the column's optional rounding list; absent = half_even."""
+    if "rounding" not in extra:
+        return ["half_even"], False
+    names = chk.strings(extra["rounding"], f"{where}.rounding", nonempty=True)
+    for name in names:
+        chk.choice(name, f"{where}.rounding", ROUNDINGS)
+    return names, True
+
+
+def _types(chk: _Checker, raw: Any, table: str, columns: list[str]) -> dict[str, str] | None:
+    """The declared types of a CSV leaderboard (every column, exactly); None for parquet."""
+    is_csv = table.endswith(".csv")
+    if raw is None:
+        if is_csv:
+            raise chk.fail("leaderboard.types is missing: a .csv leaderboard declares its types")
+        return None
+    if not is_csv:
+        raise chk.fail("leaderboard.types is for a .csv leaderboard; parquet has a schema")
+    if not isinstance(raw, dict) or not all(isinstance(k, str) for k in raw):
+        raise chk.fail("leaderboard.types must map column names to types")
+    for name in columns:
+        if name not in raw:
+            raise chk.fail(f"leaderboard.types gives no type for column '{name}'")
+    for name, kind in raw.items():
+        if name not in columns:
+            raise chk.fail(f"leaderboard.types names '{name}', which the prereg does not classify")
+        chk.choice(kind, f"leaderboard.types.{name}", CSV_TYPES)
+    return dict(raw)
+
+
 def _leaderboard(
-    chk: _Checker, raw: Any, policies: dict[str, Policy], tolerances: dict[str, Tolerance]
+    chk: _Checker,
+    raw: Any,
+    policies: dict[str, Policy],
+    tolerances: dict[str, Tolerance],
+    has_runs: bool,
 ) -> Leaderboard | None:
     if raw is None:
         return None
+    raw, lb_extra = _optional(raw, _LEADERBOARD_OPTIONAL)
     spec = chk.block(raw, "leaderboard", _LEADERBOARD)
     table = chk.file(spec["table"], "leaderboard.table")
     row_key = chk.columns(spec["row_key"], "leaderboard.row_key", nonempty=True)
@@ -375,14 +469,16 @@ def _leaderboard(
         if name in seen:
             raise chk.fail(f"column '{name}' is classified more than once")
         seen.add(name)
+    named = list(dict.fromkeys([*row_key, *structural, *no_ante, *measured_raw]))
+    types = _types(chk, lb_extra.get("types"), table, named)
     measured: dict[str, Measured] = {}
     for name, col_raw in measured_raw.items():
         where = f"leaderboard.columns.measured.{name}"
+        col_raw, extra = _optional(col_raw, _MEASURED_OPTIONAL)
         col = chk.block(col_raw, where, _MEASURED)
-        measure = chk.choice(col["measure"], f"{where}.measure", MEASURES)
+        measures, many = _measures(chk, col["measure"], f"{where}.measure", has_runs)
+        roundings, rounded = _roundings(chk, extra, where)
         listed = chk.strings(col["policies"], f"{where}.policies", nonempty=True)
-        if len(set(listed)) != len(listed):
-            raise chk.fail(f"{where}.policies lists a policy twice")
         for policy in listed:
             if policy not in policies:
                 raise chk.fail(f"{where}.policies: unknown policy '{policy}'")
@@ -400,11 +496,32 @@ def _leaderboard(
             if tname not in tolerances:
                 raise chk.fail(f"{where}.row_tolerances.{row_id}: unknown tolerance '{tname}'")
             row_tols[row_id] = tolerances[tname]
-        measured[name] = Measured(name, measure, tuple(listed), tolerances[tol_name], row_tols)
-    return Leaderboard(table, tuple(row_key), tuple(structural), tuple(no_ante), measured)
+        grids = [tolerances[tol_name], *row_tols.values()]
+        if any(t.exact_decimals is None for t in grids) and (types or {}).get(name) != "decimal":
+            raise chk.fail(f"{where}: exact_decimals 'published' needs a column of type decimal")
+        rules = tuple(
+            Rule(
+                policy + (f"/{measure}" if many else "") + (f"/{rounding}" if rounded else ""),
+                policy,
+                measure,
+                rounding,
+            )
+            for policy in listed
+            for measure in measures
+            for rounding in roundings
+        )
+        measured[name] = Measured(name, rules, tolerances[tol_name], row_tols)
+    if types is not None:
+        for key in row_key:
+            if types[key] != "string":
+                raise chk.fail(f"leaderboard.types.{key}: a row_key column must be string")
+        for key in measured:
+            if types[key] not in ("integer", "decimal"):
+                raise chk.fail(f"leaderboard.types.{key}: a measured column is integer or decimal")
+    return Leaderboard(table, tuple(row_key), tuple(structural), tuple(no_ante), measured, types)
 
 
-def parse(doc: Any, path: str) -> Prereg:
+def parse(doc: Any, path: str, has_runs: bool = False) -> Prereg:
     """Validate the whole document (bad_prereg on the first problem)."""
     chk = _Checker(path)
     top = chk.block(doc, "", _TOP_KEYS) if isinstance(doc, dict) else None
@@ -420,7 +537,7 @@ def parse(doc: Any, path: str) -> Prereg:
     source = _source(chk, top["source"])
     tolerances = _tolerances(chk, top["tolerances"])
     policies = _policies(chk, top["policies"], source.kind)
-    leaderboard = _leaderboard(chk, top["leaderboard"], policies, tolerances)
+    leaderboard = _leaderboard(chk, top["leaderboard"], policies, tolerances, has_runs)
     scale = chk.integer(top["scale"], "scale", 1)
     if top["rounding"] != "half_even":
         raise chk.fail("rounding must be half_even")
@@ -428,7 +545,8 @@ def parse(doc: Any, path: str) -> Prereg:
     boot = chk.integer(top["bootstrap_draws"], "bootstrap_draws", 1, _MAX_DRAWS)
     nulls = chk.integer(top["null_draws"], "null_draws", 1, _MAX_DRAWS)
     controls = top["controls"]
-    if not isinstance(controls, dict) or controls:
-        raise chk.fail("controls must be {}: trials v1 defines no controls")
-    # `compare` is the referee's: present (checked above), not read here.
+    if not isinstance(controls, dict):
+        raise chk.fail("controls must be a mapping")
+    # `controls` and `compare` are the referee's: present (checked above), not read
+    # here; a control's perturbed bundle is recomputed like any other.
     return Prereg(source, leaderboard, policies, scale, seed, boot, nulls)

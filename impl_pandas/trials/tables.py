@@ -128,8 +128,8 @@ def leaderboard_types(table: Table, board: Leaderboard) -> None:
     """bad_type: row_key columns not string, measured columns not integer or floating."""
     for name in board.row_key:
         _want_kind(table, name, (STRING,), "row_key")
-    for name in board.measured:
-        _want_kind(table, name, NUMERIC_KINDS, "measured")
+    for name in board.measured:  # a CSV column declared decimal is a published number too
+        _want_kind(table, name, (*NUMERIC_KINDS, "decimal"), "measured")
 
 
 def source_types(table: Table, source: Source) -> None:

@@ -22,9 +22,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prereg", required=True, help="preregistration YAML (trials v1)")
     parser.add_argument("--bundle", required=True, help="bundle directory")
     parser.add_argument("--out", required=True, help="output directory")
+    parser.add_argument("--lock", default=None, help="lock/files.json: the bytes to read")
     args = parser.parse_args(argv)
+    from ..locked import LockedBundle
+
     try:
-        run(args.prereg, args.bundle, args.out)
+        with LockedBundle(args.bundle, args.lock) as bundle:
+            run(args.prereg, bundle, args.out)
     except InputError as err:
         return report(err)
     except OSError as exc:

@@ -8,9 +8,13 @@ from fractions import Fraction
 from typing import Any
 
 from ..values import format_float, format_fraction, published_decimal
-from .spec import Board, Measured, Tolerance
+from .grid import binary_digits, cell_closure, is_switch_point, to_grid
+from .spec import OVER_RUNS, Board, Measured, Recipe, Tolerance
 from .stats import EntryStats
 from .tables import LeaderboardData
+
+# (entry, policy) -> run measure -> value (section 16.3), as overruns.compute gives it
+OverRuns = dict[str, dict[str, dict[str, float | None]]]
 
 NO_DATA = "no_data"
 DIVERGENT = "divergent"
@@ -54,11 +58,6 @@ RECOVERY_ROWS_HEADER = [
 ]
 
 
-def _round(q: Fraction, decimals: int) -> int:
-    """q * 10**decimals rounded half to even, as an integer."""
-    return round(q * 10**decimals)
-
-
 def is_integer_tier(tier: str) -> bool:
     return tier.isdigit()
 
@@ -71,19 +70,23 @@ class Published:
     not_published: bool
 
 
-def published(value: Any, typ: Any) -> Published:
-    """Read as in cells v1; null and NaN are not published, infinities are a divergent claim."""
+def published(value: Any, typ: Any, text: bool = False) -> Published:
+    """Read as in cells v1; null and NaN are not published, infinities are a divergent claim.
+
+    `text`: a CSV column typed decimal, whose value is the printed text."""
     if value is None:
         return Published(None, True)
+    if text:
+        return Published(Fraction(value), False)
     if isinstance(value, float) and math.isnan(value):
         return Published(None, True)
     return Published(published_decimal(value, typ), False)
 
 
-def tier(p: Fraction, r: Fraction, tol: Tolerance) -> str:
-    """Cells v1: tier 0 if equal rounded to d decimals, else first k with |P - R| <= t_k."""
-    d = tol.exact_decimals
-    if _round(p, d) == _round(r, d):
+def tier(p: Fraction, r: Fraction, tol: Tolerance, d: int, rule: str = "half_even") -> str:
+    """Tier 0 if P and R land on one grid point under `rule`, else the first k with
+    |P - R| <= t_k."""
+    if to_grid(p, d, rule) == to_grid(r, d, rule):
         return "0"
     diff = abs(p - r)
     for k, t in enumerate(tol.tiers, start=1):
@@ -92,11 +95,12 @@ def tier(p: Fraction, r: Fraction, tol: Tolerance) -> str:
     return DIVERGENT
 
 
-def certain_tier(p: Fraction, r: Fraction, b: Fraction, tol: Tolerance) -> str:
+def certain_tier(
+    p: Fraction, r: Fraction, b: Fraction, tol: Tolerance, d: int, rule: str = "half_even"
+) -> str:
     """The tier that holds for every value in [R - b, R + b]."""
-    d = tol.exact_decimals
-    c = _round(p, d)
-    if _round(r - b, d) == c and _round(r + b, d) == c:
+    c = to_grid(p, d, rule)
+    if to_grid(r - b, d, rule) == c and to_grid(r + b, d, rule) == c:
         return "0"
     diff = abs(p - r)
     for k, t in enumerate(tol.tiers, start=1):
@@ -104,44 +108,89 @@ def certain_tier(p: Fraction, r: Fraction, b: Fraction, tol: Tolerance) -> str:
             return str(k)
     far = not tol.tiers or diff > b + tol.tiers[-1]
     if far:
-        centre = Fraction(c, 10**d)
-        h = Fraction(1, 2) / Fraction(10) ** d
-        lo = max(r - b, centre - h)
-        hi = min(r + b, centre + h)
-        if lo > hi or (lo == hi and _round(lo, d) != c):
+        low, high = cell_closure(c, d, rule)
+        lo = max(r - b, low)
+        hi = min(r + b, high)
+        if lo > hi or (lo == hi and to_grid(lo, d, rule) != c):
             return DIVERGENT
     return UNDETERMINED
 
 
+def printed_decimals(text: str) -> int:
+    """How many digits the published text prints after its point."""
+    point = text.find(".")
+    return 0 if point < 0 else len(text) - point - 1
+
+
+def recomputed_text(r: float, d: int, rule: str) -> str:
+    """Six decimals, or every binary digit when the six-decimal text (d < 6) or the value
+    sits where the rule switches, so the reader sees on which side it lies."""
+    six = format_float(r)
+    switch = (d < 6 and is_switch_point(Fraction(six), d, rule)) or is_switch_point(
+        Fraction(r), d, rule
+    )
+    return binary_digits(r) if switch else six
+
+
 @dataclass(frozen=True)
 class Cell:
-    """One measured cell under one policy."""
+    """One measured cell under one recipe."""
 
-    policy: str
+    policy: str  # the recipe's label
     recomputed: float | None
     abs_diff: Fraction | None
     tier: str
     bound: float | None
     certain: str
+    shown: str = ""
 
 
-def judge_cell(pub: Published, r: float | None, b: float, tol: Tolerance, policy: str) -> Cell:
-    """Tier and certain tier of one (row, column, policy)."""
-    if pub.not_published:  # before no data: a not-published cell is never no_data
-        return Cell(policy, r, None, NOT_PUBLISHED, None if r is None else b, NOT_PUBLISHED)
+def judge_cell(
+    pub: Published, r: float | None, b: float, tol: Tolerance, recipe: Recipe, d: int
+) -> Cell:
+    """Tier and certain tier of one (row, column, recipe)."""
+    policy = recipe.label
+    if pub.not_published:  # never no_data (section 8), whether or not R exists
+        if r is None:
+            return Cell(policy, None, None, NOT_PUBLISHED, None, NOT_PUBLISHED)
+        return Cell(
+            policy, r, None, NOT_PUBLISHED, b, NOT_PUBLISHED, recomputed_text(r, d, recipe.rounding)
+        )
     if r is None:
         return Cell(policy, None, None, NO_DATA, None, NO_DATA)
+    shown = recomputed_text(r, d, recipe.rounding)
     if pub.value is None:  # a published infinity: a claim no finite value meets
-        return Cell(policy, r, None, DIVERGENT, b, DIVERGENT)
+        return Cell(policy, r, None, DIVERGENT, b, DIVERGENT, shown)
     rq = Fraction(r)
+    rule = recipe.rounding
     return Cell(
         policy,
         r,
         abs(pub.value - rq),
-        tier(pub.value, rq, tol),
+        tier(pub.value, rq, tol, d, rule),
         b,
-        certain_tier(pub.value, rq, Fraction(b), tol),
+        certain_tier(pub.value, rq, Fraction(b), tol, d, rule),
+        shown,
     )
+
+
+def recipe_value(
+    recipe: Recipe,
+    entry: str,
+    stats: dict[tuple[str, str], EntryStats],
+    over_runs: OverRuns,
+) -> tuple[float | None, float]:
+    """(value, bound) of one entry under a recipe; run measures have bound 0."""
+    if recipe.measure in OVER_RUNS:
+        return over_runs.get(entry, {}).get(recipe.policy, {}).get(recipe.measure), 0.0
+    st = stats.get((entry, recipe.policy))
+    if st is None:
+        return None, 0.0
+    return st.measure(recipe.measure), st.bound(recipe.measure)
+
+
+def cell_grid(tol: Tolerance, shown_published: str) -> int:
+    return printed_decimals(shown_published) if tol.exact_decimals is None else tol.exact_decimals
 
 
 def row_tolerance(m: Measured, row_id: str) -> Tolerance:
@@ -152,22 +201,25 @@ Judged = dict[str, list[list[Cell]]]  # column -> canonical row -> cells (listed
 
 
 def judge(
-    board: Board, lb: LeaderboardData, stats: dict[tuple[str, str], EntryStats]
+    board: Board,
+    lb: LeaderboardData,
+    stats: dict[tuple[str, str], EntryStats],
+    over_runs: OverRuns,
 ) -> tuple[Judged, dict[str, list[Published]]]:
     """Every measured cell, and the published values per column (canonical row order)."""
     judged: Judged = {}
     pubs: dict[str, list[Published]] = {}
     for name, m in board.measured.items():
-        pubs[name] = [published(v, lb.types[name]) for v in lb.values[name]]
+        text = name in lb.text_numbers
+        pubs[name] = [published(v, lb.types[name], text) for v in lb.values[name]]
         rows: list[list[Cell]] = []
         for j, rid in enumerate(lb.row_ids):
             tol = row_tolerance(m, rid)
+            d = cell_grid(tol, lb.shown[name][j])
             cells: list[Cell] = []
-            for p in m.policies:
-                st = stats.get((rid, p))
-                r = None if st is None else st.measure(m.measure)
-                b = 0.0 if st is None else st.bound(m.measure)
-                cells.append(judge_cell(pubs[name][j], r, b, tol, p))
+            for recipe in m.recipes:
+                r, b = recipe_value(recipe, rid, stats, over_runs)
+                cells.append(judge_cell(pubs[name][j], r, b, tol, recipe, d))
             rows.append(cells)
         judged[name] = rows
     return judged, pubs
@@ -203,7 +255,7 @@ def cells_rows(board: Board, lb: LeaderboardData, judged: Judged) -> list[list[s
                         kind,
                         c.policy,
                         shown,
-                        _f(c.recomputed),
+                        c.shown,
                         diff,
                         c.tier,
                         _f(c.bound),

@@ -5,7 +5,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import nullcount
-from .judge import Judged, Published, is_integer_tier, row_tolerance, tier
+from .judge import (
+    Judged,
+    OverRuns,
+    Published,
+    cell_grid,
+    is_integer_tier,
+    recipe_value,
+    row_tolerance,
+    tier,
+)
 from .spec import Board
 from .stats import EntryStats
 from .tables import LeaderboardData
@@ -21,6 +30,7 @@ def _masks(
     lb: LeaderboardData,
     pubs: list[Published],
     stats: dict[tuple[str, str], EntryStats],
+    over_runs: OverRuns,
 ) -> list[int]:
     """Bit k of mask j: row j's published value (and tolerance) is reproduced by row k's values."""
     m = board.measured[column]
@@ -28,9 +38,8 @@ def _masks(
     recomputed: list[list[Fraction | None]] = []
     for rid in lb.row_ids:
         values: list[Fraction | None] = []
-        for p in m.policies:
-            st = stats.get((rid, p))
-            r = None if st is None else st.measure(m.measure)
+        for recipe in m.recipes:
+            r = recipe_value(recipe, rid, stats, over_runs)[0]
             values.append(None if r is None else Fraction(r))
         recomputed.append(values)
     masks: list[int] = []
@@ -39,10 +48,11 @@ def _masks(
         mask = 0
         if not pub.not_published and pub.value is not None:
             tol = row_tolerance(m, lb.row_ids[j])
+            d = cell_grid(tol, lb.shown[column][j])
             for k in range(n):
                 if any(
-                    r is not None and is_integer_tier(tier(pub.value, r, tol))
-                    for r in recomputed[k]
+                    r is not None and is_integer_tier(tier(pub.value, r, tol, d, recipe.rounding))
+                    for recipe, r in zip(m.recipes, recomputed[k], strict=True)
                 ):
                     mask |= 1 << k
         masks.append(mask)
@@ -57,13 +67,14 @@ def nulls_rows(
     stats: dict[tuple[str, str], EntryStats],
     seed: int,
     draws: int,
+    over_runs: OverRuns,
 ) -> tuple[list[list[str]], list[list[str]]]:
     """Rows of nulls.csv (one per measured column, by name) and of null_hist.csv."""
     rows: list[list[str]] = []
     hist: list[list[str]] = []
     n = len(lb.row_ids)
     for column in sorted(board.measured):
-        masks = _masks(board, column, lb, pubs[column], stats)
+        masks = _masks(board, column, lb, pubs[column], stats, over_runs)
         observed = sum(
             1
             for j in range(n)

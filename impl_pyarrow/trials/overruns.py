@@ -62,7 +62,9 @@ def compute(
     need = ("run", "task", "copy", "status", "reward", "tb_run", "attempt")
     for name in need:
         if name not in table.column_names:
-            fail("missing_column", "trials.parquet", f"column {name!r} is missing (runs block)")
+            raise fail(
+                "missing_column", "trials.parquet", f"column {name!r} is missing (runs block)"
+            )
     cols = {n: table.column(n).to_pylist() for n in need}
     S = float(scale)
     by_attempt = block["unit"] == "attempt"
@@ -105,21 +107,24 @@ def compute(
                     ]
                 )
                 continue
-            rates = [Fraction(math.fsum(vs)) / len(vs) for _, vs in sorted(reps[e].items())]
+            # each replicate's rate and the pooled rate are doubles: fsum / count
+            rate_d = [math.fsum(vs) / len(vs) for _, vs in sorted(reps[e].items())]
+            rates = [Fraction(x) for x in rate_d]
             r = len(rates)
             n = len(allv)
             mean_r = sum(rates, Fraction(0)) / r
             ss = sum(((x - mean_r) ** 2 for x in rates), Fraction(0))
-            p = Fraction(math.fsum(allv)) / n
+            p_d = math.fsum(allv) / n
+            p = Fraction(p_d)
             cl = sum(
-                ((sum(Fraction(v) for v in vs) - p * len(vs)) ** 2 for vs in tasks[e].values()),
+                ((Fraction(math.fsum(vs)) - p * len(vs)) ** 2 for vs in tasks[e].values()),
                 Fraction(0),
             )
             c = len(tasks[e])
-            got["run_mean"] = float(mean_r) * S
+            got["run_mean"] = (math.fsum(rate_d) / r) * S
             got["se_runs_sample"] = _sqrt_q(ss / (r - 1) / r) * S if r > 1 else None
             got["se_runs_population"] = _sqrt_q(ss / r / r) * S if r > 1 else None
-            got["pooled_rate"] = float(p) * S
+            got["pooled_rate"] = p_d * S
             got["se_binomial_pooled"] = _sqrt_q(p * (1 - p) / n) * S
             got["se_clustered_tasks"] = _sqrt_q(cl / (n * n)) * S
             got["se_clustered_tasks_inspect"] = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..read import bundle_path
 from ..values import format_float
 from ..write import render_csv, write_outputs
-from . import overruns, spec, tables
+from . import csvtable, overruns, spec, tables
 from .errors import fail
 from .judge import (
     CELLS_HEADER,
@@ -132,11 +132,16 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     for path in (lb_path, src_path):
         if path is not None and not tables.is_regular_file(path):
             raise fail("missing_file", path, "no such regular file")
-    lb_file = None if lb_path is None else tables.open_parquet(lb_path)
-    lb_table = None if lb_file is None or lb_path is None else tables.read_table(lb_file, lb_path)
+    if lb_path is not None and lb_path.endswith(".csv"):  # text until its declared types apply
+        lb_table = csvtable.read_text_table(lb_path)
+    else:
+        lb_file = None if lb_path is None else tables.open_parquet(lb_path)
+        lb_table = (
+            None if lb_file is None or lb_path is None else tables.read_table(lb_file, lb_path)
+        )
     src_file = tables.open_parquet(src_path)
 
-    pr = spec.validate(doc, prereg_path)
+    pr = spec.validate(doc, prereg_path, runs_declared=runs_raw is not None)
     runs_block = overruns.read_block(runs_raw, prereg_path)
     src = pr.source
     board = pr.leaderboard
@@ -148,8 +153,14 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         tables.undeclared_column(board, lb_table.column_names, lb_path)
         tables.duplicate_column(lb_table.column_names, lb_path)
     tables.duplicate_column(src_names, src_path)
+    text_numbers: frozenset[str] = frozenset()
     if board is not None and lb_table is not None and lb_path is not None:
-        tables.leaderboard_types(board, lb_table.schema, lb_path)
+        if board.column_types is not None:
+            lb_table = csvtable.typed(lb_table, board.column_types, lb_path)
+            text_numbers = frozenset(
+                c for c, kind in board.column_types.items() if kind == "decimal"
+            )
+        tables.leaderboard_types(board, lb_table.schema, lb_path, text_numbers)
     tables.source_types(src, src_file.schema_arrow, src_path)
     optional = [c for c in tables.OPTIONAL_TRIAL_COLUMNS if src.kind == "trials" and c in src_names]
     src_table = tables.read_table(src_file, src_path, tables.source_names(src) + optional)
@@ -174,7 +185,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         tables.no_duplicates(lb_ids, lb_path, "row id")
     tables.no_duplicates(src_keys, src_path, what)
     if board is not None and lb_table is not None and lb_path is not None:
-        lb_data = tables.leaderboard_data(lb_table, lb_ids)
+        lb_data = tables.leaderboard_data(lb_table, lb_ids, text_numbers)
         tables.unknown_rows(pr, lb_data, lb_path)
 
     per_task: dict[tuple[str, str], list[TaskValue]] = {}
@@ -206,18 +217,24 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
 
     runs_out: list[list[str]] = []
     pk_out: list[list[str]] = []
+    over_runs: dict[str, dict[str, dict[str, float | None]]] = {}
     if runs_block is not None and src.kind != "registry":
-        names = [n for n in ("run", "task", "copy", "status", "reward", "tb_run", "attempt")
-                 if n in src_names]
-        runs_out, pk_out, _ = overruns.compute(
+        names = [
+            n
+            for n in ("run", "task", "copy", "status", "reward", "tb_run", "attempt")
+            if n in src_names
+        ]
+        runs_out, pk_out, over_runs = overruns.compute(
             tables.read_table(src_file, src_path, names), pr.policies, runs_block, pr.scale
         )
     if board is not None and lb_data is not None:
-        judged, pubs = judge(board, lb_data, stats)
+        judged, pubs = judge(board, lb_data, stats, over_runs)
         cells_out = cells_rows(board, lb_data, judged)
         census_out = census_rows(board, lb_data, judged, pubs)
         rec_out, rec_rows_out = recovery_rows(board, lb_data, judged, pubs)
-        null_out, hist_out = nulls_rows(board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws)
+        null_out, hist_out = nulls_rows(
+            board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws, over_runs
+        )
     else:
         cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
     return {

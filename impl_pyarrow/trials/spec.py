@@ -12,7 +12,26 @@ from typing import Any
 from ..plain_yaml import load_plain
 from .errors import TrialInputError, fail
 
-MEASURES: tuple[str, ...] = ("reward_macro", "reward_ci95", "pass_macro", "pass_ci95", "task_count")
+PER_TASK_MEASURES: tuple[str, ...] = (
+    "reward_macro",
+    "reward_ci95",
+    "pass_macro",
+    "pass_ci95",
+    "task_count",
+)
+# Section 16.3: measures over the runs inside an entry; only with a `runs` block.
+OVER_RUNS: tuple[str, ...] = (
+    "run_mean",
+    "se_runs_sample",
+    "se_runs_population",
+    "pooled_rate",
+    "se_binomial_pooled",
+    "se_clustered_tasks",
+    "se_clustered_tasks_inspect",
+)
+MEASURES: tuple[str, ...] = PER_TASK_MEASURES + OVER_RUNS
+ROUNDING_RULES: tuple[str, ...] = ("half_even", "half_up", "down")
+COLUMN_TYPES: tuple[str, ...] = ("string", "integer", "decimal", "boolean")
 BUILT_IN: dict[str, dict[str, Any]] = {
     "attempted": {
         "select": "all",
@@ -91,10 +110,11 @@ MAX_DRAWS = 1_000_000
 
 @dataclass(frozen=True)
 class Tolerance:
-    """Exact decimals for tier 0, then thresholds t1 < t2 < ... (exact decimals)."""
+    """Exact decimals for tier 0 (None: as many as the published text prints), then
+    thresholds t1 < t2 < ... (exact decimals)."""
 
     name: str
-    exact_decimals: int
+    exact_decimals: int | None
     tiers: tuple[Fraction, ...]
 
 
@@ -132,12 +152,21 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Recipe:
+    """(policy, measure, rounding) and the label the output files give it."""
+
+    label: str
+    policy: str
+    measure: str
+    rounding: str
+
+
+@dataclass(frozen=True)
 class Measured:
-    """A measured leaderboard column."""
+    """A measured leaderboard column: every recipe it is judged under."""
 
     name: str
-    measure: str
-    policies: tuple[str, ...]
+    recipes: tuple[Recipe, ...]
     tolerance: Tolerance
     row_tolerances: dict[str, Tolerance]
 
@@ -151,6 +180,7 @@ class Board:
     structural: tuple[str, ...]
     no_antecedent: tuple[str, ...]
     measured: dict[str, Measured]
+    column_types: dict[str, str] | None = None  # declared for a .csv table, else None
 
 
 @dataclass(frozen=True)
@@ -291,7 +321,11 @@ def _tolerances(raw: Any, path: str) -> dict[str, Tolerance]:
             raise _bad(path, "a tolerance name is not a string")
         w = f"tolerances.{name}."
         spec = _keys(spec, TOLERANCE_KEYS, path, w)
-        decimals = _int(spec, "exact_decimals", path, w, 0, 12)
+        decimals = (
+            None
+            if spec["exact_decimals"] == "published"
+            else _int(spec, "exact_decimals", path, w, 0, 12)
+        )
         tiers_raw = spec["tiers"]
         if not isinstance(tiers_raw, list):
             raise _bad(path, f"key {w}tiers is not a list")
@@ -386,13 +420,55 @@ def _policies(raw: Any, kind: str, path: str) -> dict[str, Policy]:
     return out
 
 
+def _labels(values: Any, allowed: tuple[str, ...], path: str, where: str) -> tuple[str, ...]:
+    """A non-empty list of distinct names, each one of `allowed`."""
+    if not isinstance(values, list) or not values:
+        raise _bad(path, f"key {where} is not a non-empty list")
+    if len(set(map(repr, values))) != len(values):
+        raise _bad(path, f"key {where} lists a name twice")
+    for v in values:
+        if not isinstance(v, str) or v not in allowed:
+            raise _bad(path, f"key {where} holds {v!r}, not one of {', '.join(allowed)}")
+    return tuple(values)
+
+
+def _column_types(
+    b: dict[Any, Any], table: str, classified: list[str], path: str
+) -> dict[str, str] | None:
+    csv_table = table.endswith(".csv")
+    if "types" not in b:
+        if csv_table:
+            raise _bad(path, "a .csv leaderboard needs leaderboard.types (nothing is guessed)")
+        return None
+    if not csv_table:
+        raise _bad(path, "leaderboard.types applies to a .csv table only")
+    raw = b["types"]
+    if not isinstance(raw, dict):
+        raise _bad(path, "key leaderboard.types is not a mapping")
+    missing = [c for c in classified if c not in raw]
+    if missing:
+        raise _bad(path, f"leaderboard.types has no type for {missing[0]!r}")
+    for col, typ in raw.items():
+        if col not in classified:
+            raise _bad(path, f"leaderboard.types names {col!r}, which is not classified")
+        if typ not in COLUMN_TYPES:
+            raise _bad(path, f"leaderboard.types.{col} is not one of {', '.join(COLUMN_TYPES)}")
+    return dict(raw)
+
+
 def _board(
-    raw: Any, policies: dict[str, Policy], tolerances: dict[str, Tolerance], path: str
+    raw: Any,
+    policies: dict[str, Policy],
+    tolerances: dict[str, Tolerance],
+    path: str,
+    runs_declared: bool,
 ) -> Board | None:
     if raw is None:
         return None
     w = "leaderboard."
-    b = _keys(raw, LEADERBOARD_KEYS, path, w)
+    if not isinstance(raw, dict):
+        raise _bad(path, "key leaderboard is neither null nor a mapping")
+    b = _keys({k: v for k, v in raw.items() if k != "types"}, LEADERBOARD_KEYS, path, w)
     table = _string(b, "table", path, w)
     row_key = _strings(b, "row_key", path, w, non_empty=True)
     cw = "leaderboard.columns."
@@ -409,11 +485,31 @@ def _board(
         if name in seen:
             raise _bad(path, f"column {name!r} is classified twice")
         seen.add(name)
+    classified = list(row_key) + [c for c in seen if c not in row_key]
+    types = _column_types(raw, table, classified, path)
     measured: dict[str, Measured] = {}
-    for name, spec in measured_raw.items():
+    for name, spec_raw in measured_raw.items():
         mw = f"{cw}measured.{name}."
-        spec = _keys(spec, MEASURED_KEYS, path, mw)
-        measure = _choice(spec, "measure", MEASURES, path, mw)
+        if not isinstance(spec_raw, dict):
+            raise _bad(path, f"key {mw[:-1]} is not a mapping")
+        spec = _keys(
+            {k: v for k, v in spec_raw.items() if k != "rounding"}, MEASURED_KEYS, path, mw
+        )
+        listed_measures = isinstance(spec["measure"], list)
+        measures = (
+            _labels(spec["measure"], MEASURES, path, f"{mw}measure")
+            if listed_measures
+            else (_choice(spec, "measure", MEASURES, path, mw),)
+        )
+        needs_runs = [m for m in measures if m in OVER_RUNS]
+        if needs_runs and not runs_declared:
+            raise _bad(path, f"column {name}: {needs_runs[0]} is taken over runs: no runs block")
+        listed_rounding = "rounding" in spec_raw
+        roundings = (
+            _labels(spec_raw["rounding"], ROUNDING_RULES, path, f"{mw}rounding")
+            if listed_rounding
+            else ("half_even",)
+        )
         pols = _strings(spec, "policies", path, mw, non_empty=True)
         for p in pols:
             if p not in policies:
@@ -431,23 +527,45 @@ def _board(
             if tname not in tolerances:
                 raise _bad(path, f"column {name}: unknown tolerance {tname!r}")
             row_tols[rid] = tolerances[tname]
+        uses_text_grid = any(
+            t.exact_decimals is None for t in (tolerances[tol_name], *row_tols.values())
+        )
+        if uses_text_grid and (types is None or types[name] != "decimal"):
+            raise _bad(path, f"column {name}: a 'published' grid needs the column typed decimal")
+        recipes = []
+        for p in pols:
+            for m in measures:
+                for r in roundings:
+                    label = p
+                    if listed_measures:
+                        label += "/" + m
+                    if listed_rounding:
+                        label += "/" + r
+                    recipes.append(Recipe(label=label, policy=p, measure=m, rounding=r))
         measured[name] = Measured(
             name=name,
-            measure=measure,
-            policies=pols,
+            recipes=tuple(recipes),
             tolerance=tolerances[tol_name],
             row_tolerances=row_tols,
         )
+    if types is not None:
+        for col in row_key:
+            if types[col] != "string":
+                raise _bad(path, f"row_key column {col!r} must be typed string")
+        for col in measured:
+            if types[col] not in ("integer", "decimal"):
+                raise _bad(path, f"measured column {col!r} must be typed integer or decimal")
     return Board(
         table=table,
         row_key=row_key,
         structural=structural,
         no_antecedent=no_antecedent,
         measured=measured,
+        column_types=types,
     )
 
 
-def validate(doc: Any, path: str) -> TrialsPrereg:
+def validate(doc: Any, path: str, runs_declared: bool = False) -> TrialsPrereg:
     """Every key of section 4; bad_prereg on the first problem."""
     doc = _keys(doc, TOP_KEYS, path, "")
     _const(doc, "version", 1, path)
@@ -463,16 +581,17 @@ def validate(doc: Any, path: str) -> TrialsPrereg:
     seed = _int(doc, "seed", path, "", 0)
     boot = _int(doc, "bootstrap_draws", path, "", 1, MAX_DRAWS)
     nulls = _int(doc, "null_draws", path, "", 1, MAX_DRAWS)
-    controls = doc["controls"]
-    if not isinstance(controls, dict) or controls:
-        raise _bad(path, "key controls must be {} (trials v1 defines no controls)")
+    # The controls are the referee's (it perturbs the bundle; this program only
+    # recomputes what it is given): the key must be a mapping, its entries unread.
+    if not isinstance(doc["controls"], dict):
+        raise _bad(path, "key controls is not a mapping")
     if doc["compare"] is not None and not isinstance(doc["compare"], dict):
         raise _bad(path, "key compare is neither null nor a mapping")
     policies = dict(declared)
     if source.kind == "trials":
         for bname, spec in BUILT_IN.items():
             policies[bname] = Policy(name=bname, **spec)
-    board = _board(doc["leaderboard"], policies, tolerances, path)
+    board = _board(doc["leaderboard"], policies, tolerances, path, runs_declared)
     return TrialsPrereg(
         path=path,
         source=source,

@@ -120,12 +120,16 @@ def _expect(schema: pa.Schema, name: str, ok: bool, what: str, path: str) -> Non
         raise fail("bad_type", path, f"column {name!r} has type {typ}, expected {what}")
 
 
-def leaderboard_types(board: Board, schema: pa.Schema, path: str) -> None:
-    """bad_type: row_key columns not string, measured columns not integer or floating."""
+def leaderboard_types(
+    board: Board, schema: pa.Schema, path: str, text_numbers: frozenset[str] = frozenset()
+) -> None:
+    """bad_type: row_key columns not string, measured columns not integer or floating
+    (or, in a CSV, declared decimal: text_numbers)."""
     for name in board.row_key:
         _expect(schema, name, _is_string(schema.field(name).type), "string", path)
     for name in board.measured:
-        _expect(schema, name, _is_number(schema.field(name).type), "integer or floating", path)
+        ok = name in text_numbers or _is_number(schema.field(name).type)
+        _expect(schema, name, ok, "integer or floating", path)
 
 
 def source_types(src: Source, schema: pa.Schema, path: str) -> None:
@@ -190,9 +194,12 @@ class LeaderboardData:
     row_ids: list[str]
     values: dict[str, list[Any]]
     shown: dict[str, list[str]]
+    text_numbers: frozenset[str] = frozenset()  # CSV columns typed decimal: numbers as text
 
 
-def leaderboard_data(table: pa.Table, ids: list[str]) -> LeaderboardData:
+def leaderboard_data(
+    table: pa.Table, ids: list[str], text_numbers: frozenset[str] = frozenset()
+) -> LeaderboardData:
     """Rows sorted by row id (ids already checked unique)."""
     names = table.column_names
     types = {f.name: f.type for f in table.schema}
@@ -201,7 +208,12 @@ def leaderboard_data(table: pa.Table, ids: list[str]) -> LeaderboardData:
     values = {n: [raw[n][i] for i in order] for n in names}
     shown = {n: [format_value(v, types[n]) for v in values[n]] for n in names}
     return LeaderboardData(
-        names=names, types=types, row_ids=[ids[i] for i in order], values=values, shown=shown
+        names=names,
+        types=types,
+        row_ids=[ids[i] for i in order],
+        values=values,
+        shown=shown,
+        text_numbers=text_numbers,
     )
 
 

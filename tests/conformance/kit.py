@@ -48,6 +48,7 @@ IMPLS = ("pandas", "pyarrow")
 COMMANDS = ("contestants", "lock", "verify-ledger", "snakemake")
 OUTPUTS = ("cells.csv", "census.csv", "nulls.csv")
 LEDGER = "results/demo/ledger.jsonl"
+SNAKEMAKE_PROFILE_NOTICE = "Using workflow specific profile "
 
 
 @dataclass
@@ -224,7 +225,12 @@ class Outcome:
 
     @property
     def lines(self) -> list[str]:
-        return [x for x in self.stderr.splitlines() if x.strip()]
+        """stderr's lines, less Snakemake's own notice that it read profiles/default."""
+        return [
+            x
+            for x in self.stderr.splitlines()
+            if x.strip() and not x.startswith(SNAKEMAKE_PROFILE_NOTICE)
+        ]
 
     @property
     def error_class(self) -> str | None:

@@ -39,8 +39,8 @@ rule report:
     log:
         f"{RES}/logs/report.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit report --res {params.res} --out {params.out}"
-        " > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit report --res {params.res:q} --out {params.out:q}"
+        " > {log:q} 2>&1"
 
 
 rule annex:

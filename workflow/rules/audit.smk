@@ -13,8 +13,8 @@ rule agree:
     log:
         f"{RES}/logs/agree.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit agree --a {params.a} --b {params.b}"
-        " --names pandas pyarrow --out-json {output.json} --out-md {output.md} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit agree --a {params.a:q} --b {params.b:q}"
+        " --names pandas pyarrow --out-json {output.json:q} --out-md {output.md:q} 2>&1 | tee {log:q}"
 
 
 rule census:
@@ -35,9 +35,9 @@ rule census:
     log:
         f"{RES}/logs/census.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit census --agreement {input.agreement}"
-        " --cells {params.cells} --prereg {input.prereg} --lock {input.lock}"
-        " --out-dir {params.out} > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit census --agreement {input.agreement:q}"
+        " --cells {params.cells:q} --prereg {input.prereg:q} --lock {input.lock:q}"
+        " --out-dir {params.out:q} > {log:q} 2>&1"
 
 
 rule record_outputs:
@@ -69,5 +69,5 @@ rule record_outputs:
     log:
         f"{RES}/logs/record_outputs.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit record {input.outputs:q}"
-        " --events {output:q} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit record {input.outputs:q}"
+        " --events {output:q} 2>&1 | tee {log:q}"

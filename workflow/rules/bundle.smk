@@ -8,4 +8,4 @@ rule demo_bundle:
     log:
         "results/logs/demo_bundle.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit demo-bundle --out {params.out} > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit demo-bundle --out {params.out:q} > {log:q} 2>&1"

@@ -16,22 +16,26 @@ SRC = workflow.basedir  # the repository: packages and environments live here
 ARM = config["arm"]
 RES = f"results/{ARM}"
 BUNDLE = config["bundle"].rstrip("/")
+HF_URI = BUNDLE if BUNDLE.startswith("hf://") else None  # fetched by the rule fetch_hf
+if HF_URI:
+    BUNDLE = f"{RES}/bundle/hf"
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]
-RUN_FILES = ["cells", "census", "reproduce", "nulls", "null_hist"]  # a recompute run's files
+RUN_FILES = ["cells", "census", "reproduce", "chance", "nulls", "null_hist"]  # a recompute run's files
 
 SEAT = config["seat"]
 if SEAT == "second":
     # A second seat reruns the first seat's locked method, on a bundle that
     # must match the first seat's lock (checked by the lock rule).
     ANNEX, PREREG, PREREG_BLAKE3 = second_seat(config)
-    EXPECT_BUNDLE = f"--expect-bundle {shlex.quote(ANNEX + '/lock/lock.json')}"
+    EXPECT_BUNDLE = ["--expect-bundle", f"{ANNEX}/lock/lock.json"]  # arguments, each quoted
 else:
     PREREG = config["prereg"]
     PREREG_BLAKE3 = config["prereg_blake3"]
-    EXPECT_BUNDLE = ""
+    EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
+check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 from audit.errors import AuditError as _AuditError
 from audit.prereg import load as _load_prereg
 
@@ -57,8 +61,13 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
         _config_source("null_shards"),
         f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
     )
-check_bundle(BUNDLE, BUNDLE_FILES.values(), built_by_rule="results/demo-bundle")
-clear_stale_locks()  # a killed run resumes with the usual command
+check_bundle(
+    BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
+)
+check_writable(RES)  # unwritable: before any job, nothing removed
+check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in BUNDLE_FILES.values())])  # clock_skew
+hold_run_lock()  # one run per folder; a killed run resumes with the usual command
+check_envs(IMPLS)  # an environment that lost files is synced again
 
 
 wildcard_constraints:

@@ -7,6 +7,7 @@
 rule control_predict:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
     output:
@@ -18,9 +19,9 @@ rule control_predict:
     log:
         f"{RES}/logs/control_predict_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m controls predict --prereg {input.prereg}"
-        " --bundle {params.bundle} --control {wildcards.control}"
-        " --out-prediction {output.prediction} --out-selection {output.selection} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --lock {input.files:q} --control {wildcards.control:q}"
+        " --out-prediction {output.prediction:q} --out-selection {output.selection:q} 2>&1 | tee {log:q}"
 
 
 rule control_stamp:
@@ -34,8 +35,8 @@ rule control_stamp:
     log:
         f"{RES}/logs/control_stamp_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit stamp {input.prediction:q} {input.selection:q}"
-        " --events {output:q} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit stamp {input.prediction:q} {input.selection:q}"
+        " --events {output:q} 2>&1 | tee {log:q}"
 
 
 rule control_perturb:
@@ -44,6 +45,7 @@ rule control_perturb:
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
         selection=f"{RES}/controls/{{control}}/selection.json",
         prereg=f"{RES}/lock/prereg.yaml",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
     output:
@@ -57,9 +59,9 @@ rule control_perturb:
     log:
         f"{RES}/logs/control_perturb_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m controls perturb --prereg {input.prereg}"
-        " --bundle {params.bundle} --selection {input.selection} --prediction {input.prediction}"
-        " --stamp {input.stamp} --events {output.events:q} --out {params.out} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --lock {input.files:q} --selection {input.selection:q} --prediction {input.prediction:q}"
+        " --stamp {input.stamp:q} --events {output.events:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
 
 rule control_recompute_pandas:
@@ -80,8 +82,8 @@ rule control_recompute_pandas:
     log:
         f"{RES}/logs/control_recompute_pandas_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pandas --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
 
 
 rule control_recompute_pyarrow:
@@ -102,8 +104,8 @@ rule control_recompute_pyarrow:
     log:
         f"{RES}/logs/control_recompute_pyarrow_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pyarrow --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
 
 
 rule control_check:
@@ -118,18 +120,19 @@ rule control_check:
         json=f"{RES}/controls/{{control}}/verdict.json",
     params:
         src=src,
-        before=lambda w, input: " ".join(
-            f"--before {i} {Path(f).parent}" for i, f in zip(IMPLS, input.before)
-        ),
-        after=lambda w, input: " ".join(
-            f"--after {i} {Path(f).parent}" for i, f in zip(IMPLS, input.after)
-        ),
+        # argument lists: `:q` quotes each element on its own
+        before=lambda w, input: [
+            a for i, f in zip(IMPLS, input.before) for a in ("--before", i, str(Path(f).parent))
+        ],
+        after=lambda w, input: [
+            a for i, f in zip(IMPLS, input.after) for a in ("--after", i, str(Path(f).parent))
+        ],
     log:
         f"{RES}/logs/control_check_{{control}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m controls check --selection {input.selection}"
-        " --prediction {input.prediction} --stamp {input.stamp} {params.before} {params.after}"
-        " --out-csv {output.csv} --out-json {output.json} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m controls check --selection {input.selection:q}"
+        " --prediction {input.prediction:q} --stamp {input.stamp:q} {params.before:q} {params.after:q}"
+        " --out-csv {output.csv:q} --out-json {output.json:q} 2>&1 | tee {log:q}"
 
 
 rule controls_summary:
@@ -144,5 +147,5 @@ rule controls_summary:
     log:
         f"{RES}/logs/controls_summary.log",
     shell:
-        "PYTHONPATH={params.src} python -m controls summary --verdicts {input.verdicts}"
-        " --checks {input.checks} --out-csv {output.csv} --out-md {output.md} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m controls summary --verdicts {input.verdicts:q}"
+        " --checks {input.checks:q} --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q}"

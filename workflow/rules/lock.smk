@@ -17,6 +17,6 @@ rule lock:
     log:
         f"{RES}/logs/lock.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit lock --prereg {input.prereg}"
-        " --expected-blake3 {params.expected} --bundle {params.bundle}"
-        " --out-dir {params.out} --events {output.events:q} {params.expect_bundle} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q}"
+        " --expected-blake3 {params.expected:q} --bundle {params.bundle:q}"
+        " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q}"

@@ -3,11 +3,15 @@
 # the bundle's files. A refusal is one line on stderr, `error[<class>]: <file>:
 # <detail>`, exit status 2, and nothing written. The lock rule checks the
 # prereg's hash again when it runs, against a change made in between.
-# Last, clear_stale_locks() lets the usual command resume a run that was killed.
+# hold_run_lock() refuses a second run while one is alive in the folder, and lets
+# the usual command resume a run that was killed.
+import datetime
 import fcntl
 import json
 import os
+import re
 import sys
+import time
 
 import blake3
 import jsonschema
@@ -27,9 +31,11 @@ def refuse(kind, file, detail):
 
 def _config_source(key):
     """Where a top-level config key was set: --config, or the last config file naming it."""
-    if key is not None and key in (workflow.config_settings.overwrite_config or {}):
+    if key is not None and key in (workflow.config_settings.config or {}):  # --config only
         return "--config"
-    for f in reversed(workflow.configfiles):
+    given = [str(f) for f in workflow.config_settings.configfiles]  # --configfile: these win
+    others = [str(f) for f in workflow.configfiles if str(f) not in given]
+    for f in [*reversed(given), *reversed(others)]:
         try:
             with open(f, encoding="utf-8") as fh:
                 if key in (yaml.safe_load(fh) or {}):
@@ -46,6 +52,11 @@ def check_config(cfg):
         schema = yaml.safe_load(fh)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(map(str, e.absolute_path)))
+    # The clone's own path is in every job's command and in input paths: the
+    # check as a bundle path (the schema's properties.bundle).
+    paths = schema["properties"]["bundle"]
+    if not re.fullmatch(paths["pattern"], workflow.basedir):
+        refuse("bad_config", repr(workflow.basedir), f"the repository's folder: {paths['$comment']}")
     if not errors:
         return
     err = errors[0]
@@ -56,6 +67,10 @@ def check_config(cfg):
         refuse("bad_config", _config_source(key), f"unknown option {key!r}")
     where = key if key is not None else "(top level)"
     message = err.message if len(err.message) < 200 else err.message[:197] + "..."
+    comment = schema.get("properties", {}).get(key, {}).get("$comment")
+    if comment and err.validator in ("pattern", "not", "maxLength"):
+        shown = repr(err.instance) if len(repr(err.instance)) < 120 else repr(err.instance)[:117] + "..."
+        message = f"{shown}: {comment}"  # repr: a newline or a quote stays visible, on one line
     refuse("bad_config", _config_source(key), f"at {where}: {message}")
 
 
@@ -77,6 +92,28 @@ def check_prereg(prereg, expected):
         )
 
 
+def check_arm(res, arm, blake3_now):
+    """arm_locked: an arm holds one method. Once results/<arm>/lock/lock.json exists,
+    a run whose prereg has another blake3 is refused before any job, so the first
+    arm's lock, ledger and annex are never replaced."""
+    path = Path(res, "lock", "lock.json")
+    if not path.is_file():
+        return
+    try:
+        locked = json.loads(path.read_text(encoding="utf-8"))["prereg"]["blake3"]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        refuse("unreadable", path, f"the arm's lock cannot be read ({type(e).__name__})")
+    if locked != blake3_now:
+        refuse(
+            "arm_locked",
+            path,
+            f"arm {arm!r} is locked to the prereg with blake3 {locked}, and this run's prereg"
+            f" has blake3 {blake3_now}; a changed method is a new arm: run it under a new arm"
+            f" name (for an amendment, say arm: {arm}-amendment-1); the locked arm is never"
+            " overwritten",
+        )
+
+
 def check_bundle(bundle, files, built_by_rule):
     """missing_file for a bundle folder or file that is not there (unless a rule builds it)."""
     if bundle == built_by_rule:
@@ -88,34 +125,152 @@ def check_bundle(bundle, files, built_by_rule):
             refuse("missing_file", f"{bundle}/{name}", "no such file in the bundle folder")
 
 
+def _folders(top):
+    """top and every folder under it (none when top does not exist)."""
+    if not Path(top).is_dir():
+        return []
+    return [Path(top)] + sorted(Path(d, n) for d, dirs, _ in os.walk(top) for n in dirs)
+
+
+def check_writable(res, state=".snakemake"):
+    """unwritable: a results folder this run could not write (a read-only mount, an
+    immutable folder, its permissions), refused before any job. A job that fails
+    to write has its outputs removed by Snakemake; refused here, nothing is run,
+    written or removed. Only looked at (os.access), never written to: a probe file
+    would change the folders' times. A job started as a process of its own (a
+    cluster node) belongs to a run that was checked: it checks nothing."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
+    wanted = [Path("."), Path(state), Path("results"), *_folders("results/envs"), *_folders(res)]
+    for d in wanted:
+        if d.exists() and not os.access(d, os.W_OK | os.X_OK):
+            refuse(
+                "unwritable",
+                d,
+                "this run cannot write here (a read-only mount, an immutable folder or its"
+                " permissions); nothing was run or removed",
+            )
+    for f in (Path(res, "ledger.jsonl"),):
+        if f.exists() and not os.access(f, os.W_OK):
+            refuse("unwritable", f, "this run cannot write the ledger; nothing was run or removed")
+
+
+CLOCK_SLACK = 5  # seconds a file's time may run ahead of this machine's clock
+
+
+def check_clock(res, inputs):
+    """clock_skew: a file in the arm's folder, or an input, modified after now.
+    Files stamped by a clock that ran ahead (or this machine's clock set back)
+    look newer than what was built from them, so Snakemake would run those jobs
+    again and replace outputs the ledger recorded. Refused before any job; not
+    in a job started as a process of its own (a cluster node's clock may differ
+    by seconds from the one that started the run)."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
+    now = time.time()
+    files = [Path(d, n) for d, _, names in os.walk(res) for n in names]  # none if res is absent
+    for f in [*map(Path, inputs), *files]:
+        try:
+            mtime = f.stat().st_mtime
+        except OSError:
+            continue
+        if mtime > now + CLOCK_SLACK:
+            when = datetime.datetime.fromtimestamp(mtime, datetime.timezone.utc)
+            refuse(
+                "clock_skew",
+                f,
+                f"modified {when:%Y-%m-%dT%H:%M:%SZ}, {mtime - now:.0f} s after this machine's"
+                " clock: set the clock right (or the file's time, `touch` it: the ledger"
+                " records its bytes, not its time) and run again; nothing was run or removed",
+            )
+
+
 _GUARD = []  # the open lock file, kept for the life of this process
 
 
-def clear_stale_locks(state=".snakemake"):
-    """Let the usual command resume after a run killed by a signal or a power loss.
+def _holder(fh):
+    """Who holds the run lock, as its holder wrote it (pid, start time, command)."""
+    fh.seek(0)
+    try:
+        who = json.loads(fh.read() or "{}")
+    except ValueError:
+        who = {}
+    return who if isinstance(who, dict) else {}
 
-    Snakemake's own lock files outlive a killed run, and it then refuses every
-    run until `--unlock`. This process takes an exclusive flock on
-    .snakemake/secondseat.lock and keeps it until it exits; the kernel drops it
-    when the holder dies, even by SIGKILL. Holding it proves that no other run of
-    this workflow is alive in this folder, so the Snakemake locks found are stale
-    and are removed, as `--unlock` would. When another process holds it, nothing
-    is touched and Snakemake's lock decides as usual (a second run is refused).
+
+def hold_run_lock(state=".snakemake"):
+    """One run per folder: refuse a second run while one is alive; resume a dead one.
+
+    This process takes an exclusive flock on .snakemake/secondseat.lock and
+    keeps it until it exits; the kernel drops it when the holder dies, even by
+    SIGKILL. Holding it proves that no other run of this workflow is alive in
+    this folder (whatever its arm), so the Snakemake locks found are stale (a
+    run killed by a signal or a power loss) and are removed, as `--unlock`
+    would. When another process holds it, this run is refused at once, naming
+    the holder, and nothing is touched: its Snakemake locks are never removed.
     Interrupted jobs leave no partial outputs: every program writes through a
-    temporary file renamed into place, so their jobs simply run again."""
+    temporary file renamed into place, so their jobs simply run again.
+    Jobs that Snakemake starts as processes of their own (a cluster, a
+    subprocess) read this file again: they belong to the run holding the lock."""
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
     Path(state).mkdir(exist_ok=True)
-    fh = open(Path(state) / "secondseat.lock", "a+")  # noqa: SIM115 - held until exit
+    path = Path(state) / "secondseat.lock"
+    fh = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until exit
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
+        who = _holder(fh)
         fh.close()
-        return
+        refuse(
+            "busy",
+            path,
+            f"another run is alive in this folder (pid {who.get('pid', '?')},"
+            f" started {who.get('started', '?')}, arm {who.get('arm', '?')}); wait for it"
+            " to end or stop it: two runs in one folder would mix their records",
+        )
+    fh.seek(0)
+    fh.truncate()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    fh.write(json.dumps({"pid": os.getpid(), "started": started, "arm": config.get("arm")}))
+    fh.flush()
     _GUARD.append(fh)
     stale = sorted(Path(state, "locks").glob("*.lock"))
     for f in stale:
         f.unlink()
     if stale:
-        print(f"note: removed {len(stale)} stale Snakemake lock(s) left by a killed run")
+        print(f"note: removed {len(stale)} stale Snakemake lock(s) left by a dead run")
+
+
+def check_envs(impls):
+    """A contestant's environment whose marker no longer vouches for it (files lost
+    since its sync: an interrupted sync elsewhere, a deleted package) loses its
+    marker, so the impl_env rule syncs and checks it again (audit.envs)."""
+    from audit.envs import stale_marker  # the repository is on sys.path: the Snakefile's folder
+
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
+    for impl in impls:
+        marker = Path("results", "envs", f"impl-{impl}.synced")
+        if marker.is_file():
+            why = stale_marker(marker, Path(workflow.basedir, ".venvs", f"impl-{impl}"))
+            if why:
+                print(f"note: the impl-{impl} environment is incomplete ({why}); syncing it again")
+                marker.unlink()
+
+
+def print_run_summary():
+    """What the end of a run prints, from the files this run built (no shell)."""
+    files = [f"{RES}/census.txt"]
+    files += [f"{RES}/compare/compare.txt"] if KIND == "trials" else [f"{RES}/controls.csv"]
+    for f in files:
+        if Path(f).is_file():
+            print(Path(f).read_text(encoding="utf-8"), end="")
+    readme = Path(RES, "annex", "README.md")
+    if readme.is_file():
+        for line in readme.read_text(encoding="utf-8").splitlines():
+            if line.startswith("Annex head"):
+                print(line)
 
 
 def second_seat(cfg):

@@ -11,19 +11,19 @@ rule impl_env:
         "results/envs/impl-{impl}.synced",
     params:
         src=src,
+        venv=lambda w: f"{SRC}/.venvs/impl-{w.impl}",
     log:
         "results/logs/impl_env_{impl}.log",
     shell:
-        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
-        " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
-        " --compile-bytecode"
-        " > {log} 2>&1 && touch {output}"
+        "PYTHONPATH={params.src:q} python -m audit.envs sync --project {params.src:q}"
+        " --venv {params.venv:q} --group impl-{wildcards.impl:q} --marker {output:q} > {log:q} 2>&1"
 
 
 rule recompute_pandas:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
         env="results/envs/impl-pandas.synced",
@@ -31,6 +31,7 @@ rule recompute_pandas:
         cells=f"{RES}/recompute/pandas/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pandas/run{{run}}/census.csv",
         table=f"{RES}/recompute/pandas/run{{run}}/reproduce.csv",
+        chance=f"{RES}/recompute/pandas/run{{run}}/chance.csv",
     params:
         src=src,
         python=impl_python("pandas"),
@@ -39,14 +40,15 @@ rule recompute_pandas:
     log:
         f"{RES}/logs/recompute_pandas_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_pandas --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pandas --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
 
 
 rule recompute_pyarrow:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
+        files=f"{RES}/lock/files.json",
         leaderboard=bundle_file("leaderboard"),
         instances=bundle_file("instances"),
         env="results/envs/impl-pyarrow.synced",
@@ -54,6 +56,7 @@ rule recompute_pyarrow:
         cells=f"{RES}/recompute/pyarrow/run{{run}}/cells.csv",
         census=f"{RES}/recompute/pyarrow/run{{run}}/census.csv",
         table=f"{RES}/recompute/pyarrow/run{{run}}/reproduce.csv",
+        chance=f"{RES}/recompute/pyarrow/run{{run}}/chance.csv",
     params:
         src=src,
         python=impl_python("pyarrow"),
@@ -62,8 +65,8 @@ rule recompute_pyarrow:
     log:
         f"{RES}/logs/recompute_pyarrow_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_pyarrow --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} --no-draws 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pyarrow --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
 
 
 # The permutation null's draws, in NULL_SHARDS independent jobs per run (ranges
@@ -85,9 +88,9 @@ rule null_draws:
     log:
         f"{RES}/logs/null_draws_{{impl}}_run{{run}}_{{shard}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_{wildcards.impl} null-draws"
-        " --prereg {input.prereg} --table {input.table} --draws {params.draws}"
-        " --out {output} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_{wildcards.impl:q} null-draws"
+        " --prereg {input.prereg:q} --table {input.table:q} --draws {params.draws:q}"
+        " --out {output:q} 2>&1 | tee {log:q}"
 
 
 rule null_merge:
@@ -108,9 +111,9 @@ rule null_merge:
     log:
         f"{RES}/logs/null_merge_{{impl}}_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} -m impl_{wildcards.impl} null-merge"
-        " --prereg {input.prereg} --table {input.table} --out {params.out} {input.parts}"
-        " 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} -m impl_{wildcards.impl:q} null-merge"
+        " --prereg {input.prereg:q} --table {input.table:q} --out {params.out:q} {input.parts:q}"
+        " 2>&1 | tee {log:q}"
 
 
 rule same_runs:
@@ -124,5 +127,5 @@ rule same_runs:
     log:
         f"{RES}/logs/same_runs_{{impl}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit same-runs {params.runs} --out {output}"
-        " 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
+        " 2>&1 | tee {log:q}"

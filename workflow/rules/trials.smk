@@ -20,7 +20,7 @@ rule adapt_trials:
     log:
         f"{RES}/logs/adapt_trials.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit adapt-trials --jobs {input.jobs:q}"
+        "PYTHONPATH={params.src:q} python -m audit adapt-trials --jobs {input.jobs:q}"
         " --format {params.fmt:q} {params.tb:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
 
@@ -38,14 +38,14 @@ rule lock_trials:
         expected=PREREG_BLAKE3,
         expect_bundle=EXPECT_BUNDLE,
         bundle=BUNDLE,
-        assembled=f"--assembled {RES}/bundle" if IS_TRIALS_SOURCE else "",
+        assembled=["--assembled", f"{RES}/bundle"] if IS_TRIALS_SOURCE else [],
         out=lambda w, output: str(Path(output.lock).parent),
     log:
         f"{RES}/logs/lock.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit lock-trials --prereg {input.prereg}"
-        " --expected-blake3 {params.expected} --bundle {params.bundle} {params.assembled}"
-        " --out-dir {params.out} --events {output.events:q} {params.expect_bundle} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit lock-trials --prereg {input.prereg:q}"
+        " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
+        " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q}"
 
 
 rule impl_env:
@@ -56,13 +56,12 @@ rule impl_env:
         "results/envs/impl-{impl}.synced",
     params:
         src=src,
+        venv=lambda w: f"{SRC}/.venvs/impl-{w.impl}",
     log:
         "results/logs/impl_env_{impl}.log",
     shell:
-        "env -u VIRTUAL_ENV UV_PROJECT_ENVIRONMENT={params.src}/.venvs/impl-{wildcards.impl}"
-        " ${{UV:-uv}} sync --project {params.src} --frozen --only-group impl-{wildcards.impl}"
-        " --compile-bytecode"
-        " > {log} 2>&1 && touch {output}"
+        "PYTHONPATH={params.src:q} python -m audit.envs sync --project {params.src:q}"
+        " --venv {params.venv:q} --group impl-{wildcards.impl:q} --marker {output:q} > {log:q} 2>&1"
 
 
 # One rule for both contestants: each runs in its own environment (impl_python),
@@ -71,6 +70,7 @@ rule recompute_trials:
     input:
         unpack(source_inputs),
         prereg=f"{RES}/lock/prereg.yaml",
+        files=f"{RES}/lock/files.json",
         env="results/envs/impl-{impl}.synced",
     output:
         expand(f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/{{f}}.csv", f=TRIAL_FILES),
@@ -83,8 +83,8 @@ rule recompute_trials:
     log:
         f"{RES}/logs/recompute_{{impl}}_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src} {params.python} {params.module} --prereg {input.prereg}"
-        " --bundle {params.bundle} --out {params.out} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
 
 rule same_runs:
@@ -98,5 +98,5 @@ rule same_runs:
     log:
         f"{RES}/logs/same_runs_{{impl}}.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit same-runs {params.runs} --out {output}"
-        " 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
+        " 2>&1 | tee {log:q}"

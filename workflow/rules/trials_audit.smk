@@ -17,8 +17,8 @@ rule agree_trials:
     log:
         f"{RES}/logs/agree.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit agree --kind trials --a {params.a} --b {params.b}"
-        " --names pandas pyarrow --out-json {output.json} --out-md {output.md} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit agree --kind trials --a {params.a:q} --b {params.b:q}"
+        " --names pandas pyarrow --out-json {output.json:q} --out-md {output.md:q} 2>&1 | tee {log:q}"
 
 
 rule census_trials:
@@ -40,9 +40,9 @@ rule census_trials:
     log:
         f"{RES}/logs/census.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit trials-census --agreement {input.agreement}"
-        " --cells {params.cells} --prereg {input.prereg} --lock {input.lock}"
-        " --out-dir {params.out} > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit trials-census --agreement {input.agreement:q}"
+        " --cells {params.cells:q} --prereg {input.prereg:q} --lock {input.lock:q}"
+        " --out-dir {params.out:q} > {log:q} 2>&1"
 
 
 rule settings_census:
@@ -59,18 +59,29 @@ rule settings_census:
     log:
         f"{RES}/logs/settings_census.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit settings-census {input.table}"
-        " --out {params.out} > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit settings-census {input.table:q}"
+        " --out {params.out:q} > {log:q} 2>&1"
 
 
 def compare_flags(wildcards):
-    """Every flag from the prereg's compare block (trials contract section 11)."""
+    """Every flag from the prereg's compare block (trials contract section 11), as
+    a list of arguments: `:q` quotes each on its own."""
     c = COMPARE
-    under = f" --under-study {','.join(c['under_study'])}" if c["under_study"] else ""
-    return (
-        f"{c['a']} {c['b']} --denominator {c['denominator']} --k {','.join(map(str, c['k']))}"
-        f" --seed {_PREREG['seed']} --draws {c['draws']}{under}{compare_policy_flags(c)}"
-    )
+    under = ["--under-study", ",".join(c["under_study"])] if c["under_study"] else []
+    return [
+        str(c["a"]),
+        str(c["b"]),
+        "--denominator",
+        str(c["denominator"]),
+        "--k",
+        ",".join(map(str, c["k"])),
+        "--seed",
+        str(_PREREG["seed"]),
+        "--draws",
+        str(c["draws"]),
+        *under,
+        *compare_policy_flags(c),
+    ]
 
 
 def compare_policy_flags(c):
@@ -94,8 +105,8 @@ rule compare_runs:
     log:
         f"{RES}/logs/compare_runs.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit compare-runs {params.flags}"
-        " --trials {input.table} --out {params.out} > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit compare-runs {params.flags:q}"
+        " --trials {input.table:q} --out {params.out:q} > {log:q} 2>&1"
 
 
 rule record_outputs_trials:
@@ -118,8 +129,8 @@ rule record_outputs_trials:
     log:
         f"{RES}/logs/record_outputs.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit record {input.outputs:q}"
-        " --events {output:q} 2>&1 | tee {log}"
+        "PYTHONPATH={params.src:q} python -m audit record {input.outputs:q}"
+        " --events {output:q} 2>&1 | tee {log:q}"
 
 
 rule report_trials:
@@ -142,15 +153,20 @@ rule report_trials:
     log:
         f"{RES}/logs/report.log",
     shell:
-        "PYTHONPATH={params.src} python -m audit trials-report --res {params.res} --out {params.out}"
-        " > {log} 2>&1"
+        "PYTHONPATH={params.src:q} python -m audit trials-report --res {params.res:q} --out {params.out:q}"
+        " > {log:q} 2>&1"
 
 
 rule annex_trials:
     input:
-        events=[f"{RES}/events/lock.json", f"{RES}/events/outputs.json"],
+        events=[
+            f"{RES}/events/lock.json",
+            *trial_control_events(),
+            f"{RES}/events/outputs.json",
+        ],
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
+        controls=[f"{RES}/controls.md"] if TRIAL_CONTROLS else [],
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",

@@ -28,13 +28,14 @@ RUNS = [1, 2]
 SEAT = config["seat"]
 if SEAT == "second":
     ANNEX, PREREG, PREREG_BLAKE3 = second_seat(config)
-    EXPECT_BUNDLE = f"--expect-bundle {shlex.quote(ANNEX + '/lock/lock.json')}"
+    EXPECT_BUNDLE = ["--expect-bundle", f"{ANNEX}/lock/lock.json"]  # arguments, each quoted
 else:
     PREREG = config["prereg"]
     PREREG_BLAKE3 = config["prereg_blake3"]
-    EXPECT_BUNDLE = ""
+    EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)
+check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 from audit.errors import AuditError as _AuditError
 from audit.prereg import load_yaml as _read_prereg
 from audit.trials_prereg import load as _load_trials_prereg
@@ -59,6 +60,10 @@ _needed += [LEADERBOARD["table"]] if LEADERBOARD else []
 check_bundle(BUNDLE, _needed, built_by_rule=None)
 if IS_TRIALS_SOURCE and not Path(BUNDLE, SOURCE["jobs"]).is_dir():
     refuse("missing_file", f"{BUNDLE}/{SOURCE['jobs']}", "no jobs directory in the bundle folder")
+check_writable(RES)  # unwritable: before any job, nothing removed
+check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in _needed)])  # clock_skew
+hold_run_lock()  # one run per folder; a killed run resumes with the usual command
+check_envs(IMPLS)  # an environment that lost files is synced again
 TRIAL_FILES = [
     "tasks",
     "entries",
@@ -87,8 +92,8 @@ def trials_module(impl):
     else the contract's `-m impl_X trials` (section 5)."""
     base = Path(SRC, f"impl_{impl}")
     if (base / "trials.py").is_file() or (base / "trials" / "__main__.py").is_file():
-        return f"-m impl_{impl}.trials"
-    return f"-m impl_{impl} trials"
+        return ["-m", f"impl_{impl}.trials"]
+    return ["-m", f"impl_{impl}", "trials"]
 
 
 def source_inputs(wildcards):

@@ -1,0 +1,69 @@
+"""The lock's side of a fetched Hugging Face bundle: no network, only the record.
+
+A bundle folder written by ``python -m audit fetch-hf`` holds ``hf-source.json``: the
+repo, the commit, and each file's sha256 with the Hub's record of it. The lock
+rehashes every recorded file and refuses one whose bytes changed (``hash_mismatch``)
+or that is gone (``missing_file``), then records repo, commit and sha256s in the lock
+and the ledger.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from audit.errors import AuditError
+
+RECORD = "hf-source.json"
+CHUNK = 1 << 20
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def git_blob_id(path: str | Path) -> str:
+    """Git's blob id of a file: sha1 of ``blob <size>\\0`` and the bytes."""
+    p = Path(path)
+    h = hashlib.sha1(f"blob {p.stat().st_size}\0".encode())
+    with p.open("rb") as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def check(bundle: str) -> dict[str, Any] | None:
+    """The source record of a fetched bundle, every file rehashed; None if not fetched."""
+    path = Path(bundle) / RECORD
+    if not path.is_file():
+        return None
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        files = record["files"]
+        repo, commit = record["repo"], record["commit"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        raise AuditError("unreadable", str(path), "not a fetch record") from None
+    for name, entry in sorted(files.items()):
+        f = Path(bundle) / name
+        if not f.is_file():
+            raise AuditError("missing_file", str(f), f"recorded in {RECORD} but not there")
+        sha = sha256_file(f)
+        if sha != entry["sha256"]:
+            raise AuditError(
+                "hash_mismatch",
+                str(f),
+                f"sha256 {sha} but {repo}@{commit} recorded {entry['sha256']}",
+            )
+    return {
+        "repo": repo,
+        "repo_type": record.get("repo_type", "dataset"),
+        "commit": commit,
+        "checked_against": record.get("checked_against"),
+        "files": {n: {"sha256": e["sha256"], "hub": e["hub"]} for n, e in sorted(files.items())},
+    }

@@ -1,0 +1,133 @@
+"""chance.csv: agreement more exact than the published precision can explain (contract).
+
+One frame of (column, row, policy) records with exact values; the per-cell
+chance probability and exactness are columns of it, and the per-column
+figures a groupby over the cells."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import gcd
+
+import numpy as np
+import pandas as pd
+
+from .cells import Judged
+from .prereg import SINGLE_VALUE, Chance
+from .recipes import Steps
+from .tiers import Exact
+
+CHANCE_HEADER = [
+    "column",
+    "candidates",
+    "certain",
+    "exact_certain",
+    "tested",
+    "exact_beyond",
+    "expected",
+    "p_cell_max",
+    "p_value",
+    "constructed",
+]
+
+
+def decimals(x: Fraction) -> int:
+    """Printed decimals of an exact decimal: the larger power of 2 or 5 in its denominator."""
+    den = x.denominator
+    twos = (den & -den).bit_length() - 1
+    fives = 0
+    while den % 5 == 0:
+        den //= 5
+        fives += 1
+    return max(twos, fives)
+
+
+def policy_probability(
+    pub: Fraction, step: Fraction | None, eps: Fraction, at_least: int
+) -> Fraction:
+    """Chance of landing within epsilon of the published grid point (contract)."""
+    d = max(decimals(pub), at_least)
+    continuous = 2 * eps * max(Fraction(1), abs(pub)) * 10**d
+    lattice = Fraction(0)
+    if step is not None:
+        lattice = Fraction(gcd(step.denominator, step.numerator * 10**d), step.denominator)
+    return min(Fraction(1), max(lattice, continuous))
+
+
+def count_tail(chances: list[Fraction], x: int) -> Fraction:
+    """P(at least x of independent cells land), exactly: the count's distribution is the
+    product of the polynomials (1 - p) + p t (a binomial when every p is the same)."""
+    if x <= 0:
+        return Fraction(1)
+    dist = np.array([Fraction(1)], dtype=object)
+    for p in chances:
+        dist = np.convolve(dist, np.array([1 - p, p], dtype=object))
+    return sum(dist[x:], Fraction(0))
+
+
+def _records(judged: dict[str, Judged], steps: Steps, eps: Fraction) -> pd.DataFrame:
+    """One record per (column, row, policy) with a published number and a recomputed value."""
+    rows: list[dict[str, object]] = []
+    for name, jd in judged.items():
+        if jd.col.recipe == SINGLE_VALUE:
+            continue
+        assert jd.col.tolerance is not None
+        at_least = jd.col.tolerance.exact_decimals
+        for i, pub in enumerate(jd.pubs):
+            if not isinstance(pub, Exact):
+                continue
+            for policy in jd.col.policies:
+                rec = jd.recs[i][policy]
+                if rec is None:
+                    continue
+                step = steps[name][i][policy]
+                rows.append(
+                    {
+                        "column": name,
+                        "row": i,
+                        "value": rec.value,
+                        "step": step,
+                        "p": policy_probability(pub.value, step, eps, at_least),
+                        "exact": abs(pub.value - rec.value) <= eps * max(1, abs(pub.value)),
+                    }
+                )
+    frame = pd.DataFrame(rows, columns=["column", "row", "value", "step", "p", "exact"])
+    # policies that give the same value on the same lattice are one chance, not two
+    return frame.drop_duplicates(subset=["column", "row", "value", "step"])
+
+
+def _fmt(x: Fraction) -> str:
+    return f"{float(x):.6e}"
+
+
+def rows(judged: dict[str, Judged], steps: Steps, chance: Chance) -> list[list[str]]:
+    """One line per measured column (sorted by name)."""
+    frame = _records(judged, steps, chance.epsilon)
+    cells = frame.groupby(["column", "row"], sort=True).agg(
+        p=("p", lambda ps: min(Fraction(1), sum(ps, Fraction(0)))), exact=("exact", "any")
+    )
+    cells["certain"] = cells["p"] >= 1
+    out: list[list[str]] = []
+    for name in sorted(judged):
+        col = cells.loc[name] if name in cells.index.get_level_values(0) else cells.iloc[0:0]
+        certain = col[col["certain"]]
+        tested = col[~col["certain"]]
+        x = int(tested["exact"].sum())
+        p_max = max(tested["p"], default=Fraction(0))
+        p_value = count_tail(list(tested["p"]), x)
+        flagged = x > 0 and p_value < chance.threshold
+        out.append(
+            [
+                name,
+                str(len(col)),
+                str(len(certain)),
+                str(int(certain["exact"].sum())),
+                str(len(tested)),
+                str(x),
+                _fmt(sum(tested["p"], Fraction(0))),
+                _fmt(p_max),
+                _fmt(p_value),
+                "yes" if flagged else "no",
+            ]
+        )
+    return out

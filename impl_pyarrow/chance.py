@@ -1,0 +1,133 @@
+"""Agreement beyond chance (contract): per measured column, the cells that equal the
+published value more exactly than its printed decimals and the recipe's lattice explain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import gcd
+from typing import Any
+
+from .cells import Leaderboard, published_key
+from .prereg import Prereg
+from .recipes import Lattice, Recomputed
+
+CHANCE_HEADER = [
+    "column",
+    "candidates",
+    "certain",
+    "exact_certain",
+    "tested",
+    "exact_beyond",
+    "expected",
+    "p_cell_max",
+    "p_value",
+    "constructed",
+]
+
+
+def grid_decimals(published: Fraction) -> int:
+    """The decimals the published value prints: the least d with published * 10**d whole."""
+    d = 0
+    while (published * 10**d).denominator != 1:
+        d += 1
+    return d
+
+
+def chance_of(
+    published: Fraction, step: Fraction | None, epsilon: Fraction, min_decimals: int
+) -> Fraction:
+    """max(share of the lattice on the grid, 2 epsilon max(1, |P|) / grid step), at most 1."""
+    scale = 10 ** max(grid_decimals(published), min_decimals)  # one over the grid step
+    p = 2 * epsilon * max(abs(published), Fraction(1)) * scale
+    if step is not None:
+        # points k * a / b lie on the grid when k * a * scale / b is whole: one k in
+        # b / gcd(b, a * scale)
+        a, b = step.numerator, step.denominator
+        p = max(p, Fraction(gcd(b, a * scale), b))
+    return p if p < 1 else Fraction(1)
+
+
+def upper_tail(chances: list[Fraction], x: int) -> Fraction:
+    """P(at least x cells land) for independent cells with these chances, exactly.
+
+    below[k] = P(exactly k landed so far) for k < x, cell by cell; the answer is one
+    minus their sum at the end (a binomial's tail when all chances are equal)."""
+    if x <= 0:
+        return Fraction(1)
+    below = [Fraction(1)] + [Fraction(0)] * (x - 1)
+    for p in chances:
+        for k in range(x - 1, 0, -1):
+            below[k] = below[k] * (1 - p) + below[k - 1] * p
+        below[0] *= 1 - p
+    return 1 - sum(below)
+
+
+@dataclass
+class _Column:
+    certain: int = 0
+    exact_certain: int = 0
+    tested: int = 0
+    exact_beyond: int = 0
+    expected: Fraction = Fraction(0)
+    p_max: Fraction = Fraction(0)
+    chances: list[Fraction] = field(default_factory=list)
+
+
+def _e(x: Fraction) -> str:
+    return format(float(x), ".6e")
+
+
+def chance_rows(pr: Prereg, lb: Leaderboard, rec: Recomputed, lattice: Lattice) -> list[list[Any]]:
+    """Lines of chance.csv, columns by name."""
+    eps = pr.chance.epsilon
+    out: list[list[Any]] = []
+    for name in sorted(pr.measured):
+        m = pr.measured[name]
+        acc = _Column()
+        if m.recipe != "single_value":
+            assert m.tolerance is not None
+            for j in range(len(lb.row_ids)):
+                published = published_key(m, lb, j)
+                if published is None:
+                    continue
+                chances: dict[tuple[float, Fraction | None], Fraction] = {}
+                exact = False
+                for p in m.policies:
+                    r = rec[name][j][p]
+                    if r is None:
+                        continue
+                    # the same value on the same lattice under two policies is one chance
+                    chances[(r, lattice[name][j][p])] = chance_of(
+                        published, lattice[name][j][p], eps, m.tolerance.exact_decimals
+                    )
+                    exact = exact or abs(published - Fraction(r)) <= eps * max(abs(published), 1)
+                if not chances:
+                    continue
+                cell = min(sum(chances.values(), Fraction(0)), Fraction(1))
+                if cell == 1:
+                    acc.certain += 1
+                    acc.exact_certain += exact
+                else:
+                    acc.tested += 1
+                    acc.exact_beyond += exact
+                    acc.expected += cell
+                    acc.p_max = max(acc.p_max, cell)
+                    acc.chances.append(cell)
+        p_value = upper_tail(acc.chances, acc.exact_beyond)
+        flagged = acc.exact_beyond > 0 and p_value < pr.chance.threshold
+        out.append(
+            [
+                name,
+                acc.certain + acc.tested,
+                acc.certain,
+                acc.exact_certain,
+                acc.tested,
+                acc.exact_beyond,
+                _e(acc.expected),
+                _e(acc.p_max),
+                _e(p_value),
+                "yes" if flagged else "no",
+            ]
+        )
+    return out

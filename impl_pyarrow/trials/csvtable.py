@@ -1,0 +1,74 @@
+"""A CSV leaderboard (trials contract section 4.3) with pyarrow.csv: every field read
+as a string (no inference), the header taken from the first row so that repeated names
+survive; the prereg's declared types then applied with pyarrow.compute."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+
+from .errors import fail
+
+# a typed field must match in full; an empty field is null whatever the type
+FIELD_FORMS = {
+    "integer": "^-?[0-9]+$",
+    "decimal": "^-?[0-9]+(\\.[0-9]+)?$",
+    "boolean": "^(true|false)$",
+}
+
+
+def read_text_table(path: str) -> pa.Table:
+    """The CSV as a table of strings named by its header; unreadable for a byte-order mark,
+    bytes that are not UTF-8, bad quoting, no header, or a row of another width."""
+    try:
+        with open(path, "rb") as fh:
+            if fh.read(3) == b"\xef\xbb\xbf":
+                raise fail("unreadable", path, "starts with a byte-order mark")
+        read = pcsv.ReadOptions(autogenerate_column_names=True)
+        parse = pcsv.ParseOptions(newlines_in_values=True)
+        with pcsv.open_csv(path, read_options=read, parse_options=parse) as probe:
+            width = probe.schema.names
+        convert = pcsv.ConvertOptions(
+            column_types={n: pa.string() for n in width},
+            strings_can_be_null=False,
+            quoted_strings_can_be_null=False,
+        )
+        raw = pcsv.read_csv(path, read_options=read, parse_options=parse, convert_options=convert)
+    except OSError as exc:
+        raise fail("unreadable", path, f"cannot read: {exc.strerror or exc}") from None
+    except (ValueError, pa.ArrowException) as exc:
+        raise fail("unreadable", path, f"not a readable CSV file: {exc}") from None
+    if raw.num_rows == 0:
+        raise fail("unreadable", path, "no header line")
+    header = [raw.column(i)[0].as_py() for i in range(raw.num_columns)]
+    body = raw.slice(1)
+    return pa.Table.from_arrays([body.column(i) for i in range(raw.num_columns)], names=header)
+
+
+def typed(table: pa.Table, types: dict[str, str], path: str) -> pa.Table:
+    """Each column as its declared type: string and decimal stay text (a decimal keeps
+    the digits it prints), integer becomes int64, boolean bool; bad_type for a field that
+    is not of its type."""
+    arrays = []
+    for name in table.column_names:
+        col = table.column(name)
+        blank = pc.equal(col, "")
+        kind = types[name]
+        if kind in FIELD_FORMS:
+            ok = pc.or_(pc.match_substring_regex(col, FIELD_FORMS[kind]), blank)
+            if not pc.all(ok).as_py():
+                row = ok.to_pylist().index(False)
+                raise fail(
+                    "bad_type",
+                    path,
+                    f"column {name!r} is declared {kind}; row {row} holds {col[row].as_py()!r}",
+                )
+        as_null = pc.if_else(blank, pa.scalar(None, pa.string()), col)
+        if kind == "integer":
+            arrays.append(pc.cast(as_null, pa.int64()))
+        elif kind == "boolean":
+            arrays.append(pc.equal(as_null, "true"))
+        else:
+            arrays.append(as_null)
+    return pa.Table.from_arrays(arrays, names=table.column_names)

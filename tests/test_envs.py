@@ -1,0 +1,112 @@
+"""A contestant's environment is trusted only once it is complete (audit.envs).
+
+An interrupted ``uv sync`` can leave a distribution's metadata without its
+files: uv then reports the environment in sync (``uv sync --check`` exits 0)
+and the contestant dies on ``ModuleNotFoundError``. Before this check, the
+impl_env rule ran ``uv sync && touch marker``, so the next run marked such an
+environment synced and trusted it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from audit import envs
+from tests.conftest import ROOT, SNAKEMAKE, clone_repo
+
+MARKER = "results/envs/impl-pandas.synced"
+
+
+def _fake_venv(root: Path) -> Path:
+    """A venv with one distribution whose RECORD lists two files, sizes 3 and 5."""
+    sp = root / "lib" / "python3.11" / "site-packages"
+    (sp / "pkg").mkdir(parents=True)
+    (sp / "pkg" / "__init__.py").write_bytes(b"x=1")
+    (sp / "pkg" / "core.py").write_bytes(b"y = 2")
+    info = sp / "pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "RECORD").write_text(
+        "pkg/__init__.py,sha256=abc,3\npkg/core.py,sha256=def,5\npkg-1.0.dist-info/RECORD,,\n"
+    )
+    return root
+
+
+def test_a_complete_environment_has_no_problem(tmp_path: Path) -> None:
+    venv = _fake_venv(tmp_path / "v")
+    assert envs.incomplete(venv) == []
+    assert envs.distributions(venv) == ["pkg-1.0.dist-info"]
+
+
+def test_a_missing_or_short_file_is_found(tmp_path: Path) -> None:
+    venv = _fake_venv(tmp_path / "v")
+    sp = venv / "lib" / "python3.11" / "site-packages"
+    (sp / "pkg" / "__init__.py").unlink()
+    (sp / "pkg" / "core.py").write_bytes(b"y")  # cut short: 1 byte where RECORD says 5
+    assert envs.incomplete(venv) == [
+        "pkg-1.0.dist-info: pkg/__init__.py is missing",
+        "pkg-1.0.dist-info: pkg/core.py has 1 bytes, not 5",
+    ]
+
+
+def test_a_marker_naming_a_removed_distribution_is_stale(tmp_path: Path) -> None:
+    venv = _fake_venv(tmp_path / "v")
+    marker = tmp_path / "m.synced"
+    marker.write_text(json.dumps({"distributions": ["pkg-1.0.dist-info"]}))
+    assert envs.stale_marker(marker, venv) is None
+    shutil.rmtree(venv / "lib" / "python3.11" / "site-packages" / "pkg-1.0.dist-info")
+    assert envs.stale_marker(marker, venv).startswith("pkg-1.0.dist-info is not installed")
+
+
+def _numpy(clone: Path) -> subprocess.CompletedProcess:
+    python = clone / ".venvs" / "impl-pandas" / "bin" / "python"
+    return subprocess.run(
+        [str(python), "-c", "import numpy, pandas"], capture_output=True, text=True, check=False
+    )
+
+
+def _env_rule(clone: Path, work: Path) -> subprocess.CompletedProcess:
+    (work / "config").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(ROOT / "config" / "config.yaml", work / "config" / "config.yaml")
+    argv = [SNAKEMAKE, "--snakefile", str(clone / "Snakefile"), "--directory", str(work)]
+    return subprocess.run(
+        [*argv, "--cores", "1", MARKER, "--config", f"prereg={clone / 'prereg' / 'demo.yaml'}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_a_half_environment_is_synced_again(tmp_path: Path) -> None:
+    # A clone of its own, so its environment can be broken without touching the
+    # repository's. The impl_env rule makes it from uv's cache.
+    clone = clone_repo(tmp_path / "clone")
+    work = tmp_path / "work"
+    p = _env_rule(clone, work)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert _numpy(clone).returncode == 0
+    numpy = next((clone / ".venvs" / "impl-pandas").glob("lib/python*/site-packages/numpy"))
+
+    # 1. A sync interrupted midway: numpy's metadata is there, its package is not,
+    #    and no marker was written. uv takes the environment as in sync.
+    shutil.rmtree(numpy)
+    (work / MARKER).unlink()
+    assert "No module named 'numpy'" in _numpy(clone).stderr
+    p = _env_rule(clone, work)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert _numpy(clone).returncode == 0, "the marker was written on a half environment"
+
+    # 2. A marker left by a complete sync, and the environment broken since (one
+    #    file of numpy gone): the run that starts drops the marker and syncs again.
+    (numpy / "__init__.py").unlink()
+    p = _env_rule(clone, work)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "environment is incomplete" in p.stdout + p.stderr
+    assert _numpy(clone).returncode == 0
+    assert json.loads((work / MARKER).read_text())["group"] == "impl-pandas"

@@ -1,0 +1,111 @@
+"""What is computed is what was locked: a bundle file swapped after the lock is refused.
+
+The swap keeps the file's modification time, so nothing but its bytes tells it
+apart. Every job that reads a bundle file (each contestant, each control's
+prediction and perturbation) is tried on its own; then the whole DAG, locked
+first, is run again after the swap.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from audit.files import file_blake3
+from tests.conftest import ROOT, impl_python, run, run_audit, run_dag
+
+
+def _swap(path: Path) -> tuple[str, str]:
+    """Replace the file by other content, keeping its mtime; return (old, new) blake3."""
+    old = file_blake3(path)
+    st = path.stat()
+    df = pl.read_parquet(path)
+    df = df.with_columns(pl.col(df.columns[-1]).reverse())
+    df.write_parquet(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    return old, file_blake3(path)
+
+
+@pytest.fixture
+def locked(tmp_path: Path, demo_bundle: Path) -> tuple[Path, Path]:
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    prereg = ROOT / "prereg" / "demo.yaml"
+    res = run_audit(
+        "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
+        "--bundle", bundle, "--out-dir", tmp_path / "lock", "--events", tmp_path / "events.json",
+    )  # fmt: skip
+    assert res.code == 0, res.stderr
+    return bundle, tmp_path / "lock"
+
+
+def _refused(res, path: Path, old: str, new: str) -> None:
+    assert res.code == 2, res.stdout + res.stderr
+    line = res.stderr.strip()
+    assert line.count("\n") == 0 and line.startswith(f"error[bundle_changed]: {path}:"), line
+    assert old in line and new in line
+
+
+@pytest.mark.parametrize("impl", ["pandas", "pyarrow"])
+def test_a_contestant_refuses_a_file_swapped_after_the_lock(
+    impl, impl_envs, locked, tmp_path: Path
+) -> None:
+    bundle, lock = locked
+    out = tmp_path / "out"
+    argv = [str(impl_python(impl)), "-m", f"impl_{impl}", "--prereg", str(lock / "prereg.yaml")]
+    argv += ["--bundle", str(bundle), "--lock", str(lock / "files.json"), "--out", str(out)]
+    assert run([*argv, "--no-draws"]).code == 0  # the locked bytes: computed
+    shutil.rmtree(out)
+    old, new = _swap(bundle / "instances.parquet")
+    _refused(run([*argv, "--no-draws"]), bundle / "instances.parquet", old, new)
+    assert not out.exists()
+
+
+def test_controls_refuse_a_file_swapped_after_the_lock(locked, tmp_path: Path) -> None:
+    bundle, lock = locked
+    base = [sys.executable, "-m", "controls"]
+    common = ["--prereg", str(lock / "prereg.yaml"), "--bundle", str(bundle)]
+    common += ["--lock", str(lock / "files.json")]
+    pred, sel = tmp_path / "prediction.csv", tmp_path / "selection.json"
+    ok = run([*base, "predict", *common, "--control", "flip_m2_beta",
+              "--out-prediction", str(pred), "--out-selection", str(sel)])  # fmt: skip
+    assert ok.code == 0, ok.stderr
+    stamp = tmp_path / "stamp.json"
+    assert run_audit("stamp", pred, sel, "--events", stamp).code == 0
+    old, new = _swap(bundle / "leaderboard.parquet")
+    again = run([*base, "predict", *common, "--control", "flip_m2_beta",
+                 "--out-prediction", str(tmp_path / "p2.csv"),
+                 "--out-selection", str(tmp_path / "s2.json")])  # fmt: skip
+    _refused(again, bundle / "leaderboard.parquet", old, new)
+    perturbed = tmp_path / "perturbed"
+    res = run([*base, "perturb", *common, "--selection", str(sel), "--prediction", str(pred),
+               "--stamp", str(stamp), "--events", str(tmp_path / "ev.json"),
+               "--out", str(perturbed)])  # fmt: skip
+    _refused(res, bundle / "leaderboard.parquet", old, new)
+    assert not (tmp_path / "ev.json").exists()
+
+
+@pytest.mark.slow
+def test_the_dag_refuses_a_bundle_swapped_between_the_lock_and_the_recompute(
+    impl_envs, tmp_path: Path, demo_bundle: Path
+) -> None:
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    config = [f"prereg={ROOT / 'prereg' / 'demo.yaml'}", f"bundle={bundle}"]
+    p = run_dag(tmp_path, "--config", *config, "--", "results/demo/lock/lock.json")
+    assert p.returncode == 0, p.stderr[-2000:]
+    lock = json.loads((tmp_path / "results/demo/lock/files.json").read_text())
+    old, new = _swap(bundle / "instances.parquet")
+    assert lock["instances"]["blake3"] == old
+    q = run_dag(tmp_path, "--config", *config)
+    assert q.returncode != 0
+    assert f"error[bundle_changed]: {bundle / 'instances.parquet'}:" in q.stdout + q.stderr
+    assert old in q.stdout + q.stderr and new in q.stdout + q.stderr
+    assert not (tmp_path / "results/demo/census.txt").exists()
+    assert not (tmp_path / "results/demo/annex").exists()

@@ -1,0 +1,157 @@
+"""The publisher's own hash (OpenHands ``.source_hash``), recomputed at the lock.
+
+The referee writes the CSV without pandas; these tests hold its bytes against pandas'
+own ``to_csv(index=False, float_format="%.10g")``, run in the pandas contestant's
+environment as a separate process (the independent method), on a frame built the way
+the publisher builds it (``pd.DataFrame(rows)``) with values that stress the format:
+nulls in text, numbers and booleans, NaN, inf, -0.0, a double beyond 10 significant
+digits, an integer column with a null (pandas holds it as doubles), commas, quotes, a
+line break, an empty string, non-ASCII text, columns out of order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from audit.files import file_blake3
+from audit.publisher_hash import pandas_csv
+from tests.conftest import REAL_BUNDLE, ROOT, impl_python, run, run_audit
+
+PUBLISHER = r"""
+import hashlib, sys
+from pathlib import Path
+import pandas as pd
+
+out = Path(sys.argv[1])
+rows = [
+    {"id": "a/1", "zeta": 1/3, "count": 3, "flag": True, "maybe": None,
+     "note": 'has, comma "q"', "big": 12345678901.5, "n_null": 4},
+    {"id": "a/2", "zeta": None, "count": 10, "flag": False, "maybe": True,
+     "note": "line\nbreak", "big": 1e-12, "n_null": None},
+    {"id": "b/\u00e9", "zeta": float("nan"), "count": -7, "flag": True, "maybe": False,
+     "note": "", "big": -0.0, "n_null": 12345678901},
+    {"id": None, "zeta": 95.8, "count": 0, "flag": False, "maybe": None,
+     "note": None, "big": float("inf"), "n_null": 2},
+]
+df = pd.DataFrame(rows)
+payload = df.reindex(sorted(df.columns), axis=1).to_csv(index=False, float_format="%.10g")
+(out / "payload.csv").write_bytes(payload.encode("utf-8"))
+(out / ".source_hash").write_text(hashlib.sha256(payload.encode("utf-8")).hexdigest())
+df.to_parquet(out / "leaderboard.parquet", index=False, engine="fastparquet")
+ints = pd.DataFrame({"n": [4, None, 12345678901]})
+(out / "ints.csv").write_bytes(ints.to_csv(index=False, float_format="%.10g").encode("utf-8"))
+"""
+
+
+@pytest.fixture(scope="module")
+def published(tmp_path_factory: pytest.TempPathFactory, impl_envs: None) -> Path:
+    out = tmp_path_factory.mktemp("published")
+    script = out / "publish.py"
+    script.write_text(PUBLISHER)
+    res = run([str(impl_python("pandas")), "-W", "ignore", str(script), str(out)])
+    assert res.code == 0, res.stderr
+    script.unlink()
+    return out
+
+
+def test_the_referee_writes_the_bytes_pandas_writes(published: Path) -> None:
+    table = pl.read_parquet(published / "leaderboard.parquet")
+    assert pandas_csv(table, "t") == (published / "payload.csv").read_bytes()
+    # An integer column with a null, as another writer stores it (Int64 with a null):
+    # pandas holds it as doubles, so 12345678901 is written 1.23456789e+10.
+    ints = pl.DataFrame({"n": [4, None, 12345678901]}, schema={"n": pl.Int64})
+    assert pandas_csv(ints, "t") == (published / "ints.csv").read_bytes()
+    assert b"1.23456789e+10" in (published / "ints.csv").read_bytes()
+
+
+def _lock(tmp: Path, prereg: Path, bundle: Path) -> dict:
+    res = run_audit(
+        "lock",
+        "--prereg",
+        prereg,
+        "--expected-blake3",
+        file_blake3(prereg),
+        "--bundle",
+        bundle,
+        "--out-dir",
+        tmp / "lock",
+        "--events",
+        tmp / "events.json",
+    )
+    assert res.code == 0, res.stderr
+    return json.loads((tmp / "lock" / "lock.json").read_text())["publisher_hash"]
+
+
+def _with_publisher_hash(src: Path, dst: Path) -> Path:
+    doc = yaml.safe_load(src.read_text())
+    doc["publisher_hash"] = {
+        "recipe": "openhands-source-hash-v1",
+        "table": "leaderboard",
+        "file": ".source_hash",
+    }
+    dst.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return dst
+
+
+def test_the_lock_records_matches_differs_and_absent(
+    tmp_path: Path, published: Path, demo_bundle: Path
+) -> None:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    shutil.copyfile(published / "leaderboard.parquet", bundle / "leaderboard.parquet")
+    shutil.copyfile(demo_bundle / "instances.parquet", bundle / "instances.parquet")
+    shutil.copyfile(published / ".source_hash", bundle / ".source_hash")
+    prereg = _with_publisher_hash(ROOT / "prereg" / "demo.yaml", tmp_path / "p.yaml")
+    want = hashlib.sha256((published / "payload.csv").read_bytes()).hexdigest()
+
+    rec = _lock(tmp_path / "1", prereg, bundle)
+    assert rec["status"] == "matches"
+    assert rec["published"] == rec["recomputed"] == want
+
+    (bundle / ".source_hash").write_text("0" * 64 + "\n")
+    rec = _lock(tmp_path / "2", prereg, bundle)
+    assert rec["status"] == "differs" and rec["recomputed"] == want
+
+    (bundle / ".source_hash").unlink()
+    rec = _lock(tmp_path / "3", prereg, bundle)
+    assert rec["status"] == "absent" and rec["published"] is None
+
+
+@pytest.mark.realbundle
+def test_the_real_bundle_ships_no_source_hash(
+    tmp_path: Path, real_bundle: Path, impl_envs: None
+) -> None:
+    prereg = _with_publisher_hash(ROOT / "prereg" / "openhands-index.yaml", tmp_path / "p.yaml")
+    rec = _lock(tmp_path, prereg, real_bundle)
+    assert rec["status"] == "absent"
+    # The recomputed digest is pandas' own over the real table (no nullable booleans or
+    # integers there, so reading it with fastparquet gives the publisher's dtypes).
+    script = tmp_path / "h.py"
+    script.write_text(
+        "import hashlib, sys\nimport pandas as pd\n"
+        "df = pd.read_parquet(sys.argv[1], engine='fastparquet')\n"
+        "csv = df.reindex(sorted(df.columns), axis=1).to_csv(index=False, float_format='%.10g')\n"
+        "print(hashlib.sha256(csv.encode('utf-8')).hexdigest())\n"
+    )
+    res = run(
+        [str(impl_python("pandas")), "-W", "ignore", str(script), str(REAL_BUNDLE / "test.parquet")]
+    )
+    assert res.code == 0, res.stderr
+    assert rec["recomputed"] == res.stdout.strip()
+
+
+def test_a_type_the_recipe_does_not_define_is_refused() -> None:
+    import datetime
+
+    from audit.errors import AuditError
+
+    table = pl.DataFrame({"when": [datetime.date(2026, 1, 1)]})
+    with pytest.raises(AuditError, match="unsupported_type.*'when' is Date"):
+        pandas_csv(table, "t.parquet")
