@@ -6,6 +6,7 @@ import csv
 import json
 from pathlib import Path
 
+from audit import limits
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
@@ -144,19 +145,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         ]
     out += [
         "",
-        "## What this does not show",
-        "",
-        f"- The {c['no_antecedent']} no-antecedent cells are not failures: nothing shipped in the "
-        "instance table can reproduce them, so they are neither confirmed nor refuted.",
-        f"- The {c['structural']} structural cells (identity and labels) were not compared.",
-        "- A cell divergent under every declared policy says nothing about policies that were not "
-        "declared; a different but legitimate aggregation might reproduce it.",
-        "- A reproduced cell shows that the shipped instances support the published number under "
-        "the stated tolerance; it does not show the instances themselves are right.",
-        "- Two implementations agreeing is not correctness: they share the contract, the bundle "
-        "and the preregistration, and a mistake in any of those is shared too.",
-        "- The permutation null says how many cells would reproduce by chance matching of rows; "
-        "it is not a test of any single cell.",
+        *limits.markdown(limits.lines(res, doc, trials=False)),
         "",
         "## Anchor",
         "",

@@ -46,6 +46,8 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     )
     ax.set_xticks(range(len(columns)), columns, rotation=90, fontsize=7)
     ax.set_yticks(range(len(rows)), rows, fontsize=7)
+    ax.set_xlabel("leaderboard column")
+    ax.set_ylabel("leaderboard row")
     ax.set_title("Census: one class per leaderboard cell")
     ax.legend(
         handles=[Patch(color=CLASS_COLOURS[n], label=n) for n in names],
@@ -58,7 +60,7 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
 
 def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -> str:
     """Per measured column: the null distribution of reproducing counts, and the observed count."""
-    cols = sorted(hist)
+    cols = sorted(c for c in hist if c in observed)
     n = max(1, len(cols))
     ncol = min(4, n)
     nrow = (n + ncol - 1) // ncol
@@ -68,11 +70,19 @@ def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -
         ax.bar(counts, [hist[col][c] for c in counts], color="#9e9e9e", width=0.8)
         ax.axvline(observed[col], color="#d73027", linewidth=2)
         ax.set_title(col, fontsize=8)
+        ax.set_xlabel("cells reproducing", fontsize=7)
+        ax.set_ylabel("draws", fontsize=7)
         ax.tick_params(labelsize=7)
         ax.set_xlim(-0.5, max([*counts, observed[col]]) + 1)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     for ax in [a for row in axes for a in row][len(cols) :]:
         ax.axis("off")
+    if not cols:
+        ax = axes[0][0]
+        ax.axis("on")
+        ax.set_xlabel("cells reproducing")
+        ax.set_ylabel("draws")
+        ax.text(0.5, 0.5, "no null drawn", ha="center", va="center", transform=ax.transAxes)
     fig.suptitle("Reproducing cells under the permutation null (grey) and observed (red)")
     fig.tight_layout()
     return _svg(fig)
@@ -100,4 +110,137 @@ def controls_scatter(points: list[tuple[str, float, float, float]]) -> str:
     ax.set_xlabel("predicted change (stamped before the run)")
     ax.set_ylabel("measured change")
     ax.set_title("Controls: predicted against measured")
+    return _svg(fig)
+
+
+def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
+    """Per entry: one dot per task (its mean reward under ``policy``) and the task-macro mean."""
+    entries = sorted(rewards)
+    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.34 * len(entries) + 1.4)))
+    many = sum(map(len, rewards.values())) > 300  # small, faint dots only where they crowd
+    size, alpha = (10, 0.4) if many else (24, 0.75)
+    for y, entry in enumerate(entries):
+        vals = rewards[entry]
+        # a fixed vertical spread (golden-ratio steps, no randomness) so that equal
+        # rewards stay visible as a column of dots
+        spread = [y + 0.7 * (((k * 0.6180339887) % 1.0) - 0.5) for k in range(len(vals))]
+        ax.scatter(vals, spread, s=size, color="#2166ac", alpha=alpha, linewidths=0)
+        if vals:
+            mean = sum(vals) / len(vals)
+            ax.plot([mean, mean], [y - 0.38, y + 0.38], color="#b2182b", linewidth=2)
+    ax.set_yticks(range(len(entries)), entries, fontsize=7)
+    if entries:
+        ax.set_ylim(len(entries) - 0.5, -0.5)
+    else:
+        ax.text(0.5, 0.5, "no task has a reward", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlim(-0.04, 1.04)
+    ax.set_xlabel(f"mean reward of a task under policy {policy} (0 to 1)")
+    ax.set_ylabel("entry")
+    ax.set_title("Per-task rewards: one dot per task; red: the mean over tasks", fontsize=10)
+    ax.grid(axis="x", color="#eeeeee")
+    return _svg(fig)
+
+
+def intervals(rows: list[dict], ylabel: str, title: str) -> str:
+    """Published interval beside the recomputed ones, one band per (row, policy).
+
+    Each row: label, published (centre, half-width; either may be None), recomputed
+    (centre, half-width, Method D) and bootstrap (low, high)."""
+    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.55 * len(rows) + 1.4)))
+    styles = [
+        ("published", "#000000", -0.22),
+        ("recomputed (Method D)", "#2166ac", 0.0),
+        ("bootstrap over tasks", "#1a9850", 0.22),
+    ]
+    used: set[str] = set()
+    for y, r in enumerate(rows):
+        pub_c, pub_h = r["published"]
+        rec_c, rec_h = r["recomputed"]
+        lo, hi = r["bootstrap"]
+        bands = [
+            (
+                pub_c,
+                pub_c - pub_h if pub_h is not None else None,
+                pub_c + pub_h if pub_h is not None else None,
+            ),
+            (rec_c, rec_c - rec_h, rec_c + rec_h),
+            (rec_c, lo, hi),
+        ]
+        for (label, colour, dy), (c, a, b) in zip(styles, bands, strict=True):
+            if c is None:
+                continue
+            if a is not None and b is not None:
+                ax.plot(
+                    [a, b], [y + dy, y + dy], color=colour, linewidth=2.2, solid_capstyle="butt"
+                )
+            ax.plot(
+                [c],
+                [y + dy],
+                marker="D" if label == "published" else "o",
+                markersize=4,
+                color=colour,
+                label=label if label not in used else None,
+            )
+            used.add(label)
+    ax.set_yticks(range(len(rows)), [r["label"] for r in rows], fontsize=7)
+    if rows:
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+    else:
+        ax.text(0.5, 0.5, "no interval to show", ha="center", va="center", transform=ax.transAxes)
+    ax.set_xlabel("score (points); bars: 95% intervals, a lone diamond: no interval published")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.grid(axis="x", color="#eeeeee")
+    if used:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    return _svg(fig)
+
+
+def settings_census(rows: list[dict[str, str]]) -> str:
+    """Per setting, its trials split by recorded value (grey: not recorded)."""
+    settings = sorted({r["setting"] for r in rows})
+    palette = ["#4393c3", "#f4a582", "#92c5de", "#d6604d", "#b2abd2", "#5aae61"]
+    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.3 * len(settings) + 1.4)))
+    if not settings:
+        ax.text(
+            0.5,
+            0.5,
+            "no settings census: this source records no settings",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
+        settings = [""]
+    for y, name in enumerate(settings):
+        left = 0
+        parts = [r for r in rows if r["setting"] == name]
+        for k, r in enumerate(parts):
+            n = int(r["trials"])
+            grey = r["status"] != "recorded"
+            ax.barh(
+                y,
+                n,
+                left=left,
+                height=0.7,
+                edgecolor="white",
+                linewidth=0.8,
+                color="#d9d9d9" if grey else palette[k % len(palette)],
+            )
+            left += n
+        values = sum(r["status"] == "recorded" for r in parts)
+        note = "not recorded" if values == 0 else f"{values} value{'s' if values > 1 else ''}"
+        ax.text(
+            left,
+            y,
+            f"  {note}",
+            va="center",
+            fontsize=7,
+            color="#b2182b" if values > 1 else "#555555",
+        )
+    ax.set_yticks(range(len(settings)), settings, fontsize=7)
+    ax.set_ylim(len(settings) - 0.5, -0.5)
+    ax.set_xlabel("trials (each colour one recorded value; grey: not recorded)")
+    ax.set_ylabel("setting")
+    ax.set_title("Settings census: what the trials recorded they ran with", fontsize=10)
+    ax.margins(x=0.12)
     return _svg(fig)

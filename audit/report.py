@@ -1,13 +1,13 @@
-"""The human report: Markdown and a self-contained HTML page with the plots."""
+"""The leaderboard report: Markdown and a self-contained HTML page with the plots
+(the page model is audit/render.py's; the templates decide how it looks)."""
 
 from __future__ import annotations
 
 import csv
-import html
 import json
 from pathlib import Path
 
-from audit import plots
+from audit import limits, plots, prereg, render
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
 
@@ -55,19 +55,62 @@ def build(res_dir: str, out_dir: str) -> None:
     svgs["controls.svg"] = plots.controls_scatter(_control_points(res))
     for name, text in svgs.items():
         write_atomic(out / name, text)
-    tables = {
-        "classes": [{"class": k, "cells": str(v)} for k, v in summary["classes"].items()],
-        "columns": [_column_row(c) for c in columns if c["kind"] == "measured"],
-        "controls": controls,
-        "chance": [_chance_row(c) for c in columns if c["kind"] == "measured"],
-        "constructed": [
-            constructed_words(c, float(summary["chance"]["epsilon"]))
-            for c in columns
-            if c.get("constructed") == "yes"
-        ],
-    }
-    write_atomic(out / "report.md", _markdown(summary, agreement, tables, svgs))
-    write_atomic(out / "report.html", _html(summary, agreement, tables, svgs))
+    measured = [_column_row(c) for c in columns if c["kind"] == "measured"]
+    sections = [
+        render.Section(
+            "Census",
+            "census",
+            table=render.table(
+                [{"class": k, "cells": str(v)} for k, v in summary["classes"].items()],
+                ["class", "cells"],
+                "census-table",
+            ),
+            figures=[_figure(svgs, "census_map.svg", "census map", "census-map")],
+        ),
+        render.Section(
+            "Per column, with the permutation null beside each",
+            "columns",
+            paragraphs=[] if measured else ["(none)"],
+            table=render.table(measured, list(measured[0]) if measured else [], "column-table"),
+            figures=[_figure(svgs, "null_histograms.svg", "null histograms", "null-histograms")],
+        ),
+    ]
+    if controls:
+        sections.append(
+            render.Section(
+                "Controls",
+                "controls",
+                table=render.table(controls, list(controls[0]), "controls-table"),
+                figures=[_figure(svgs, "controls.svg", "controls", "controls-plot")],
+            )
+        )
+    chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
+    constructed = [
+        constructed_words(c, float(summary["chance"]["epsilon"]))
+        for c in columns
+        if c.get("constructed") == "yes"
+    ]
+    sections.append(
+        render.Section(
+            "Agreement beyond chance",
+            "chance",
+            paragraphs=[f"Constructed: {w}." for w in constructed]
+            or ["No column agrees more exactly than its published precision explains."],
+            table=render.table(chance, list(chance[0]) if chance else [], "chance-table"),
+        )
+    )
+    doc = prereg.load(str(res / "lock" / "prereg.yaml"))
+    page = render.Page(
+        "secondseat report",
+        _intro(summary, agreement),
+        sections,
+        limits.lines(res, doc, trials=False),
+    )
+    render.write(page, out)
+
+
+def _figure(svgs: dict[str, str], name: str, alt: str, ident: str) -> render.Figure:
+    return render.Figure(name, alt, ident, svgs[name])
 
 
 def _column_row(c: dict[str, str]) -> dict[str, str]:
@@ -100,12 +143,6 @@ def _chance_row(c: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _chance_words(tables: dict) -> list[str]:
-    if not tables["constructed"]:
-        return ["No column agrees more exactly than its published precision explains."]
-    return [f"**Constructed**: {w}." for w in tables["constructed"]]
-
-
 def _intro(summary: dict, agreement: dict) -> list[str]:
     c = summary["classes"]
     return [
@@ -119,97 +156,3 @@ def _intro(summary: dict, agreement: dict) -> list[str]:
         *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
     ]
 
-
-def _md_table(rows: list[dict[str, str]]) -> list[str]:
-    if not rows:
-        return ["(none)"]
-    head = list(rows[0])
-    return [
-        "| " + " | ".join(head) + " |",
-        "|" + "---|" * len(head),
-        *["| " + " | ".join(r[h] for h in head) + " |" for r in rows],
-    ]
-
-
-def _markdown(summary: dict, agreement: dict, tables: dict, svgs: dict) -> str:
-    out = [
-        "# secondseat report",
-        "",
-        *_intro(summary, agreement),
-        "",
-        "## Census",
-        "",
-        *_md_table(tables["classes"]),
-        "",
-        "![census map](census_map.svg)",
-        "",
-        "## Per column, with the permutation null beside each",
-        "",
-        *_md_table(tables["columns"]),
-        "",
-        "![null histograms](null_histograms.svg)",
-        "",
-        "## Agreement beyond chance",
-        "",
-        *_md_table(tables["chance"]),
-        "",
-        *_chance_words(tables),
-        "",
-    ]
-    if tables["controls"]:
-        out += [
-            "## Controls",
-            "",
-            *_md_table(tables["controls"]),
-            "",
-            "![controls](controls.svg)",
-            "",
-        ]
-    return "\n".join(out)
-
-
-def _html_table(rows: list[dict[str, str]], ident: str) -> str:
-    if not rows:
-        return "<p>(none)</p>"
-    head = list(rows[0])
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(r[h])}</td>" for h in head) + "</tr>" for r in rows
-    )
-    return f'<table id="{ident}"><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>'
-
-
-def _figure(svg: str, ident: str) -> str:
-    start = svg.find("<svg")
-    return f'<figure id="{ident}">{svg[start:]}</figure>'
-
-
-def _html(summary: dict, agreement: dict, tables: dict, svgs: dict) -> str:
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        "<title>secondseat report</title>",
-        "<style>body{font-family:sans-serif;max-width:75em;margin:2em auto;padding:0 1em}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:2px 6px;"
-        "font-size:0.85em;text-align:right}th{background:#f4f4f4}figure{margin:1em 0}"
-        "svg{max-width:100%;height:auto}</style></head><body>",
-        "<h1>secondseat report</h1>",
-        *[f"<p>{html.escape(p)}</p>" for p in _intro(summary, agreement)],
-        "<h2>Census</h2>",
-        _html_table(tables["classes"], "census-table"),
-        _figure(svgs["census_map.svg"], "census-map"),
-        "<h2>Per column, with the permutation null beside each</h2>",
-        _html_table(tables["columns"], "column-table"),
-        _figure(svgs["null_histograms.svg"], "null-histograms"),
-        "<h2>Agreement beyond chance</h2>",
-        _html_table(tables["chance"], "chance-table"),
-        *[f"<p>{html.escape(w.replace('**', ''))}</p>" for w in _chance_words(tables)],
-    ]
-    if tables["controls"]:
-        parts += [
-            "<h2>Controls</h2>",
-            _html_table(tables["controls"], "controls-table"),
-            _figure(svgs["controls.svg"], "controls-plot"),
-        ]
-    parts.append("</body></html>")
-    return "\n".join(parts) + "\n"

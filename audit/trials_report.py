@@ -1,14 +1,18 @@
 """The report and certificate of a trials arm: census, rule recovery, intervals beside
-the published ones, entries under both denominators, settings census, compare-runs."""
+the published ones, entries under both denominators, the null, settings census,
+compare-runs (the page model is audit/render.py's; the templates decide how it looks)."""
 
 from __future__ import annotations
 
 import csv
-import html
 import json
 from pathlib import Path
 
+from audit import limits, plots, render, trials_prereg
 from audit.files import write_atomic
+
+# every figure is always written (the rule declares them); the page shows those with data
+FIGURES = ("task_rewards.svg", "intervals.svg", "null_histograms.svg", "settings.svg")
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -18,30 +22,149 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _md(rows: list[dict[str, str]], cols: list[str]) -> list[str]:
-    if not rows:
-        return ["(none)"]
-    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    out += ["| " + " | ".join(r.get(c, "") for c in cols) + " |" for r in rows]
-    return out
+def _float(v: str | None) -> float | None:
+    return float(v) if v not in (None, "", "nan") else None
 
 
-def sections(res: Path) -> list[tuple[str, list[dict[str, str]], list[str], str]]:
-    """(title, rows, columns, note) for each part of the report."""
-    out = []
+def _section(
+    title: str,
+    ident: str,
+    rows: list[dict[str, str]],
+    cols: list[str],
+    note: str = "",
+    figures: list[render.Figure] | None = None,
+    empty: str = "(none)",
+) -> render.Section:
+    table = render.table(rows, cols, f"{ident}-table")
+    paragraphs = ([note] if note else []) + ([] if table else [empty])
+    return render.Section(title, ident, paragraphs, table, figures or [])
+
+
+def _task_rewards(res: Path, doc: dict) -> tuple[str, str]:
+    """The per-task rewards plot under the first declared policy, and that policy."""
+    policy = next(iter(doc["policies"]))
+    rewards: dict[str, list[float]] = {}
+    for r in _rows(res / "recompute" / "pandas" / "run1" / "tasks.csv"):
+        value = _float(r["reward_mean"])
+        if r["policy"] == policy and value is not None:
+            rewards.setdefault(r["entry"], []).append(value)
+    return plots.task_rewards(rewards, policy), policy
+
+
+def _score_column(doc: dict) -> str | None:
+    measured = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
+    return next((k for k, v in measured.items() if v["measure"] == "reward_macro"), None)
+
+
+def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
+    """Published interval beside the recomputed ones; the entries' own when none is published."""
+    if iv:
+        score = _score_column(doc)
+        centre = {
+            r["row_id"]: _float(r["published"])
+            for r in _rows(res / "recompute" / "pandas" / "run1" / "cells.csv")
+            if r["column"] == score
+        }
+        rows = [
+            {
+                "label": f"{r['row_id']} [{r['policy']}]",
+                "published": (centre.get(r["row_id"]), _float(r["published"])),
+                "recomputed": (float(r["macro"]), float(r["recomputed"])),
+                "bootstrap": (float(r["boot_low"]), float(r["boot_high"])),
+            }
+            for r in iv
+        ]
+        return plots.intervals(
+            rows, "leaderboard row [policy]", "The interval: published beside the recomputed ones"
+        )
+    rows = [
+        {
+            "label": f"{r['entry']} [{r['policy']}]",
+            "published": (None, None),
+            "recomputed": (float(r["reward_macro"]), float(r["reward_ci95"])),
+            "bootstrap": (float(r["reward_boot_low"]), float(r["reward_boot_high"])),
+        }
+        for r in _rows(res / "entries.csv")
+        if r["reward_macro"] and r["reward_ci95"] and r["reward_boot_low"]
+    ]
+    return plots.intervals(
+        rows, "entry [policy]", "The recomputed intervals of each entry (nothing published)"
+    )
+
+
+def _nulls(res: Path) -> tuple[list[dict[str, str]], str]:
+    nulls = _rows(res / "recompute" / "pandas" / "run1" / "nulls.csv")
+    hist: dict[str, dict[int, int]] = {}
+    for r in _rows(res / "recompute" / "pandas" / "run1" / "null_hist.csv"):
+        hist.setdefault(r["column"], {})[int(r["count"])] = int(r["draws"])
+    observed = {r["column"]: int(r["observed"]) for r in nulls if r["observed"]}
+    return nulls, plots.null_histograms(hist, observed)
+
+
+def _figure(svgs: dict[str, str], name: str, alt: str) -> render.Figure:
+    return render.Figure(name, alt, name.removesuffix(".svg").replace("_", "-"), svgs[name])
+
+
+def _intro(summary: dict, agreement: dict) -> list[str]:
+    c = summary["classes"]
+    published = (
+        ": " + ", ".join(f"{c[k]} {k}" for k in c if c[k]) + ". "
+        f"{summary['exactly_one_rule']} of {summary['measured_cells']} published measured "
+        "cells are reproduced by exactly one declared rule."
+        if summary["cells"]
+        else ": no leaderboard, so nothing published to reproduce; the recompute stands alone."
+    )
+    return [
+        f"Prereg `{summary['arm_prereg']}` (blake3 `{summary['prereg_blake3']}`), "
+        f"{summary['source']} source. {summary['entries']} entries, each under every declared "
+        "policy, recomputed by both contestants, each run twice with identical bytes; "
+        f"{agreement['disagreements']} disagreement(s) between them.",
+        f"{summary['cells']} published cells ({summary['rows']} rows x {summary['columns']} "
+        f"columns){published}",
+    ]
+
+
+def build(res_dir: str, out_dir: str) -> None:
+    res, out = Path(res_dir), Path(out_dir)
+    summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
+    agreement = json.loads((res / "agreement.json").read_text(encoding="utf-8"))
+    doc = trials_prereg.load(res / "lock" / "prereg.yaml")
+    settings = _rows(res / "settings" / "settings_all.csv")
+    iv = _rows(res / "intervals.csv")
+    nulls, null_svg = _nulls(res)
+    rewards_svg, policy = _task_rewards(res, doc)
+    svgs = {
+        "task_rewards.svg": rewards_svg,
+        "intervals.svg": _intervals(res, doc, iv),
+        "null_histograms.svg": null_svg,
+        "settings.svg": plots.settings_census(settings),
+    }
+    for name in FIGURES:
+        write_atomic(out / name, svgs[name])
+    c = summary["classes"]
+    sections = [
+        _section(
+            "Census",
+            "census",
+            [{"class": k, "cells": str(v)} for k, v in c.items()] if summary["cells"] else [],
+            ["class", "cells"],
+            empty="No leaderboard: nothing published, nothing to classify.",
+        )
+    ]
     rec = _rows(res / "recovery.csv")
     if rec:
-        out.append(
-            (
+        sections += [
+            _section(
                 "Rule recovery: which declared rules reproduce each published cell",
+                "recovery",
                 rec,
                 ["row_id", "column", "class", "reproducing", "exactly_one", "certain"],
-                "`policy:tier`; the certain tier holds whatever the rounded inputs were.",
-            )
-        )
-        out.append(
-            (
+                "Each rule as `policy:tier`; the certain tier holds whatever the rounded "
+                "inputs were.",
+            ),
+            _section(
                 "Rules reproducing every published cell of a row",
+                "recovery-rows",
                 _rows(res / "recovery_rows.csv"),
                 [
                     "row_id",
@@ -50,32 +173,35 @@ def sections(res: Path) -> list[tuple[str, list[dict[str, str]], list[str], str]
                     "policies_all_tier0",
                     "policies_all_certain",
                 ],
-                "",
-            )
+            ),
+        ]
+    sections.append(
+        _section(
+            "The interval: published beside the recompute",
+            "intervals",
+            iv,
+            [
+                "row_id",
+                "policy",
+                "published",
+                "recomputed",
+                "tier",
+                "certain_tier",
+                "macro",
+                "boot_low",
+                "boot_high",
+            ],
+            "Method D (1.96 x sd of per-task means / sqrt(tasks)) and the seeded bootstrap "
+            "over tasks.",
+            [_figure(svgs, "intervals.svg", "published and recomputed intervals")],
+            empty="No interval is published, so the plot shows each entry's recomputed "
+            "intervals alone.",
         )
-    iv = _rows(res / "intervals.csv")
-    if iv:
-        out.append(
-            (
-                "The interval: published beside the recompute",
-                iv,
-                [
-                    "row_id",
-                    "policy",
-                    "published",
-                    "recomputed",
-                    "tier",
-                    "certain_tier",
-                    "macro",
-                    "boot_low",
-                    "boot_high",
-                ],
-                "Method D (1.96 x sd of per-task means / sqrt(tasks)) and the seeded bootstrap over tasks.",
-            )
-        )
-    out.append(
-        (
+    )
+    sections.append(
+        _section(
             "Entries under every policy (attempted and scored are the two denominators)",
+            "entries",
             _rows(res / "entries.csv"),
             [
                 "entry",
@@ -94,73 +220,62 @@ def sections(res: Path) -> list[tuple[str, list[dict[str, str]], list[str], str]
                 "reward_boot_high",
                 "pass_macro",
             ],
-            "",
+            f"The plot shows each entry's per-task mean rewards under policy `{policy}`, the "
+            "first declared.",
+            [_figure(svgs, "task_rewards.svg", "per-task rewards of each entry")],
         )
     )
-    settings = _rows(res / "settings" / "settings_all.csv")
+    if nulls:
+        sections.append(
+            _section(
+                "Permutation null, per published column",
+                "nulls",
+                nulls,
+                [
+                    "column",
+                    "observed",
+                    "null_mean",
+                    "null_sd",
+                    "null_max",
+                    "draws_ge_observed",
+                    "draws",
+                    "p",
+                ],
+                "How many cells of each column would reproduce if the recomputed values were "
+                "dealt to the wrong rows.",
+                [_figure(svgs, "null_histograms.svg", "null histograms")],
+            )
+        )
     if settings:
-        out.append(
-            (
+        sections.append(
+            _section(
                 "Settings census (pooled over runs; per run in settings/settings.csv)",
+                "settings",
                 settings,
                 ["setting", "status", "value", "trials", "runs"],
                 "`not_recorded`: no trial recorded the setting; it is never guessed.",
+                [_figure(svgs, "settings.svg", "settings census")],
             )
         )
-    pairs = _rows(res / "compare" / "pairs.csv")
-    if pairs:
-        out.append(("compare-runs: per-task differences", pairs, list(pairs[0]), ""))
-    return out
-
-
-def build(res_dir: str, out_dir: str) -> None:
-    res = Path(res_dir)
-    summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
-    agreement = json.loads((res / "agreement.json").read_text(encoding="utf-8"))
-    intro = [
-        f"# secondseat trials report: {summary['arm_prereg']}",
-        "",
-        f"Prereg blake3 `{summary['prereg_blake3']}`; {summary['source']} source; "
-        f"{summary['entries']} entries recomputed by both contestants, "
-        f"{agreement['disagreements']} disagreement(s), each run twice byte-identical.",
-        "",
-        "```",
-        (res / "census.txt").read_text(encoding="utf-8").rstrip("\n"),
-        "```",
-    ]
     compare_txt = res / "compare" / "compare.txt"
     if compare_txt.is_file():
-        intro += [
-            "",
-            "## compare-runs",
-            "",
-            "```",
-            compare_txt.read_text(encoding="utf-8").rstrip("\n"),
-            "```",
-        ]
-    md = list(intro)
-    body_html = [f"<pre>{html.escape(chr(10).join(intro))}</pre>"]
-    for title, rows, cols, note in sections(res):
-        md += ["", f"## {title}", ""] + ([note, ""] if note else []) + _md(rows, cols)
-        body_html.append(f"<h2>{html.escape(title)}</h2>")
-        if note:
-            body_html.append(f"<p>{html.escape(note)}</p>")
-        body_html.append(
-            "<table><tr>" + "".join(f"<th>{html.escape(c)}</th>" for c in cols) + "</tr>"
+        pairs = _rows(res / "compare" / "pairs.csv")
+        sections.append(
+            render.Section(
+                "compare-runs",
+                "compare",
+                ["As `compare-runs` printed it, then its per-task differences."],
+                render.table(pairs, list(pairs[0]), "compare-table") if pairs else None,
+                text=compare_txt.read_text(encoding="utf-8").rstrip("\n"),
+            )
         )
-        body_html += [
-            "<tr>" + "".join(f"<td>{html.escape(r.get(c, ''))}</td>" for c in cols) + "</tr>"
-            for r in rows
-        ]
-        body_html.append("</table>")
-    out = Path(out_dir)
-    write_atomic(out / "report.md", "\n".join(md) + "\n")
-    page = (
-        "<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>secondseat trials report</title>"
-        "<style>table{border-collapse:collapse}td,th{border:1px solid #999;padding:2px 6px;"
-        "font:12px monospace}</style></head><body>\n" + "\n".join(body_html) + "\n</body></html>\n"
+    page = render.Page(
+        f"secondseat trials report: {summary['arm_prereg']}",
+        _intro(summary, agreement),
+        sections,
+        limits.lines(res, doc, trials=True),
     )
-    write_atomic(out / "report.html", page)
+    render.write(page, out)
 
 
 def certificate(res: Path, doc: dict, head: str) -> str:
@@ -197,5 +312,13 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"- {r['row_id']} / {r['column']}: {r['class']}"
             + (f", rules {r['reproducing']}" if r.get("reproducing") else "")
         )
-    lines += ["", *anchor_lines(head), ""]
+    lines += [
+        "",
+        *limits.markdown(limits.lines(res, doc, trials=True)),
+        "",
+        "## Anchor",
+        "",
+        *anchor_lines(head),
+        "",
+    ]
     return "\n".join(lines)

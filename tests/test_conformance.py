@@ -38,8 +38,8 @@ def test_contestant_refusals_use_the_contract_classes() -> None:
 
 
 def test_readme_table_is_up_to_date() -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = table.README.read_text(encoding="utf-8")  # docs/refusals.md
     assert table.BEGIN in text and table.END in text
     assert table.render_readme(text, CASES) == text, (
-        "README's refusal table is stale: run `uv run python -m tests.conformance.table --write`"
+        "docs/refusals.md's table is stale: run `uv run python -m tests.conformance.table --write`"
     )

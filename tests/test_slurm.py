@@ -42,7 +42,7 @@ COMPARED = [
 
 @pytest.fixture(scope="module")
 def cluster_snakemake() -> str:
-    """Snakemake of the cluster environment (README: the default one lacks the SLURM plugin)."""
+    """Snakemake of the cluster environment (docs/environments.md: no SLURM plugin in .venv)."""
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     env["UV_PROJECT_ENVIRONMENT"] = str(CLUSTER_ENV)
     uv = os.environ.get("UV", "uv")

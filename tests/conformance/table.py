@@ -1,9 +1,9 @@
-"""The README's "What secondseat refuses, and how" table, generated from the case folders.
+"""The refusal table of docs/refusals.md, generated from the case folders.
 
     uv run python -m tests.conformance.table           # print the table
-    uv run python -m tests.conformance.table --write   # put it in README.md
+    uv run python -m tests.conformance.table --write   # put it in docs/refusals.md
 
-The table sits in README.md between the two marker lines below; tests check
+The table sits in docs/refusals.md between the two marker lines below; tests check
 that it is up to date.
 """
 
@@ -16,7 +16,7 @@ from tests.conformance.kit import ROOT, Case, load_cases
 
 BEGIN = "<!-- conformance-table:begin (python -m tests.conformance.table --write) -->"
 END = "<!-- conformance-table:end -->"
-README = ROOT / "README.md"
+README = ROOT / "docs" / "refusals.md"  # the document that holds the table
 AREAS = ("bundle", "schema", "keys", "prereg", "ledger", "config")  # the table's order
 
 
@@ -47,7 +47,7 @@ def render_readme(text: str, cases: list[Case]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.conformance.table", description=__doc__)
-    ap.add_argument("--write", action="store_true", help="replace the table in README.md")
+    ap.add_argument("--write", action="store_true", help="replace the table in docs/refusals.md")
     args = ap.parse_args(argv)
     cases = load_cases()
     if not args.write:

@@ -1,0 +1,215 @@
+"""Reports from templates (audit/render.py, audit/templates/) and "What this does not show"
+(audit/limits.py), on hand-built inputs whose expected text is worked out below."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from audit import limits, render
+
+# A leaderboard prereg reduced to what limits reads: a score tolerance with two tiers
+# beyond exact (so tier 2 is the loosest), and an exact-text column.
+LEADERBOARD_DOC = {
+    "null_draws": 200,
+    "tolerances": {"score": {"exact_decimals": 1, "tiers": [0.05, 0.5]}},
+    "columns": {
+        "measured": {
+            "model": {"recipe": "single_value", "source": "model"},
+            "score": {"recipe": "rate", "tolerance": "score"},
+            "cost": {"recipe": "mean", "tolerance": "score"},
+        }
+    },
+}
+
+# A trials prereg reduced likewise: row r2 is compared under a one-tier tolerance, so its
+# loosest tier is 1; task counts have no tier beyond exact.
+TRIALS_DOC = {
+    "null_draws": 1000,
+    "tolerances": {
+        "one_decimal": {"exact_decimals": 1, "tiers": [0.05, 0.5]},
+        "tight": {"exact_decimals": 3, "tiers": [0.005]},
+        "count": {"exact_decimals": 0, "tiers": []},
+    },
+    "leaderboard": {
+        "columns": {
+            "measured": {
+                "score": {"tolerance": "one_decimal", "row_tolerances": {"r2": "tight"}},
+                "tasks": {"tolerance": "count", "row_tolerances": {}},
+            }
+        }
+    },
+}
+
+
+def _cell(row: str, column: str, cls: str, tier: str = "") -> dict[str, str]:
+    return {"row_id": row, "column": column, "class": cls, "best_tier": tier}
+
+
+def _write_csv(path: Path, rows: list[dict[str, str]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+def test_independence_names_the_reproduced_means_of_real_values(tmp_path: Path) -> None:
+    doc = LEADERBOARD_DOC | {"columns": {"measured": {
+        **LEADERBOARD_DOC["columns"]["measured"],
+        "avg_cost": {"recipe": "mean_of_columns", "columns": ["cost"]},
+        "avg_mixed": {"recipe": "mean_of_columns", "columns": ["cost", "score"]},
+    }}}  # fmt: skip
+    cells = [
+        _cell("r1", "cost", "reproduced", "1"),
+        _cell("r1", "avg_cost", "reproduced", "2"),
+        _cell("r1", "avg_mixed", "reproduced", "0"),  # averages a rate too: left out
+        _cell("r1", "score", "reproduced", "0"),  # a rate: exact by counting, left out
+    ]
+    text = limits.independence(tmp_path, cells, doc, trials=False)
+    assert text.endswith("means of real instance values: `avg_cost`, `cost`.")
+    # a census that carries the exactness check's flag is read instead
+    _write_csv(tmp_path / "census_columns.csv", [
+        {"column": "cost", "constructed": "yes"}, {"column": "score", "constructed": "no"},
+    ])  # fmt: skip
+    assert limits.independence(tmp_path, cells, doc, trials=False).startswith("In `cost` the")
+
+
+def test_p_floor_is_one_over_draws_plus_one() -> None:
+    # 1/201 = 0.00497512...; 1/1001 = 0.000999000...
+    assert "1/(200+1) = 0.004975" in limits.p_floor(200)
+    assert "1/(1,000+1) = 0.000999" in limits.p_floor(1000)
+
+
+def test_loosest_tier_counts_only_cells_at_their_own_loosest_tier() -> None:
+    cells = [
+        _cell("r1", "score", "reproduced", "2"),  # loosest of [0.05, 0.5]: counted
+        _cell("r2", "score", "reproduced", "1"),  # tier 1 of [0.05, 0.5]: not counted
+        _cell("r3", "cost", "reproduced", "0"),
+        _cell("r1", "model", "reproduced", "0"),  # exact text: no tier to be loose
+        _cell("r2", "cost", "divergent"),
+    ]
+    text = limits.loosest_tier(cells, LEADERBOARD_DOC, trials=False)
+    assert "1 of the 4 reproduced cells" in text
+    assert "`score`: 1 at tier 2, abs diff <= 0.5" in text
+
+
+def test_loosest_tier_follows_row_tolerances_in_trials() -> None:
+    cells = [
+        _cell("r1", "score", "reproduced", "1"),  # one_decimal: tier 1 of 2, not loosest
+        _cell("r2", "score", "reproduced", "1"),  # tight: tier 1 is its only tier, loosest
+        _cell("r1", "tasks", "reproduced", "0"),  # count: no tier beyond exact
+        _cell("r2", "tasks", "not_published"),
+    ]
+    text = limits.loosest_tier(cells, TRIALS_DOC, trials=True)
+    assert "1 of the 3 reproduced cells" in text
+    assert "`score`: 1 at tier 1, abs diff <= 0.005" in text
+    assert limits.loosest_tier([], TRIALS_DOC, trials=True).startswith("No cell is counted")
+
+
+def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> None:
+    cells = [
+        _cell("a|x", "model", "structural"),
+        _cell("a|x", "score", "reproduced", "0"),
+        _cell("a|x", "tasks", "reproduced", "0"),
+        _cell("b|x", "model", "structural"),
+        _cell("b|x", "score", "not_published"),
+        _cell("b|x", "tasks", "not_published"),
+    ]
+    _write_csv(tmp_path / "census_cells.csv", cells)
+    # three recomputed entries: a|x published, b|x on the board with every cell empty,
+    # c|x not on the board at all
+    _write_csv(
+        tmp_path / "entries.csv",
+        [{"entry": e, "policy": p} for e in ("a|x", "b|x", "c|x") for p in ("E", "S")],
+    )
+    _write_csv(
+        tmp_path / "recompute" / "pandas" / "run1" / "nulls.csv",
+        [{"column": "score", "draws": "1000"}, {"column": "tasks", "draws": "1000"}],
+    )
+    classes = {"structural": 2, "no_antecedent": 0, "reproduced": 2, "divergent": 0}
+    classes |= {"no_data": 0, "not_published": 2}
+    (tmp_path / "census.json").write_text(json.dumps({"classes": classes, "source": "trials"}))
+    items = limits.lines(tmp_path, TRIALS_DOC, trials=True)
+    text = "\n".join(items)
+    assert "1 of the 3 recomputed entries have nothing published for them" in text
+    assert "`c|x`" in text
+    assert "1 leaderboard row(s) publish no measured value (`b|x`)" in text
+    assert "2 published cell(s) are `not_published`" in text
+    assert "1/(1,000+1) = 0.000999" in text
+    assert not any("no-antecedent" in i for i in items)  # no such cell, no disclaimer
+    # score (under a tolerance) reproduces; tasks is exact-only, left out
+    assert text.endswith("Most exposed, the reproduced columns of averaged rewards: `score`.")
+
+
+def _page() -> render.Page:
+    rows = [{"row": "model|condition", "value": "1.5", "note": "<b>", "empty": ""}]
+    return render.Page(
+        "a report",
+        ["Intro with `code`."],
+        [
+            render.Section(
+                "Numbers",
+                "numbers",
+                ["A note."],
+                render.table(rows, ["row", "value", "note", "empty"], "numbers-table"),
+                [render.Figure("plot.svg", "a plot", "plot", "<?xml?>\n<svg><g/></svg>\n")],
+            )
+        ],
+        ["First limit, `1/(200+1)`.", "Second limit."],
+    )
+
+
+def test_markdown_from_the_template() -> None:
+    md, _ = render.render(_page())
+    lines = md.splitlines()
+    assert lines[0] == "# a report"
+    # a pipe inside a cell is escaped, or it would split the cell in two
+    assert "| row | value | note |" in lines
+    assert "| model\\|condition | 1.5 | <b> |" in lines
+    assert "Empty in every row, so left out: empty." in lines
+    assert "![a plot](plot.svg)" in lines
+    # the limits close the report
+    assert lines[-4:] == [
+        "## What this does not show",
+        "",
+        "- First limit, `1/(200+1)`.",
+        "- Second limit.",
+    ]
+    assert [ln for ln in lines if ln.startswith("## ")][-1] == "## What this does not show"
+
+
+def test_html_from_the_template() -> None:
+    _, page = render.render(_page())
+    assert "<code>code</code>" in page  # prose is Markdown inline text
+    assert "<td>&lt;b&gt;</td>" in page  # cells are text, escaped
+    assert '<td class="num">1.5</td>' in page
+    assert '<figure id="plot"><svg><g/></svg>' in page  # inlined, without the XML prolog
+    assert page.rindex('<section id="limits">') > page.rindex('<section id="numbers">')
+    assert "<li>First limit, <code>1/(200+1)</code>.</li>" in page
+    body = page[page.index("<body>") :]
+    assert "```" not in body and "\n#" not in body
+
+
+def test_every_plot_labels_both_axes_even_with_nothing_to_draw() -> None:
+    from audit import plots
+
+    # (svg, x label, y label): the labels are SVG text (svg.fonttype none), so present as written
+    settings = [{"setting": "model", "status": "recorded", "value": "m", "trials": "3"}]
+    band = {"label": "r [E]", "published": (50.0, 5.0), "recomputed": (50.1, 5.1)}
+    band["bootstrap"] = (45.0, 55.0)
+    cases = [
+        (plots.null_histograms({"c": {0: 5, 1: 2}}, {"c": 1}), "cells reproducing", "draws"),
+        (plots.null_histograms({}, {}), "cells reproducing", "draws"),
+        (plots.census_map(["r"], ["c"], {("r", "c"): "reproduced"}), "leaderboard column", "row"),
+        (plots.controls_scatter([]), "predicted change", "measured change"),
+        (plots.task_rewards({"e": [0.0, 1.0]}, "E"), "mean reward of a task", "entry"),
+        (plots.task_rewards({}, "E"), "mean reward of a task", "entry"),
+        (plots.intervals([band], "leaderboard row [policy]", "t"), "score (points)", "row"),
+        (plots.intervals([], "entry [policy]", "t"), "score (points)", "entry"),
+        (plots.settings_census(settings), "trials", "setting"),
+        (plots.settings_census([]), "trials", "setting"),
+    ]
+    for svg, x, y in cases:
+        assert x in svg and y in svg, (x, y)
