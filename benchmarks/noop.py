@@ -52,7 +52,9 @@ FLOOR = {
 def run(cmd: list[str]) -> subprocess.CompletedProcess:
     p = subprocess.run(cmd, cwd=ROOT, check=False, capture_output=True, text=True)
     if p.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} ended with exit {p.returncode}:\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
+        sys.exit(
+            f"{' '.join(cmd)} ended with exit {p.returncode}:\n{p.stdout[-2000:]}{p.stderr[-2000:]}"
+        )
     return p
 
 
@@ -78,7 +80,7 @@ def main() -> None:
             times[kind].append(timed(cmd))
     med = statistics.median
     print(f"whole-process seconds, {args.reps} runs each, interleaved, in {ROOT.name}/")
-    print(f"  no-op rerun: {' '.join(rerun(args.bundle))}")
+    print(f"  no-op rerun: {' '.join(['uv', *rerun(args.bundle)[1:]])}")
     print(f"{'':30}{'min':>8}{'median':>8}{'max':>8}")
     for kind, ts in times.items():
         print(f"{kind:30}{min(ts):8.2f}{med(ts):8.2f}{max(ts):8.2f}")

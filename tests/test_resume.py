@@ -39,7 +39,11 @@ KILLS = {
     "lock": ("lock.log", 0.8, "group"),
     "recompute": ("recompute_pyarrow_run2.log", 0.4, "group"),
     "control-stamp": ("control_stamp_swap_m1_m2.log", 0.4, "group"),
-    "control-snakemake-alone": ("control_recompute_pandas_shift_seeded_alpha_cost.log", 0.3, "snakemake"),
+    "control-snakemake-alone": (
+        "control_recompute_pandas_shift_seeded_alpha_cost.log",
+        0.3,
+        "snakemake",
+    ),
     "report": ("report.log", 1.0, "group"),
     "seal": ("annex.log", 0.8, "group"),
 }
