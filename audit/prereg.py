@@ -21,7 +21,12 @@ def load_yaml(path: str | Path) -> dict[str, Any]:
 
 
 def schema(name: str) -> dict[str, Any]:
-    return yaml.safe_load((SCHEMAS / f"{name}.schema.yaml").read_text(encoding="utf-8"))
+    """One of the project's own schema files (workflow/schemas/), read by libyaml's safe
+    loader where PyYAML has it: the same document, about 10x faster than the pure-Python
+    loader (70 ms for the prereg schema), read while every run's workflow is parsed.
+    A prereg itself is read by the strict reader (audit/strict_yaml.py), never this."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load((SCHEMAS / f"{name}.schema.yaml").read_text(encoding="utf-8"), Loader=loader)
 
 
 def _is_integer(checker: object, instance: object) -> bool:

@@ -47,9 +47,9 @@ def _config_source(key):
 
 def check_config(cfg):
     """bad_config for the first schema violation (an unknown key is one)."""
-    path = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
-    with open(path, encoding="utf-8") as fh:
-        schema = yaml.safe_load(fh)
+    from audit.prereg import schema as _schema  # the repository is on sys.path
+
+    schema = _schema("config")
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(map(str, e.absolute_path)))
     # The clone's own path is in every job's command and in input paths: the
