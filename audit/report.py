@@ -10,6 +10,7 @@ from pathlib import Path
 from audit import plots
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
+from audit.seal import vulns
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -65,6 +66,8 @@ def build(res_dir: str, out_dir: str) -> None:
             for c in columns
             if c.get("constructed") == "yes"
         ],
+        # one line: were the environments audited, and what was found (audit/seal/vulns.py)
+        "vulns": vulns.line_of(res),
     }
     write_atomic(out / "report.md", _markdown(summary, agreement, tables, svgs))
     write_atomic(out / "report.html", _html(summary, agreement, tables, svgs))
@@ -106,7 +109,7 @@ def _chance_words(tables: dict) -> list[str]:
     return [f"**Constructed**: {w}." for w in tables["constructed"]]
 
 
-def _intro(summary: dict, agreement: dict) -> list[str]:
+def _intro(summary: dict, agreement: dict, vulns_line: str) -> list[str]:
     c = summary["classes"]
     return [
         f"{summary['cells']:,} cells ({summary['rows']} rows x {summary['columns']} columns) of the "
@@ -117,6 +120,7 @@ def _intro(summary: dict, agreement: dict) -> list[str]:
         f"and {c['structural']} are structural: neither kind is a failure.",
         f"The two implementations disagree on {agreement['disagreements']} cell(s).",
         *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
+        vulns_line,
     ]
 
 
@@ -135,7 +139,7 @@ def _markdown(summary: dict, agreement: dict, tables: dict, svgs: dict) -> str:
     out = [
         "# secondseat report",
         "",
-        *_intro(summary, agreement),
+        *_intro(summary, agreement, tables["vulns"]),
         "",
         "## Census",
         "",
@@ -194,7 +198,7 @@ def _html(summary: dict, agreement: dict, tables: dict, svgs: dict) -> str:
         "font-size:0.85em;text-align:right}th{background:#f4f4f4}figure{margin:1em 0}"
         "svg{max-width:100%;height:auto}</style></head><body>",
         "<h1>secondseat report</h1>",
-        *[f"<p>{html.escape(p)}</p>" for p in _intro(summary, agreement)],
+        *[f"<p>{html.escape(p)}</p>" for p in _intro(summary, agreement, tables["vulns"])],
         "<h2>Census</h2>",
         _html_table(tables["classes"], "census-table"),
         _figure(svgs["census_map.svg"], "census-map"),

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from audit.files import write_atomic
+from audit.seal import vulns
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -123,6 +124,7 @@ def build(res_dir: str, out_dir: str) -> None:
         f"Prereg blake3 `{summary['prereg_blake3']}`; {summary['source']} source; "
         f"{summary['entries']} entries recomputed by both contestants, "
         f"{agreement['disagreements']} disagreement(s), each run twice byte-identical.",
+        vulns.line_of(res),
         "",
         "```",
         (res / "census.txt").read_text(encoding="utf-8").rstrip("\n"),
@@ -179,6 +181,7 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             for role, t in sorted(lock["bundle"].items())
         ],
         *writer_lines(shipped),
+        vulns.line_of(res),
     ]
     if "jobs" in lock:
         lines.append(
