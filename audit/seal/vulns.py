@@ -77,8 +77,16 @@ def _run(cmd: list[str], cwd: str | None, timeout: float) -> subprocess.Complete
 
 def export_pins(src: str, group_args: list[str], timeout: float) -> tuple[str | None, dict]:
     """(the environment's exact pins as a requirements text, {}) or (None, why not)."""
-    cmd = ["uv", "export", "--frozen", "--no-hashes", "--no-emit-project", "--no-header",
-           "--no-annotate", *group_args]
+    cmd = [
+        "uv",
+        "export",
+        "--frozen",
+        "--no-hashes",
+        "--no-emit-project",
+        "--no-header",
+        "--no-annotate",
+        *group_args,
+    ]
     done = _run(cmd, src, timeout)
     if isinstance(done, str):
         return None, _not(f"uv export {done}", "the exact pins come from uv.lock through uv")
@@ -134,9 +142,21 @@ def audit_one(src: str, group_args: list[str], pip_audit: str, timeout: float) -
     with tempfile.TemporaryDirectory(prefix="secondseat-vulns-") as tmp:
         reqs = Path(tmp, "requirements.txt")
         reqs.write_text(pins, encoding="utf-8")
-        cmd = [pip_audit, "-r", str(reqs), "--no-deps", "--disable-pip",
-               "--vulnerability-service", SERVICE, "--format", "json",
-               "--progress-spinner", "off", "--timeout", str(SOCKET_TIMEOUT)]
+        cmd = [
+            pip_audit,
+            "-r",
+            str(reqs),
+            "--no-deps",
+            "--disable-pip",
+            "--vulnerability-service",
+            SERVICE,
+            "--format",
+            "json",
+            "--progress-spinner",
+            "off",
+            "--timeout",
+            str(SOCKET_TIMEOUT),
+        ]
         done = _run(cmd, tmp, timeout)
     if isinstance(done, str):
         hint = f"; sync it: {SYNC_HINT}" if done == "not found" else ""
@@ -151,8 +171,9 @@ def audit_one(src: str, group_args: list[str], pip_audit: str, timeout: float) -
     return parse(report)
 
 
-def audit(src: str, pip_audit: str = "pip-audit", enabled: bool = True,
-          timeout: float = TIMEOUT) -> dict:
+def audit(
+    src: str, pip_audit: str = "pip-audit", enabled: bool = True, timeout: float = TIMEOUT
+) -> dict:
     if os.sep in pip_audit:  # a path: it runs from a temporary folder
         pip_audit = os.path.abspath(pip_audit)
     if enabled:
