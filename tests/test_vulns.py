@@ -202,3 +202,26 @@ def test_the_report_line_is_volatile_in_every_file_it_is_in(tmp_path):
         ("report/report.html", f"<p>{line}</p>"),
     ]:
         assert text.startswith(contract.VOLATILE_LINE_PREFIXES[rel])
+
+
+def test_the_summary_names_each_environment_and_caps_the_list():
+    # worked by hand: 7 advisories, the first 5 named and "2 more"; the other two environments
+    adv = [{"package": f"p{i}", "version": "1.0", "id": f"PYSEC-{i}"} for i in range(7)]
+    doc = {
+        "environments": {
+            "impl-pandas": {"audited": False, "reason": "pip-audit timed out after 240 s"},
+            "impl-pyarrow": {"audited": True, "packages_audited": 4, "advisories": []},
+            "referee": {
+                "audited": True,
+                "packages_audited": 140,
+                "advisories": adv,
+                "not_audited": [{"package": "x", "reason": "?"}],
+            },
+        }
+    }
+    assert vulns.summary(doc) == (
+        "impl-pandas not audited (pip-audit timed out after 240 s); "
+        "impl-pyarrow no known advisory in 4 package(s); "
+        "referee 7 known advisories (p0 1.0 PYSEC-0, p1 1.0 PYSEC-1, p2 1.0 PYSEC-2, "
+        "p3 1.0 PYSEC-3, p4 1.0 PYSEC-4 and 2 more) in 140 package(s), 1 without advisory data"
+    )

@@ -40,6 +40,7 @@ ENVIRONMENTS = {
     "impl-pandas": ["--only-group", "impl-pandas"],
     "impl-pyarrow": ["--only-group", "impl-pyarrow"],
 }
+SHOWN = 5  # advisories named in the one-line summary; the file holds them all
 TIMEOUT = 240  # seconds for one environment's pip-audit, all requests included
 SOCKET_TIMEOUT = 15  # pip-audit's own, per request
 DISABLED = "disabled by config (vulnerability_audit: false)"
@@ -212,7 +213,8 @@ def summary(doc: dict) -> str:
         adv = e.get("advisories") or []
         found = (
             f"{len(adv)} known advisor{'y' if len(adv) == 1 else 'ies'} ("
-            + ", ".join(f"{a.get('package')} {a.get('version')} {a.get('id')}" for a in adv)
+            + ", ".join(f"{a.get('package')} {a.get('version')} {a.get('id')}" for a in adv[:SHOWN])
+            + (f" and {len(adv) - SHOWN} more" if len(adv) > SHOWN else "")
             + ")"
             if adv
             else "no known advisory"
@@ -233,7 +235,7 @@ def line_of(res: Path) -> str:
     else:
         try:
             text = summary(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError, TypeError):  # a malformed file
             text = "not audited: vulnerabilities.json is unreadable"
     return f"{VULNS_PREFIX}{text}."
 
