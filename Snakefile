@@ -33,6 +33,7 @@ if KIND == "trials":
     include: "workflow/rules/trials.smk"
     include: "workflow/rules/trials_controls.smk"
     include: "workflow/rules/trials_audit.smk"
+    include: "workflow/rules/vulns.smk"
 
 else:
 
@@ -45,6 +46,7 @@ else:
     include: "workflow/rules/controls.smk"
     include: "workflow/rules/annex.smk"
     include: "workflow/rules/selftest.smk"
+    include: "workflow/rules/vulns.smk"
 
 
 rule all:

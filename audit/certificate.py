@@ -8,6 +8,7 @@ from pathlib import Path
 
 from audit import limits
 from audit.census import NO_INSTANCE_ROWS, constructed_words
+from audit.seal import vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
 
@@ -58,6 +59,7 @@ def render(res: Path, doc: dict, head: str) -> str:
             for role, t in sorted(lock["bundle"].items())
         ],
         *writer_lines(shipped),
+        vulns.line_of(res),
         "",
         f"Of {summary['cells']:,} cells, {summary['with_antecedent']} have an antecedent; "
         f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "

@@ -10,6 +10,7 @@ from pathlib import Path
 from audit import limits, plots, prereg, render
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
+from audit.seal import vulns
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -102,7 +103,7 @@ def build(res_dir: str, out_dir: str) -> None:
     doc = prereg.load(str(res / "lock" / "prereg.yaml"))
     page = render.Page(
         "secondseat report",
-        _intro(summary, agreement),
+        [*_intro(summary, agreement), vulns.line_of(res)],
         sections,
         limits.lines(res, doc, trials=False),
     )

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from audit import limits, plots, render, trials_prereg
 from audit.files import write_atomic
+from audit.seal import vulns
 
 # every figure is always written (the rule declares them); the page shows those with data
 FIGURES = ("task_rewards.svg", "intervals.svg", "null_histograms.svg", "settings.svg")
@@ -271,7 +272,7 @@ def build(res_dir: str, out_dir: str) -> None:
         )
     page = render.Page(
         f"secondseat trials report: {summary['arm_prereg']}",
-        _intro(summary, agreement),
+        [*_intro(summary, agreement), vulns.line_of(res)],
         sections,
         limits.lines(res, doc, trials=True),
     )
@@ -294,6 +295,7 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             for role, t in sorted(lock["bundle"].items())
         ],
         *writer_lines(shipped),
+        vulns.line_of(res),
     ]
     if "jobs" in lock:
         lines.append(

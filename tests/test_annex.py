@@ -47,6 +47,43 @@ def test_second_seat_reproduces_every_non_volatile_file(seats) -> None:
 
 
 @pytest.mark.slow
+def test_the_vulnerability_audit_is_in_the_annex_and_set_aside(seats, tmp_path) -> None:
+    a, _, _ = seats
+    # the tests' runs disable it (tests/conftest.py run_dag): recorded, not skipped
+    doc = json.loads((a / "vulnerabilities.json").read_text())
+    assert {e["reason"] for e in doc["environments"].values()} == {
+        "disabled by config (vulnerability_audit: false)"
+    }
+    prefix = "Vulnerability audit (volatile: it depends on the day; reproducible is not safe): "
+    line = f"{prefix}not audited: disabled by config (vulnerability_audit: false)."
+    for rel in ("certificate.md", "report/report.md"):
+        assert line in (a / rel).read_text().splitlines(), rel
+    assert f"<p>{line}</p>" in (a / "report" / "report.html").read_text().splitlines()
+    # another day's findings change only those lines and that file: still identical
+    other = tmp_path / "other"
+    shutil.copytree(a, other)
+    found = f"{prefix}referee 1 known advisory (urllib3 2.8.0 GHSA-x) in 140 package(s)."
+    for rel, old, new in [
+        ("certificate.md", line, found),
+        ("report/report.md", line, found),
+        ("report/report.html", f"<p>{line}</p>", f"<p>{found}</p>"),
+        ("vulnerabilities.json", "disabled by config", "no advisory data reachable"),
+    ]:
+        text = (other / rel).read_text()
+        assert old in text, rel
+        (other / rel).write_text(text.replace(old, new))
+    res = run_audit("compare-annex", a, other)
+    assert res.code == 0, res.stdout
+    assert "DIFFERENT" not in res.stdout
+    assert "volatile (not counted): vulnerabilities.json (differs)" in res.stdout
+    # any other line of the certificate still counts
+    cert = other / "certificate.md"
+    cert.write_text(cert.read_text().replace(found, found + "\nextra"))
+    res = run_audit("compare-annex", a, other)
+    assert res.code == 1 and "DIFFERENT: certificate.md" in res.stdout, res.stdout
+
+
+@pytest.mark.slow
 def test_both_annexes_verify_against_their_heads(seats) -> None:
     a, b, head = seats
     assert f"`{head}`" in (a / "README.md").read_text()

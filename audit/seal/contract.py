@@ -37,6 +37,11 @@ VOLATILE = (
 # Matched as plain prefixes (str.startswith).
 ANCHOR_PREFIX = "Ledger head anchored by this certificate: "
 WRITER_PREFIX = "File as shipped (writer-dependent): "
+# The vulnerability audit's one line (audit/seal/vulns.py): it depends on the day.
+VULNS_PREFIX = "Vulnerability audit (volatile: it depends on the day; reproducible is not safe): "
 VOLATILE_LINE_PREFIXES = {
-    "certificate.md": (ANCHOR_PREFIX, WRITER_PREFIX),
+    "certificate.md": (ANCHOR_PREFIX, WRITER_PREFIX, VULNS_PREFIX),
+    "report/report.md": (VULNS_PREFIX,),
+    # the leaderboard report's HTML holds it as a paragraph, the trials report's in <pre>
+    "report/report.html": (VULNS_PREFIX, f"<p>{VULNS_PREFIX}"),
 }

@@ -6,6 +6,7 @@ rule report:
         agreement=f"{RES}/agreement.json",
         hist=f"{RES}/recompute/pandas/run1/null_hist.csv",
         controls=f"{RES}/controls.csv",
+        vulns=f"{RES}/vulnerabilities.json",
     output:
         md=f"{RES}/report/report.md",
         html=report(
@@ -49,6 +50,7 @@ rule annex:
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
         controls=f"{RES}/controls.md",
+        vulns=f"{RES}/vulnerabilities.json",
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",

@@ -138,6 +138,7 @@ rule report_trials:
         census=f"{RES}/census.json",
         agreement=f"{RES}/agreement.json",
         referee=referee_outputs(),
+        vulns=f"{RES}/vulnerabilities.json",
     output:
         md=f"{RES}/report/report.md",
         html=f"{RES}/report/report.html",
@@ -167,6 +168,7 @@ rule annex_trials:
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
         controls=[f"{RES}/controls.md"] if TRIAL_CONTROLS else [],
+        vulns=f"{RES}/vulnerabilities.json",
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",
