@@ -343,9 +343,7 @@ def adapt(
     ``only``: read just this run folder of ``jobs``, as if it were the only run.
     ``duplicates`` and ``min_tries``: the tb-run-v1 rules (section 16.1)."""
     if fmt not in FORMATS:
-        raise AuditError(
-            "bad_args", jobs, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}"
-        )
+        raise AuditError("bad_args", jobs, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if not Path(jobs).is_dir():
         raise AuditError("missing_file", jobs, "jobs directory does not exist or is not a folder")
     if fmt != FORMAT:

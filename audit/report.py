@@ -156,4 +156,3 @@ def _intro(summary: dict, agreement: dict) -> list[str]:
         f"The two implementations disagree on {agreement['disagreements']} cell(s).",
         *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
     ]
-

@@ -11,8 +11,8 @@ import json
 import os
 import shutil
 import tempfile
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 from blake3 import blake3
 

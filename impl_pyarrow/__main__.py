@@ -41,9 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         help="write cells, census and reproduce only (draws left to null-draws, null-merge)",
     )
     args = parser.parse_args(argv)
-    from .run import run  # Arrow is imported here, not for the subcommands
-
     from .locked import LockedBundle
+    from .run import run  # Arrow is imported here, not for the subcommands
 
     try:
         with LockedBundle(args.bundle, args.lock) as bundle:

@@ -24,7 +24,9 @@ def _digests(lock_files: Path) -> dict[str, str]:
         roles = json.loads(lock_files.read_text(encoding="utf-8"))
         return {entry["file"]: entry["blake3"] for entry in roles.values()}
     except (ValueError, AttributeError, KeyError, TypeError) as exc:
-        raise InputError("bad_prereg", str(lock_files), f"not the lock's files.json ({exc})") from None
+        raise InputError(
+            "bad_prereg", str(lock_files), f"not the lock's files.json ({exc})"
+        ) from None
 
 
 class LockedBundle:

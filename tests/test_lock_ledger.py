@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.seal import ledger
 from audit.files import file_blake3
+from audit.seal import ledger
 from tests.conftest import ROOT, run_audit
 
 

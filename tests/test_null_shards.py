@@ -28,7 +28,12 @@ def _impl(impl: str, *args: str | Path) -> Result:
 def _no_draws(impl: str, prereg: Path, bundle: Path, out: Path) -> Path:
     res = _impl(impl, "--prereg", prereg, "--bundle", bundle, "--out", out, "--no-draws")
     assert res.code == 0, res.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["cells.csv", "census.csv", "chance.csv", "reproduce.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "cells.csv",
+        "census.csv",
+        "chance.csv",
+        "reproduce.csv",
+    ]
     return out / "reproduce.csv"
 
 

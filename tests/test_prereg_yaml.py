@@ -199,7 +199,11 @@ CASES: dict[str, tuple[str, bytes | str, str]] = {
 # The referee only: keys the contestants do not read (the controls, the schema's version).
 REFEREE_ONLY: dict[str, tuple[str, bytes | str, str]] = {
     "version 1.0": ("leaderboard", _sub(DEMO, "version: 1", "version: 1.0"), "bad_prereg"),
-    "flip size 2.0": ("leaderboard", _sub(DEMO, "demo/m2}\n    size: 2\n", "demo/m2}\n    size: 2.0\n"), "bad_prereg"),
+    "flip size 2.0": (
+        "leaderboard",
+        _sub(DEMO, "demo/m2}\n    size: 2\n", "demo/m2}\n    size: 2.0\n"),
+        "bad_prereg",
+    ),
     "compare k [1.0], trials": (
         "trials",
         _sub(

@@ -65,7 +65,9 @@ def _reseal(annex: Path, from_line: int | None = None) -> None:
     ]
     files = {rel: attest.digests(annex / rel) for rel in listed}
     prereg_digest = files.get("lock/prereg.yaml", {"sha256": "0" * 64, "blake3": "0" * 64})
-    stmt = attest.statement(files, prereg_digest, "PASSED", {"passed": [], "warned": [], "failed": []})
+    stmt = attest.statement(
+        files, prereg_digest, "PASSED", {"passed": [], "warned": [], "failed": []}
+    )
     (annex / contract.ENVELOPE).write_text(json.dumps(attest.sign(stmt, signer)), encoding="utf-8")
     files[contract.ENVELOPE] = attest.digests(annex / contract.ENVELOPE)
     manifest = json.loads((annex / contract.MANIFEST).read_text(encoding="utf-8"))
@@ -291,7 +293,10 @@ TEXT_SUFFIXES = (".json", ".jsonl", ".csv", ".md")
 
 
 def _check_never_crashes(annex: Path, sealed, rel: str) -> None:
-    argvs = [["verify", str(annex), "--head", sealed[1]], ["compare-annex", str(sealed[0]), str(annex)]]
+    argvs = [
+        ["verify", str(annex), "--head", sealed[1]],
+        ["compare-annex", str(sealed[0]), str(annex)],
+    ]
     if rel == contract.LEDGER:
         argvs.append(["verify-ledger", str(annex / rel), "--head", sealed[1]])
     for argv in argvs:
@@ -317,7 +322,9 @@ def _mutation(draw, originals: dict[str, bytes]):
         k = draw(st.integers(0, len(data)))
         data = data[:k] + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80"])) + data[k:]
     elif kind == "retype":
-        data = draw(st.sampled_from([b"7", b"7\n", b"[]", b"null", b'"x"', b'{"format": 1}', b"1e999"]))
+        data = draw(
+            st.sampled_from([b"7", b"7\n", b"[]", b"null", b'"x"', b'{"format": 1}', b"1e999"])
+        )
     elif kind == "nest":
         data = b"[" * draw(st.integers(1, 100_000))
     else:

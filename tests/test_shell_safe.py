@@ -105,7 +105,9 @@ def test_a_path_snakemake_cannot_carry_is_bad_config(key: str, bad: str, tmp_pat
     p = _snakemake(tmp_path, "-n", "--configfile", str(tmp_path / "extra.yaml"))
     assert p.returncode == 2, p.stdout[-2000:]
     line = _one_error_line(p)
-    assert line.startswith(f"error[bad_config]: {tmp_path / 'extra.yaml'}: at {key}: {bad!r}: "), line
+    assert line.startswith(f"error[bad_config]: {tmp_path / 'extra.yaml'}: at {key}: {bad!r}: "), (
+        line
+    )
 
 
 @pytest.mark.slow

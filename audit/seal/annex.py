@@ -147,9 +147,7 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
         v = r.get("verdict", "")
         name = f"control {r['control']}: {v}"
         (passed if v == "pass" else warned if v == "skipped" else failed).append(name)
-    machinery = agreement.get("disagreements") or any(
-        t.startswith("control ") for t in failed
-    )
+    machinery = agreement.get("disagreements") or any(t.startswith("control ") for t in failed)
     result = "FAILED" if machinery else ("WARNED" if failed or warned else "PASSED")
     return result, {"passed": passed, "warned": warned, "failed": failed}
 
@@ -180,8 +178,11 @@ def seal(
         ledger.check_subjects([r for r in recs if r["event"] != "bundle_hashed"], f)
         records += recs
     if not records or records[0]["event"] != "prereg_locked":
-        raise AuditError("bad_events", event_files[0] if event_files else out_dir,
-                         "the first event must be prereg_locked (the lock's events)")
+        raise AuditError(
+            "bad_events",
+            event_files[0] if event_files else out_dir,
+            "the first event must be prereg_locked (the lock's events)",
+        )
     entries = ledger.chain(records)
     anchored = str(entries[-1]["hash"])
     lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
@@ -203,9 +204,7 @@ def seal(
     signer, _ = attest.load_or_create_signer(key)
     keydoc = attest.public_key_doc(signer)
     write_atomic(tmp / contract.PUBLIC_KEY, json.dumps(keydoc, indent=2, sort_keys=True) + "\n")
-    listed = sorted(
-        str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file()
-    )
+    listed = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*") if p.is_file())
     files = {rel: attest.digests(tmp / rel) for rel in listed}
     result, tests = tests_of(res)
     stmt = attest.statement(files, files["lock/prereg.yaml"], result, tests)
@@ -222,9 +221,7 @@ def seal(
         "bundle": content,
         "files": files,
     }
-    write_atomic(
-        tmp / contract.MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-    )
+    write_atomic(tmp / contract.MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     seal_record = {
         "event": "annex_sealed",
         "subject": str(out / contract.MANIFEST),

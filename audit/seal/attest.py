@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from securesystemslib.dsse import Envelope
+from securesystemslib.exceptions import Error as SslibError
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
 
@@ -67,13 +68,16 @@ def public_key_doc(signer: Signer) -> dict[str, Any]:
 
 
 def load_public_key(doc: object, where: str) -> SSlibKey:
+    refuse = AuditError("bad_key", where, "not an ed25519 public key document")
+    if not isinstance(doc, dict) or not isinstance(doc.get("keyid"), str):
+        raise refuse
     try:
-        assert isinstance(doc, dict) and isinstance(doc.get("keyid"), str)
         key = SSlibKey.from_dict(doc["keyid"], dict(doc["key"]))
-        assert key.keytype == "ed25519"
-        return key
-    except Exception:  # any malformed key document is one refusal
-        raise AuditError("bad_key", where, "not an ed25519 public key document") from None
+    except (KeyError, TypeError, ValueError, AttributeError, SslibError):  # malformed
+        raise refuse from None
+    if key.keytype != "ed25519":
+        raise refuse
+    return key
 
 
 def digests(path: Path) -> dict[str, str]:
@@ -118,7 +122,7 @@ def open_envelope(doc: object, key: SSlibKey, where: str) -> dict[str, Any]:
     """The statement inside a DSSE envelope, once its signature verifies under ``key``."""
     try:
         env = Envelope.from_dict(doc)  # type: ignore[arg-type]
-    except Exception:
+    except (KeyError, TypeError, ValueError, AttributeError, SslibError):
         raise AuditError("bad_attestation", where, "not a DSSE envelope") from None
     if env.payload_type != PAYLOAD_TYPE:
         raise AuditError("bad_attestation", where, f"payloadType is {env.payload_type!r}")

@@ -77,7 +77,9 @@ def confined(annex: Path, rel: object, where: str) -> Path:
         raise AuditError("bad_manifest", where, f"file name {rel!r} is not a relative path")
     pure = PurePosixPath(rel)
     if pure.is_absolute() or str(pure) != rel or any(p in ("..", ".", "") for p in pure.parts):
-        raise AuditError("bad_manifest", where, f"file name {rel!r} leaves the annex or is not normal")
+        raise AuditError(
+            "bad_manifest", where, f"file name {rel!r} leaves the annex or is not normal"
+        )
     here = annex
     for part in pure.parts:
         here = here / part
@@ -118,8 +120,10 @@ def load_manifest(annex: Path) -> dict:
         if rel.casefold() in seen:
             raise AuditError("bad_manifest", w, f"{rel} is listed twice")
         seen.add(rel.casefold())
-        if not isinstance(d, dict) or set(d) != {"blake3", "sha256"} or not all(
-            _hex(v) for v in d.values()
+        if (
+            not isinstance(d, dict)
+            or set(d) != {"blake3", "sha256"}
+            or not all(_hex(v) for v in d.values())
         ):
             raise AuditError("bad_manifest", w, f"{rel}: digests must be blake3 and sha256")
     return m
@@ -160,7 +164,9 @@ def _files(annex: Path, m: dict) -> list[str]:
             continue
         got = attest.digests(p)
         if got != want:
-            problems.append(f"{p}: changed (blake3 {got['blake3']}, manifest says {want['blake3']})")
+            problems.append(
+                f"{p}: changed (blake3 {got['blake3']}, manifest says {want['blake3']})"
+            )
     for rel in sorted(present - set(m["files"]) - set(contract.UNLISTED)):
         problems.append(f"{annex / rel}: added (not in the manifest)")
     for rel in contract.UNLISTED:
@@ -200,9 +206,7 @@ def _required(annex: Path, m: dict, entries: list[dict]) -> list[str]:
                 "does not carry it"
             )
         elif copied and m["files"][rel]["blake3"] != e.get("blake3"):
-            problems.append(
-                f"{annex / rel}: differs from what ledger line {e.get('seq')} recorded"
-            )
+            problems.append(f"{annex / rel}: differs from what ledger line {e.get('seq')} recorded")
     return problems
 
 
@@ -215,9 +219,10 @@ def _ledger(annex: Path, m: dict, head: str | None) -> tuple[list[str], list[dic
     if not entries:
         return problems + [f"{path}: no ledger lines"], []
     last = entries[-1]
-    if last.get("event") != "annex_sealed" or sum(
-        e.get("event") == "annex_sealed" for e in entries
-    ) != 1:
+    if (
+        last.get("event") != "annex_sealed"
+        or sum(e.get("event") == "annex_sealed" for e in entries) != 1
+    ):
         problems.append(f"{path}: must end with its one annex_sealed line (tail cut or extended?)")
         return problems, entries
     if last.get("blake3") != attest.digests(annex / contract.MANIFEST)["blake3"]:
@@ -229,7 +234,9 @@ def _ledger(annex: Path, m: dict, head: str | None) -> tuple[list[str], list[dic
     if entries[0].get("event") != "prereg_locked" or len(locked) != 1:
         problems.append(f"{path}: must begin with its one prereg_locked line")
     if last.get("arm") != m["arm"]:
-        problems.append(f"{annex / contract.MANIFEST}: arm {m['arm']!r}, sealed as {last.get('arm')!r}")
+        problems.append(
+            f"{annex / contract.MANIFEST}: arm {m['arm']!r}, sealed as {last.get('arm')!r}"
+        )
     pre = m["prereg"]["blake3"]
     if last.get("prereg_blake3") != pre or (locked and locked[0].get("blake3") != pre):
         problems.append(

@@ -183,9 +183,9 @@ class Workspace:
 
     def make_ledger(self) -> Path:
         """A real ledger: the lock of this bundle and prereg, then two recorded outputs."""
-        from audit.seal import ledger
         from audit.files import file_blake3
         from audit.lock import lock
+        from audit.seal import ledger
 
         here = Path.cwd()
         os.chdir(self.dir)  # ledger subjects are relative to the run's folder
