@@ -32,7 +32,7 @@ def test_another_prereg_under_a_locked_arm_is_refused(tmp_path: Path) -> None:
     first = run_dag(tmp_path, LOCK, "--config", f"prereg={ROOT / 'prereg' / 'demo.yaml'}")
     assert first.returncode == 0, first.stderr[-3000:]
     before = _files(tmp_path / "results" / "demo")
-    assert "lock/lock.json" in before and "ledger.jsonl" in before
+    assert "lock/lock.json" in before and "events/lock.json" in before
 
     edited = tmp_path / "demo-seed-8.yaml"
     edited.write_text((ROOT / "prereg" / "demo.yaml").read_text().replace("seed: 7", "seed: 8"))

@@ -221,7 +221,19 @@ def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) ->
         )
     )
     (res / "lock" / "lock.json").write_text(
-        json.dumps({"prereg": {"blake3": "0" * 64}, "bundle": {"instances": {"rows": 10}}})
+        json.dumps(
+            {
+                "prereg": {"blake3": "0" * 64},
+                "bundle": {
+                    "instances": {
+                        "file": "instances.parquet",
+                        "content_digest": "0" * 64,
+                        "rows": 10,
+                        "columns": 3,
+                    }
+                },
+            }
+        )
     )
     (res / "lock" / "files.json").write_text("{}")
     head = "column,kind,reproduced,divergent,no_data,tier_0,chance_tested,chance_exact,chance_expected,chance_p,constructed"
@@ -232,6 +244,7 @@ def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) ->
     (res / "census_cells.csv").write_text("row_id,column,class,best_tier,policies,min_abs_diff\n")
     doc = {
         "name": "chance",
+        "null_draws": 10,
         "columns": {
             "measured": {
                 "scaled": {"recipe": "mean", "tolerance": "cost"},
