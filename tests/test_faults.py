@@ -40,6 +40,8 @@ def _volatile(rel: str) -> bool:
     parts = rel.split("/")
     stamp = len(parts) == 3 and parts[0] == "controls" and parts[2].startswith("stamp.")
     return rel in VOLATILE or rel.startswith("events/") or stamp
+
+
 # The demo's census, worked by hand (audit/demo_bundle.py).
 DEMO_CENSUS = {
     "structural": 12,
