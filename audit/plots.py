@@ -160,10 +160,14 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
         bands = [
             (
                 pub_c,
-                pub_c - pub_h if pub_h is not None else None,
-                pub_c + pub_h if pub_h is not None else None,
+                pub_c - pub_h if pub_c is not None and pub_h is not None else None,
+                pub_c + pub_h if pub_c is not None and pub_h is not None else None,
             ),
-            (rec_c, rec_c - rec_h, rec_c + rec_h),
+            (
+                rec_c,
+                rec_c - rec_h if rec_c is not None and rec_h is not None else None,
+                rec_c + rec_h if rec_c is not None and rec_h is not None else None,
+            ),
             (rec_c, lo, hi),
         ]
         for (label, colour, dy), (c, a, b) in zip(styles, bands, strict=True):

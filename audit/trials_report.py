@@ -43,9 +43,11 @@ def _section(
 
 def _task_rewards(res: Path, doc: dict) -> tuple[str, str]:
     """The per-task rewards plot under the first declared policy, and that policy."""
-    policy = next(iter(doc["policies"]))
+    rows = _rows(res / "recompute" / "pandas" / "run1" / "tasks.csv")
+    # the first declared policy; a prereg using only built-in ones: the first in the table
+    policy = next(iter(doc["policies"] or {}), None) or (rows[0]["policy"] if rows else "")
     rewards: dict[str, list[float]] = {}
-    for r in _rows(res / "recompute" / "pandas" / "run1" / "tasks.csv"):
+    for r in rows:
         value = _float(r["reward_mean"])
         if r["policy"] == policy and value is not None:
             rewards.setdefault(r["entry"], []).append(value)
