@@ -349,6 +349,8 @@ def test_malformed_annex_files_never_crash_verify_or_compare(sealed, tmp_path: P
     @given(_mutation(originals))
     def one(mutation) -> None:
         rel, data = mutation
+        if data == originals[rel]:
+            return  # a "mutation" that changed nothing: the annex holds, as it should
         try:
             (annex / rel).write_bytes(data)
             _check_never_crashes(annex, sealed, rel)

@@ -121,6 +121,11 @@ def test_self_test_on_the_demo_bundles_flags_every_fault(impl_envs, tmp_path: Pa
 
 @pytest.mark.slow
 @pytest.mark.realbundle
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 15, open: the trial fault duplicate_trials_kept survives every stage on "
+    "the trials bundles (a blind spot: a trials control that duplicates a trial is needed)",
+)
 def test_self_test_on_the_real_and_trial_bundles(impl_envs, tmp_path: Path) -> None:
     names = ["openhands-index", "skillsbench-registry", "benchflow-sample"]
     for d in ("openhands-index-3015ac6", "skillsbench-registry", "benchflow-trials-sample"):
