@@ -31,12 +31,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
+from audit import intake_out
 from audit.adapter import SCHEMA as TRIAL_SCHEMA
-from audit.compare_items import ITEM_SCHEMA
 from audit.errors import AuditError
-from audit.files import file_blake3, write_atomic
+from audit.files import file_blake3
 
 REQUIRED = (
     "schema_version",
@@ -199,15 +197,4 @@ def adapt_to(aggregates: list[str], out: str) -> dict[str, Any]:
         trials += t
         items += i
         claims.append(c)
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, rows, schema in (
-        ("trials.parquet", trials, TRIAL_SCHEMA),
-        ("items.parquet", items, ITEM_SCHEMA),
-    ):
-        tmp = out_dir / f".{name}.tmp"
-        pl.DataFrame(rows, schema=schema).write_parquet(tmp)
-        tmp.replace(out_dir / name)
-    doc = {"format": "every-eval-ever", "records": claims}
-    write_atomic(out_dir / "claim.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    return doc
+    return intake_out.write(out, trials, items, {"format": "every-eval-ever", "records": claims})

@@ -30,6 +30,27 @@ def file_blake3(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def file_digests(path: str | Path) -> dict[str, object]:
+    """A file's blake3, sha256 and size, from one pass over its bytes."""
+    import hashlib
+
+    p = Path(path)
+    if not p.exists():
+        raise AuditError("missing_file", str(path), "no such file")
+    if not p.is_file():
+        raise AuditError("missing_file", str(path), "not a regular file")
+    b, s, n = blake3.blake3(), hashlib.sha256(), 0
+    try:
+        with p.open("rb") as f:
+            while chunk := f.read(CHUNK):
+                b.update(chunk)
+                s.update(chunk)
+                n += len(chunk)
+    except OSError as e:
+        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    return {"blake3": b.hexdigest(), "sha256": s.hexdigest(), "bytes": n}
+
+
 def text_blake3(text: str) -> str:
     return blake3.blake3(text.encode("utf-8")).hexdigest()
 

@@ -29,12 +29,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import polars as pl
-
+from audit import intake_out
 from audit.adapter import SCHEMA as TRIAL_SCHEMA
-from audit.compare_items import ITEM_SCHEMA
 from audit.errors import AuditError
-from audit.files import file_blake3, write_atomic
+from audit.files import file_blake3
 
 
 def _read(path: str) -> Any:
@@ -158,18 +156,7 @@ def adapt_to(logs: list[str], out: str, scorer: str | None = None) -> dict[str, 
         trials += t
         items += i
         claims.append(c)
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for name, rows, schema in (
-        ("trials.parquet", trials, TRIAL_SCHEMA),
-        ("items.parquet", items, ITEM_SCHEMA),
-    ):
-        tmp = out_dir / f".{name}.tmp"
-        pl.DataFrame(rows, schema=schema).write_parquet(tmp)
-        tmp.replace(out_dir / name)
-    doc = {"format": "inspect-eval-log", "logs": claims}
-    write_atomic(out_dir / "claim.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
-    return doc
+    return intake_out.write(out, trials, items, {"format": "inspect-eval-log", "logs": claims})
 
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from audit import hf_source, prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
-from audit.files import file_blake3, write_atomic
+from audit.files import file_blake3, file_digests, write_atomic
 from audit.seal import ledger
 
 
@@ -56,26 +56,7 @@ def split_files(tables: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dic
 
 def file_record(path: str, name: str) -> dict[str, object]:
     """A bundle file's name and digests, hashed in one pass over its bytes."""
-    import hashlib
-
-    import blake3
-
-    b, s, n = blake3.blake3(), hashlib.sha256(), 0
-    if not Path(path).exists():
-        raise AuditError("missing_file", path, "no such file")
-    if not Path(path).is_file():
-        raise AuditError("missing_file", path, "not a regular file")
-    try:
-        with open(path, "rb") as f:
-            while chunk := f.read(1 << 20):
-                b.update(chunk)
-                s.update(chunk)
-                n += len(chunk)
-    except FileNotFoundError:
-        raise AuditError("missing_file", path, "no such file") from None
-    except OSError as e:
-        raise AuditError("unreadable", path, e.strerror or str(e)) from None
-    return {"file": name, "blake3": b.hexdigest(), "sha256": s.hexdigest(), "bytes": n}
+    return {"file": name, **file_digests(path)}
 
 
 def write_lock(prereg_path: str, actual: str, out_dir: str, record: dict) -> None:

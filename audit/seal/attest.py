@@ -11,7 +11,6 @@ verification are securesystemslib's (``securesystemslib.dsse.Envelope``,
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -23,6 +22,7 @@ from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
 
 from audit.errors import AuditError
+from audit.files import file_digests
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
@@ -81,14 +81,9 @@ def load_public_key(doc: object, where: str) -> SSlibKey:
 
 
 def digests(path: Path) -> dict[str, str]:
-    import blake3
-
-    b, s = blake3.blake3(), hashlib.sha256()
-    with path.open("rb") as f:
-        while chunk := f.read(1 << 20):
-            b.update(chunk)
-            s.update(chunk)
-    return {"blake3": b.hexdigest(), "sha256": s.hexdigest()}
+    """A subject's digests as the statement and the manifest name them."""
+    d = file_digests(path)
+    return {"blake3": str(d["blake3"]), "sha256": str(d["sha256"])}
 
 
 def statement(
