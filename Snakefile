@@ -24,7 +24,9 @@ configfile: "config/config.yaml"
 report: "workflow/report/workflow.rst"
 
 
-KIND = config.get("kind", "leaderboard")  # leaderboard (cells v1) or trials (trials v1)
+# The config, the seat and the prereg, once; the prereg alone decides the kind:
+# leaderboard (cells v1) or trials (trials v1).
+include: "workflow/rules/arm.smk"
 
 
 if KIND == "trials":

@@ -141,6 +141,11 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
 def load(path: str | Path) -> dict[str, Any]:
     """A checked trials prereg, or an AuditError naming the file and the first problem."""
     doc = load_yaml(path)
-    _check_schema(doc, str(path))
-    _check_logic(doc, str(path))
+    check(doc, str(path))
     return doc
+
+
+def check(doc: Any, path: str) -> None:
+    """The schema, then the logic: the first problem, as an AuditError."""
+    _check_schema(doc, path)
+    _check_logic(doc, path)

@@ -64,6 +64,12 @@ def check_config(cfg):
     if err.validator == "additionalProperties":
         unknown = sorted(set(cfg) - set(schema.get("properties", {})))
         key = unknown[0] if unknown else None
+        if key == "kind":
+            refuse(
+                "bad_config",
+                _config_source(key),
+                "kind is not a config option: the prereg's own `kind:` decides the arm's kind",
+            )
         refuse("bad_config", _config_source(key), f"unknown option {key!r}")
     where = key if key is not None else "(top level)"
     message = err.message if len(err.message) < 200 else err.message[:197] + "..."
@@ -271,6 +277,17 @@ def print_run_summary():
         for line in readme.read_text(encoding="utf-8").splitlines():
             if line.startswith("Annex head"):
                 print(line)
+
+
+def prereg_kind(prereg):
+    """The arm's kind and its prereg, read and checked once (audit/arm_kind.py)."""
+    from audit.arm_kind import load_checked
+    from audit.errors import AuditError
+
+    try:
+        return load_checked(prereg)
+    except AuditError as e:
+        refuse(e.kind, e.path, e.detail)
 
 
 def second_seat(cfg):

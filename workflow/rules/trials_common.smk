@@ -1,4 +1,4 @@
-# A trials arm (docs/trials-contract.md): config `kind: trials`. Same machinery as
+# A trials arm (docs/trials-contract.md): the prereg says `kind: trials`. Same machinery as
 # the leaderboard arm: lock, two contestants twice each, agreement, census, ledger,
 # report, annex. Paths under results/<arm>/ as in the Snakefile, plus
 #   bundle/trials.parquet, bundle/adapter.json   the adapter's trial table (trials source)
@@ -10,44 +10,15 @@ import shlex
 from pathlib import Path
 
 import yaml
-from snakemake.utils import validate
 
 
-include: "preflight.smk"
-
-
-check_config(config)
-validate(config, schema="../schemas/config.schema.yaml", set_default=False)
-
-SRC = workflow.basedir
-ARM = config["arm"]
-RES = f"results/{ARM}"
-BUNDLE = config["bundle"].rstrip("/")
-IMPLS = ["pandas", "pyarrow"]
-RUNS = [1, 2]
-SEAT = config["seat"]
-if SEAT == "second":
-    ANNEX, PREREG, PREREG_BLAKE3 = second_seat(config)
-    EXPECT_BUNDLE = ["--expect-bundle", f"{ANNEX}/lock/lock.json"]  # arguments, each quoted
-else:
-    PREREG = config["prereg"]
-    PREREG_BLAKE3 = config["prereg_blake3"]
-    EXPECT_BUNDLE = []
-
-check_prereg(PREREG, PREREG_BLAKE3)
-check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
-from audit.errors import AuditError as _AuditError
-from audit.prereg import load_yaml as _read_prereg
-from audit.trials_prereg import load as _load_trials_prereg
-
-try:
-    # The trials lock's own reader and checks (audit/trials_prereg.py): a prereg
-    # it would refuse is one line and exit 2 here, before any job. Names only.
-    if _read_prereg(PREREG).get("kind") != "trials":
-        refuse("bad_config", PREREG, "config kind is trials but the prereg is not a trials-v1 prereg")
-    _PREREG = _load_trials_prereg(PREREG)
-except _AuditError as _e:
-    refuse(_e.kind, _e.path, _e.detail)
+if config.get("null_shards", 1) != 1:
+    # Not ignored in silence: the trials contract draws its null in one process.
+    refuse(
+        "bad_config",
+        _config_source("null_shards"),
+        "at null_shards: a trials arm draws its null in one job (trials v1 has no shards)",
+    )
 SOURCE = _PREREG["source"]
 LEADERBOARD = _PREREG.get("leaderboard")
 COMPARE = _PREREG.get("compare")
@@ -83,16 +54,8 @@ wildcard_constraints:
     run=r"\d+",
 
 
-def impl_python(impl):
-    return f"{SRC}/.venvs/impl-{impl}/bin/python"
-
-
 def trials_module(impl):
-    """The contestant's trials entry: `-m impl_X.trials` when that module exists,
-    else the contract's `-m impl_X trials` (section 5)."""
-    base = Path(SRC, f"impl_{impl}")
-    if (base / "trials.py").is_file() or (base / "trials" / "__main__.py").is_file():
-        return ["-m", f"impl_{impl}.trials"]
+    """The contestant's trials entry, as the contract names it (section 5)."""
     return ["-m", f"impl_{impl}", "trials"]
 
 
@@ -121,8 +84,3 @@ def get_final_output():
     return [f"{RES}/census.txt", f"{RES}/annex"]
 
 
-SEAT_KEY = config.get("seat_key", "")  # empty: the default key path (docs/seal.md)
-
-
-def src(wildcards):
-    return SRC

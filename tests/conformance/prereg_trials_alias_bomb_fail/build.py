@@ -12,7 +12,6 @@ def build(ws) -> None:
     lines = ["lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
     lines += [f"lol{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]" for i in range(1, 9)]
     ws.prereg.write_text(trials.read_text(encoding="utf-8") + "\n".join(lines) + "\n")
-    ws.config["kind"] = "trials"
     # snakemake -n reads this prereg (its blake3 matching the config's): the workflow
     # refuses it while it is read, before any job
     ws.config["prereg"] = "prereg.yaml"

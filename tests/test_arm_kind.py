@@ -1,0 +1,57 @@
+"""The arm's kind is decided once, by the locked prereg (audit/arm_kind.py).
+
+Expected kinds read off the shipped preregs by eye: every trials prereg starts
+with `kind: trials`, and no leaderboard prereg has a `kind` key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from audit.arm_kind import load_checked
+from audit.errors import AuditError
+
+ROOT = Path(__file__).resolve().parent.parent
+TRIALS = ["benchflow-sample", "skillsbench-registry", "terminal-bench-sample"]
+LEADERBOARD = ["demo", "openhands-index", "synthetic"]
+
+
+@pytest.mark.parametrize("name", TRIALS + LEADERBOARD)
+def test_the_shipped_preregs_say_their_own_kind(name: str) -> None:
+    kind, doc = load_checked(ROOT / "prereg" / f"{name}.yaml")
+    assert kind == ("trials" if name in TRIALS else "leaderboard")
+    assert doc["name"]
+
+
+@pytest.mark.parametrize("value", ["leaderboard", "cells", 1, True, ["trials"]])
+def test_any_other_kind_is_refused(tmp_path: Path, value) -> None:
+    doc = yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
+    doc["kind"] = value
+    p = tmp_path / "prereg.yaml"
+    p.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(AuditError) as err:
+        load_checked(p)
+    assert err.value.kind == "bad_prereg"
+    assert "is not a kind" in err.value.detail
+
+
+def test_a_trials_prereg_is_checked_by_the_trials_rules(tmp_path: Path) -> None:
+    # a trials prereg without its source is refused by the trials schema (the
+    # leaderboard schema would name other keys first: bundle, columns, ...)
+    doc = yaml.safe_load((ROOT / "prereg" / "benchflow-sample.yaml").read_text(encoding="utf-8"))
+    del doc["source"]
+    p = tmp_path / "prereg.yaml"
+    p.write_text(yaml.safe_dump(doc), encoding="utf-8")
+    with pytest.raises(AuditError) as err:
+        load_checked(p)
+    assert "source" in err.value.detail
+
+
+def test_no_config_names_a_kind() -> None:
+    schema = yaml.safe_load((ROOT / "workflow/schemas/config.schema.yaml").read_text())
+    assert "kind" not in schema["properties"]
+    for f in (ROOT / "config").glob("*.yaml"):
+        assert "kind" not in (yaml.safe_load(f.read_text()) or {}), f.name

@@ -1,0 +1,49 @@
+# What every arm shares, read once before either rule set: the config checked
+# against its schema, the seat, the prereg (present, its blake3 as expected, the
+# arm not locked under another), and the arm's kind, which the locked prereg
+# alone decides (`kind: trials` for trials v1, docs/trials-contract.md; absent
+# for a leaderboard, cells v1, docs/contract.md). The config has no kind.
+from pathlib import Path
+
+from snakemake.utils import validate
+
+
+include: "preflight.smk"
+
+
+check_config(config)  # bad_config, one line and exit 2, before snakemake's own check
+validate(config, schema="../schemas/config.schema.yaml", set_default=False)
+
+SRC = workflow.basedir  # the repository: packages and environments live here
+ARM = config["arm"]
+RES = f"results/{ARM}"
+BUNDLE = config["bundle"].rstrip("/")
+IMPLS = ["pandas", "pyarrow"]
+RUNS = [1, 2]
+SEAT = config["seat"]
+SEAT_KEY = config.get("seat_key", "")  # empty: the default key path (docs/seal.md)
+if SEAT == "second":
+    # A second seat reruns the first seat's locked method, on a bundle that
+    # must match the first seat's lock (checked by the lock rule).
+    ANNEX, PREREG, PREREG_BLAKE3 = second_seat(config)
+    EXPECT_BUNDLE = ["--expect-bundle", f"{ANNEX}/lock/lock.json"]  # arguments, each quoted
+else:
+    PREREG = config["prereg"]
+    PREREG_BLAKE3 = config["prereg_blake3"]
+    EXPECT_BUNDLE = []
+
+check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
+check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
+# The lock's own reader and checks for the prereg's kind (audit/arm_kind.py): a
+# prereg the lock would refuse is one line and exit 2 here, before any job. The
+# rule sets read only names from it; the lock rule checks it again.
+KIND, _PREREG = prereg_kind(PREREG)
+
+
+def impl_python(impl):
+    """The interpreter of a contestant's own environment (see rule impl_env)."""
+    return f"{SRC}/.venvs/impl-{impl}/bin/python"
+
+
+def src(wildcards):
+    return SRC
