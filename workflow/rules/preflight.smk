@@ -12,9 +12,11 @@ import os
 import re
 import sys
 import time
+from pathlib import Path
 
 import blake3
 import jsonschema
+import yaml
 
 
 # Every job is a new Python process. Where PYTHONDONTWRITEBYTECODE is set (some
