@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -127,8 +128,12 @@ def run(args: argparse.Namespace) -> int:
     root = project_root()
     argv = command(args, root)
     with tempfile.TemporaryDirectory(prefix="secondseat-bin-") as shim:
-        # The rules run `python -m audit ...`: this interpreter, whatever PATH holds.
-        os.symlink(sys.executable, Path(shim, "python"))
+        # The rules run `python -m audit ...`: this interpreter, whatever PATH holds. A
+        # script, not a link: a venv's interpreter finds its environment by the path
+        # it was started from.
+        script = Path(shim, "python")
+        script.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} "$@"\n')
+        script.chmod(0o755)
         path = os.pathsep.join([shim, str(Path(sys.executable).parent), os.environ.get("PATH", "")])
         if shutil.which(os.environ.get("UV", "uv"), path=path) is None:
             raise AuditError(
