@@ -195,10 +195,12 @@ def test_pip_install_then_audit_outside_the_repository(
         mine = res / "recompute" / "pandas" / "run1" / name
         assert mine.read_bytes() == (tmp_path / "clone" / name).read_bytes()
 
-    # The same wheel as a uv tool: its command finds the workflow too (a dry run).
+    # The same wheel as a uv tool: its command finds the same workflow folder (same
+    # code, same content) and, asked for the same run, has nothing left to do.
     tools = {"UV_TOOL_DIR": str(tmp_path / "tools"), "UV_TOOL_BIN_DIR": str(tmp_path / "bin")}
     got = _sh([UV, "tool", "install", "-q", str(wheel)], tmp_path, env | tools)
     assert got.returncode == 0, got.stderr
-    dry = _sh([str(tmp_path / "bin" / "secondseat"), "audit", "-n"], work, env | tools)
+    again = ["audit", "--bundle", "bundle", "--prereg", "demo.yaml", "-n"]
+    dry = _sh([str(tmp_path / "bin" / "secondseat"), *again], work, env | tools)
     assert dry.returncode == 0, dry.stderr[-3000:]
     assert "Nothing to be done" in dry.stdout + dry.stderr
