@@ -12,7 +12,20 @@ import yaml
 from audit.errors import AuditError
 from audit.strict_yaml import read_strict
 
-SCHEMAS = Path(__file__).resolve().parent.parent / "workflow" / "schemas"
+_TOP = Path(__file__).resolve().parent.parent
+# Beside the packages in a clone (and in the folder `secondseat audit` runs from);
+# an installed wheel ships them as the secondseat package's data (pyproject.toml).
+SCHEMAS = next(
+    (
+        d
+        for d in (
+            _TOP / "workflow" / "schemas",
+            _TOP / "secondseat" / "shipped" / "workflow" / "schemas",
+        )
+        if d.is_dir()
+    ),
+    _TOP / "workflow" / "schemas",
+)
 
 
 def load_yaml(path: str | Path) -> dict[str, Any]:

@@ -1,0 +1,21 @@
+"""Inspect eval logs into trials, per-item records and the header's claim (docs/intake.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "Inspect eval logs -> trials, items, claim"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("logs", nargs="+", help=".eval or .json logs")
+    p.add_argument("--scorer", default=None, help="the scorer to read (required if several)")
+    p.add_argument("--out", required=True, help="the folder to write")
+
+
+def run(args: argparse.Namespace) -> int:
+    from audit import inspect_log
+
+    doc = inspect_log.adapt_to(args.logs, args.out, args.scorer)
+    print("\n".join(inspect_log.summary_lines(doc)))
+    return 0

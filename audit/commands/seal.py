@@ -1,0 +1,29 @@
+"""Chain the event files into the ledger, sign, and seal the annex (docs/seal.md)."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "chain the events into the ledger and seal the annex"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--res", required=True, help="the arm's results folder (results/<arm>)")
+    p.add_argument("--arm", required=True, help="the arm's name")
+    p.add_argument("--events", nargs="+", required=True, help="event files, in the DAG's order")
+    p.add_argument("--ledger-out", required=True, help="where the complete ledger is written")
+    p.add_argument("--out", required=True, help="the annex folder to write")
+    p.add_argument("--key", default=None, help="the seat's ed25519 key (PEM); made if absent")
+    p.add_argument("--src", default=None, help="the repository, for environment.json")
+
+
+def run(args: argparse.Namespace) -> int:
+    from audit.seal.annex import seal
+
+    anchored, head, keyid = seal(
+        args.res, args.arm, args.events, args.out, args.ledger_out, args.key or None, args.src
+    )
+    print(f"annex sealed: {args.out} (signed by ed25519 key {keyid})")
+    print(f"pre-seal head, anchored in the certificate: {anchored}")
+    print(f"annex head: {head}")
+    return 0

@@ -1,0 +1,35 @@
+"""A command line built from a table of subcommand modules (audit.commands)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Mapping
+
+from audit.errors import AuditError, report
+
+
+def build(prog: str, description: str, commands: Mapping[str, str]) -> argparse.ArgumentParser:
+    """One subparser per entry of commands (name -> module), in the table's order."""
+    ap = argparse.ArgumentParser(prog=prog, description=description)
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, path in commands.items():
+        mod = importlib.import_module(path)
+        p = sub.add_parser(
+            name,
+            help=mod.HELP,
+            description=mod.__doc__,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        mod.add_arguments(p)
+        p.set_defaults(command_run=mod.run)
+    return ap
+
+
+def main(argv: list[str] | None, prog: str, description: str, commands: Mapping[str, str]) -> int:
+    """Parse argv, run the chosen subcommand; a refusal is one line and exit 2."""
+    args = build(prog, description, commands).parse_args(argv)
+    try:
+        return args.command_run(args)
+    except AuditError as err:
+        return report(err)

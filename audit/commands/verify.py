@@ -1,0 +1,35 @@
+"""Verify an annex: its head, ledger chain, every listed file, the signature, the schemas.
+
+Exit 0 when everything holds, 1 (each problem on stderr) when not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "verify an annex: head, ledger, files, signature, schemas"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("annex", help="the annex folder (results/<arm>/annex)")
+    p.add_argument(
+        "--head",
+        default=None,
+        help="the annex head the seat printed or published; without it the annex is only "
+        "checked against itself",
+    )
+    p.add_argument("--key", default=None, help="the seat's public key file you trust")
+
+
+def run(args: argparse.Namespace) -> int:
+    from audit.seal.verify import verify
+
+    problems = verify(args.annex, args.head, args.key)
+    for line in problems:
+        print(f"FAILED: {line}", file=sys.stderr)
+    if problems:
+        return 1
+    held = "against the head you hold" if args.head else "against itself only (no --head)"
+    print(f"{args.annex}: verified {held} (ledger, files, signature, schemas)")
+    return 0
