@@ -66,22 +66,6 @@ def _arm(prereg: str) -> str:
     return re.sub(r"[^a-z0-9._-]", "-", Path(prereg).stem.lower()).lstrip("._-") or "arm"
 
 
-def _kind(root: Path, prereg: str) -> list[str]:
-    """While the workflow reads the kind from its config (workflow/schemas/config.schema.yaml
-    has `kind`), pass on the one the prereg declares; the prereg is the authority."""
-    import yaml
-
-    schema = yaml.safe_load((root / "workflow/schemas/config.schema.yaml").read_text())
-    if "kind" not in schema.get("properties", {}):
-        return []
-    try:
-        doc = yaml.safe_load(Path(prereg).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError, UnicodeDecodeError):
-        return []  # the workflow's own checks refuse it, with the file's name
-    kind = doc.get("kind") if isinstance(doc, dict) else None
-    return [f"kind={kind}"] if kind in ("leaderboard", "trials") else []
-
-
 def command(args: argparse.Namespace, root: Path) -> list[str]:
     """Snakemake's command line for these arguments."""
     from audit.errors import AuditError
@@ -113,7 +97,6 @@ def command(args: argparse.Namespace, root: Path) -> list[str]:
             f"bundle={bundle}",
             f"prereg={prereg}",
             f"prereg_blake3={expected}",
-            *_kind(root, args.prereg),
         ]
     return argv + ["--config", *config, *args.config]
 
