@@ -35,7 +35,6 @@ if KIND == "trials":
     include: "workflow/rules/trials.smk"
     include: "workflow/rules/trials_controls.smk"
     include: "workflow/rules/trials_audit.smk"
-    include: "workflow/rules/vulns.smk"
 
 else:
 
@@ -48,7 +47,13 @@ else:
     include: "workflow/rules/controls.smk"
     include: "workflow/rules/annex.smk"
     include: "workflow/rules/selftest.smk"
-    include: "workflow/rules/vulns.smk"
+
+
+# Both kinds: the contestants' environments and their two runs, the agreement,
+# the advisories of the locked environments.
+include: "workflow/rules/runs.smk"
+include: "workflow/rules/agree.smk"
+include: "workflow/rules/vulns.smk"
 
 
 rule all:

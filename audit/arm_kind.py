@@ -33,6 +33,11 @@ def kind_of(doc: dict[str, Any], path: str) -> str:
     )
 
 
+def kind_of_file(path: str | Path) -> str:
+    """The kind of the prereg in this file (read strictly), or its AuditError."""
+    return kind_of(load_yaml(path), str(path))
+
+
 def load_checked(path: str | Path) -> tuple[str, dict[str, Any]]:
     """The prereg read once, its kind, and the checks of that kind's lock, in order."""
     where = str(path)

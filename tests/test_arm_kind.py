@@ -55,3 +55,31 @@ def test_no_config_names_a_kind() -> None:
     assert "kind" not in schema["properties"]
     for f in (ROOT / "config").glob("*.yaml"):
         assert "kind" not in (yaml.safe_load(f.read_text()) or {}), f.name
+
+
+def test_one_lock_command_for_both_kinds(tmp_path: Path) -> None:
+    # `audit lock` takes a trials prereg too (there is no lock-trials): its refusal is
+    # the trials lock's own (a registry bundle folder without the task table), and
+    # --assembled on a leaderboard prereg is refused by name.
+    import subprocess
+    import sys
+
+    from audit.files import file_blake3
+
+    def lock(prereg: Path, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "audit", "lock", "--prereg", str(prereg),
+             "--expected-blake3", file_blake3(prereg), "--bundle", str(tmp_path / "empty"),
+             "--out-dir", str(tmp_path / "lock"), "--events", str(tmp_path / "ev.json"), *extra],
+            cwd=ROOT, capture_output=True, text=True,
+        )
+
+    (tmp_path / "empty").mkdir()
+    p = lock(ROOT / "prereg" / "skillsbench-registry.yaml")
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith("error[missing_file]:"), p.stderr
+    assert "registry.parquet" in p.stderr  # the task table the trials prereg names
+    p = lock(ROOT / "prereg" / "demo.yaml", "--assembled", str(tmp_path))
+    assert p.returncode == 2
+    assert "--assembled is for a trials arm only" in p.stderr
+    assert not (tmp_path / "lock").exists()

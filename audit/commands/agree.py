@@ -18,10 +18,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the two contestants' names in the report (default: pandas pyarrow)",
     )
     p.add_argument(
-        "--kind",
-        choices=["cells", "trials"],
-        default="cells",
-        help="file set compared: cells (leaderboard arm, default) or trials",
+        "--prereg",
+        required=True,
+        help="the locked prereg (lock/prereg.yaml): its kind decides the files compared",
     )
     p.add_argument("--out-json", required=True, help="the agreement as JSON (agreement.json)")
     p.add_argument("--out-md", required=True, help="the agreement as Markdown (agreement.md)")
@@ -29,8 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from audit.agree import TRIAL_KEYS, agree
+    from audit.arm_kind import TRIALS, kind_of_file
 
-    keys = TRIAL_KEYS if args.kind == "trials" else None
+    keys = TRIAL_KEYS if kind_of_file(args.prereg) == TRIALS else None
     rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)
     print(
         f"agreement: {rep['census_cells_compared']} cells, {rep['disagreements']} disagreement(s)"

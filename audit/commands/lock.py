@@ -1,6 +1,9 @@
-"""Check the prereg's blake3, hash the bundle's files, start the ledger (leaderboard arms).
+"""The lock: check the prereg's blake3, hash the bundle's files, start the ledger.
 
-Writes <out-dir>/prereg.yaml, lock.json and files.json, and the lock's event file.
+One command for both kinds; the prereg's own ``kind`` decides (audit/arm_kind.py):
+a leaderboard arm's lock (audit/lock.py) or a trials arm's (audit/trials_lock.py,
+which also hashes the adapter's trials table). Writes <out-dir>/prereg.yaml,
+lock.json and files.json, and the lock's event file.
 """
 
 from __future__ import annotations
@@ -19,6 +22,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--bundle", required=True, help="the folder holding the bundle's files")
     p.add_argument(
+        "--assembled",
+        default=None,
+        help="a trials arm's folder holding the adapter's trials.parquet (trials source only)",
+    )
+    p.add_argument(
         "--out-dir", required=True, help="where the lock is written (results/<arm>/lock)"
     )
     p.add_argument("--events", required=True, help="the lock's event file (events/lock.json)")
@@ -29,16 +37,46 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    from audit.lock import lock
+def _kind(prereg: str) -> str:
+    from audit.arm_kind import LEADERBOARD, kind_of_file
+    from audit.errors import AuditError
 
-    rec = lock(
-        args.prereg,
-        args.expected_blake3,
-        args.bundle,
-        args.out_dir,
-        args.events,
-        args.expect_bundle,
-    )
+    try:
+        return kind_of_file(prereg)
+    except AuditError:
+        # Unreadable, or no kind a prereg may name: the leaderboard lock refuses it,
+        # its blake3 checked first, as for any prereg.
+        return LEADERBOARD
+
+
+def run(args: argparse.Namespace) -> int:
+    from audit.arm_kind import TRIALS
+    from audit.errors import AuditError
+
+    if _kind(args.prereg) == TRIALS:
+        from audit.trials_lock import lock as trials_lock
+
+        rec = trials_lock(
+            args.prereg,
+            args.expected_blake3,
+            args.bundle,
+            args.out_dir,
+            args.events,
+            args.assembled,
+            args.expect_bundle,
+        )
+    else:
+        if args.assembled is not None:
+            raise AuditError("bad_args", args.prereg, "--assembled is for a trials arm only")
+        from audit.lock import lock
+
+        rec = lock(
+            args.prereg,
+            args.expected_blake3,
+            args.bundle,
+            args.out_dir,
+            args.events,
+            args.expect_bundle,
+        )
     print(f"locked prereg {rec['prereg']['name']} blake3 {rec['prereg']['blake3']}")
     return 0

@@ -1,19 +1,33 @@
-"""Write a leaderboard arm's report: report.md, report.html and the plots (SVG)."""
+"""Write an arm's report: report.md, report.html and the plots (SVG).
+
+One command for both kinds; the locked prereg's ``kind`` (<res>/lock/prereg.yaml)
+decides: audit/report.py (leaderboard) or audit/trials_report.py (trials), both
+from the one template set (audit/templates/).
+"""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 HELP = "write the Markdown and HTML report with its plots"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--res", required=True, help="the arm's results folder (results/<arm>)")
+    p.add_argument(
+        "--res",
+        required=True,
+        help="the arm's results folder (results/<arm>); its lock/prereg.yaml decides the kind",
+    )
     p.add_argument("--out", required=True, help="the report folder to write")
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.report import build
+    from audit.arm_kind import TRIALS, kind_of_file
 
+    if kind_of_file(Path(args.res) / "lock" / "prereg.yaml") == TRIALS:
+        from audit.trials_report import build
+    else:
+        from audit.report import build
     build(args.res, args.out)
     return 0

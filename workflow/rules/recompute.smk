@@ -3,22 +3,6 @@
 # sees pandas. The two recompute rules are written out twice on purpose.
 
 
-rule impl_env:
-    input:
-        lock=f"{SRC}/uv.lock",
-        project=f"{SRC}/pyproject.toml",
-    output:
-        "results/envs/impl-{impl}.synced",
-    params:
-        src=src,
-        venv=lambda w: f"{SRC}/.venvs/impl-{w.impl}",
-    log:
-        "results/logs/impl_env_{impl}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit.envs sync --project {params.src:q}"
-        " --venv {params.venv:q} --group impl-{wildcards.impl:q} --marker {output:q} > {log:q} 2>&1"
-
-
 rule recompute_pandas:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
@@ -116,16 +100,3 @@ rule null_merge:
         " 2>&1 | tee {log:q}"
 
 
-rule same_runs:
-    input:
-        expand(f"{RES}/recompute/{{{{impl}}}}/run{{run}}/{{f}}.csv", run=RUNS, f=RUN_FILES),
-    output:
-        f"{RES}/recompute/{{impl}}/runs-identical.json",
-    params:
-        src=src,
-        runs=lambda w, input: sorted({str(Path(f).parent) for f in input}),
-    log:
-        f"{RES}/logs/same_runs_{{impl}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
-        " 2>&1 | tee {log:q}"

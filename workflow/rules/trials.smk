@@ -43,25 +43,9 @@ rule lock_trials:
     log:
         f"{RES}/logs/lock.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit lock-trials --prereg {input.prereg:q}"
+        "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q}"
         " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
         " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q}"
-
-
-rule impl_env:
-    input:
-        lock=f"{SRC}/uv.lock",
-        project=f"{SRC}/pyproject.toml",
-    output:
-        "results/envs/impl-{impl}.synced",
-    params:
-        src=src,
-        venv=lambda w: f"{SRC}/.venvs/impl-{w.impl}",
-    log:
-        "results/logs/impl_env_{impl}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit.envs sync --project {params.src:q}"
-        " --venv {params.venv:q} --group impl-{wildcards.impl:q} --marker {output:q} > {log:q} 2>&1"
 
 
 # One rule for both contestants: each runs in its own environment (impl_python),
@@ -87,16 +71,3 @@ rule recompute_trials:
         " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
 
-rule same_runs:
-    input:
-        expand(f"{RES}/recompute/{{{{impl}}}}/run{{run}}/cells.csv", run=RUNS),
-    output:
-        f"{RES}/recompute/{{impl}}/runs-identical.json",
-    params:
-        src=src,
-        runs=lambda w, input: [str(Path(f).parent) for f in input],
-    log:
-        f"{RES}/logs/same_runs_{{impl}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
-        " 2>&1 | tee {log:q}"

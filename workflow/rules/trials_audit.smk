@@ -2,25 +2,6 @@
 # census, compare-runs, ledger, report, annex.
 
 
-rule agree_trials:
-    input:
-        same=expand(f"{RES}/recompute/{{impl}}/runs-identical.json", impl=IMPLS),
-        a=f"{RES}/recompute/pandas/run1/cells.csv",
-        b=f"{RES}/recompute/pyarrow/run1/cells.csv",
-    output:
-        json=f"{RES}/agreement.json",
-        md=f"{RES}/agreement.md",
-    params:
-        src=src,
-        a=lambda w, input: str(Path(input.a).parent),
-        b=lambda w, input: str(Path(input.b).parent),
-    log:
-        f"{RES}/logs/agree.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit agree --kind trials --a {params.a:q} --b {params.b:q}"
-        " --names pandas pyarrow --out-json {output.json:q} --out-md {output.md:q} 2>&1 | tee {log:q}"
-
-
 rule census_trials:
     input:
         agreement=f"{RES}/agreement.json",
@@ -40,7 +21,7 @@ rule census_trials:
     log:
         f"{RES}/logs/census.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit trials-census --agreement {input.agreement:q}"
+        "PYTHONPATH={params.src:q} python -m audit census --agreement {input.agreement:q}"
         " --cells {params.cells:q} --prereg {input.prereg:q} --lock {input.lock:q}"
         " --out-dir {params.out:q} > {log:q} 2>&1"
 
@@ -154,7 +135,7 @@ rule report_trials:
     log:
         f"{RES}/logs/report.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit trials-report --res {params.res:q} --out {params.out:q}"
+        "PYTHONPATH={params.src:q} python -m audit report --res {params.res:q} --out {params.out:q}"
         " > {log:q} 2>&1"
 
 

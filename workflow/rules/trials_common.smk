@@ -47,6 +47,7 @@ TRIAL_FILES = [
     "runs",
     "pass_k",
 ]
+RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
 
 
 wildcard_constraints:
