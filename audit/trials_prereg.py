@@ -7,8 +7,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from audit.errors import AuditError
 from audit import disclosure
+from audit.errors import AuditError
 from audit.prereg import NONBLANK, load_yaml, validator
 
 BUILT_INS = {
