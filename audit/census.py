@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit import disclosure
 from audit import prereg as prereg_mod
 from audit.agree import read_csv
 from audit.errors import FAILED, AuditError
@@ -109,6 +110,25 @@ def column_table(
     return joined.sort("order").drop("order")
 
 
+def row_table(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES) -> pl.DataFrame:
+    """One line per leaderboard row (census order): cells per class, and ``disclosed``,
+    the relation the prereg's disclosure declares to that row (empty when none)."""
+    rel = disclosure.relations(doc)
+    table = census.group_by("row_id", maintain_order=True).agg(
+        pl.len().alias("cells"), *[(pl.col("class") == c).sum().alias(c) for c in classes]
+    )
+    return table.with_columns(
+        pl.col("row_id")
+        .replace_strict(rel, default=None, return_dtype=pl.String)
+        .alias("disclosed")
+    )
+
+
+def rows_csv(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES) -> str:
+    """census_rows.csv (both kinds of arm): row_table as CSV."""
+    return _csv(row_table(census, doc, classes))
+
+
 def check_complete(census: pl.DataFrame, rows: int, cols: int, path: str) -> dict[str, int]:
     """Totals per class; census_incomplete unless every cell has exactly one known class."""
     totals = {c: int((census["class"] == c).sum()) for c in CLASSES}
@@ -152,7 +172,8 @@ def summarise(
     write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
     write_atomic(out / "census_columns.csv", _csv(table))
     write_atomic(out / "census_cells.csv", (Path(contestant_dir) / "census.csv").read_bytes())
-    write_atomic(out / "census.txt", render(summary, table))
+    write_atomic(out / "census_rows.csv", rows_csv(census, doc))
+    write_atomic(out / "census.txt", render(summary, table, doc))
     return summary
 
 
@@ -163,7 +184,7 @@ def _csv(table: pl.DataFrame) -> str:
     ).write_csv(line_terminator="\n", null_value="")
 
 
-def render(summary: dict, table: pl.DataFrame) -> str:
+def render(summary: dict, table: pl.DataFrame, doc: dict) -> str:
     c = summary["classes"]
     lines = [
         f"secondseat census: prereg {summary['arm_prereg']} (blake3 {summary['prereg_blake3'][:16]}...)",
@@ -174,6 +195,7 @@ def render(summary: dict, table: pl.DataFrame) -> str:
             f"{c['divergent']} divergent, {c['no_data']} no data"
         ),
         *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
+        *disclosure.text(doc),
         "",
     ]
     measured = table.filter(pl.col("kind") == "measured")

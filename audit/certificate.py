@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import limits
+from audit import disclosure, limits
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.seal import vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
@@ -41,6 +41,15 @@ def anchor_lines(head: str) -> list[str]:
     ]
 
 
+def _on_disclosed(control: dict[str, str], doc: dict) -> str:
+    """Where a control's target is a row the disclosure names: which, and who chose it."""
+    if not control.get("disclosed"):
+        return ""
+    seeded = doc["controls"][control["control"]].get("target") == "seeded"
+    who = "the seed chose this target" if seeded else "the prereg named this target"
+    return f"; on a disclosed row, {control['disclosed']} ({who})"
+
+
 def render(res: Path, doc: dict, head: str) -> str:
     summary = json.loads((res / "census.json").read_text())
     lock = json.loads((res / "lock" / "lock.json").read_text())
@@ -51,6 +60,8 @@ def render(res: Path, doc: dict, head: str) -> str:
     c = summary["classes"]
     out = [
         f"# Certificate: {doc['name']}",
+        "",
+        *disclosure.markdown(doc),
         "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
         *[
@@ -143,6 +154,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         out += [
             f"- {r['control']} ({r['kind']}, {r['target']}): {r['verdict']}"
             + (f" ({r['reasons']})" if r["verdict"] != "pass" and r.get("reasons") else "")
+            + _on_disclosed(r, doc)
             for r in rows
         ]
     out += [

@@ -25,7 +25,7 @@ HEADER = """\
 # secondseat preregistration, drafted by `python -m audit draft-prereg` from the
 # column names and types of {bundle} alone: no value was read.
 # Before locking: decide every {p} (policies, tolerances, seed, draws, controls,
-# the bundle's keys) and move every column out of `undecided:` into one class
+# the disclosure, the bundle's keys) and move every column out of `undecided:` into one class
 # of `columns:` (leaderboard columns) or name it in `bundle:` (instance columns),
 # then delete `undecided:`. The lock refuses this file, naming each item, until then.
 """
@@ -84,6 +84,12 @@ def draft(bundle: str) -> dict[str, Any]:
         "seed": PLACEHOLDER,
         "null_draws": PLACEHOLDER,
         "controls": PLACEHOLDER,
+        # who audits, relations to rows (a list, [] when none), the publication commitment
+        "disclosure": {
+            "auditor": PLACEHOLDER,
+            "relations": PLACEHOLDER,
+            "publication": PLACEHOLDER,
+        },
         "undecided": tables,
     }
 

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from audit import hf_source, prereg
+from audit import disclosure, hf_source, prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3, file_digests, write_atomic
@@ -99,6 +99,10 @@ def lock(
             **file_record(path, doc["bundle"][role]),
             **table_digest(path),
         }
+    if disclosure.relations(doc):
+        lb = str(Path(bundle) / doc["bundle"]["leaderboard"])
+        ids = disclosure.leaderboard_ids(lb, [doc["bundle"]["row_id"]], None)
+        disclosure.check_rows(doc, prereg_path, ids, doc["bundle"]["leaderboard"])
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
     source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed

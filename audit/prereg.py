@@ -9,9 +9,11 @@ from typing import Any
 import jsonschema
 import yaml
 
+from audit import disclosure
 from audit.errors import AuditError
 from audit.strict_yaml import read_strict
 
+NONBLANK = "\\S"  # the schemas' pattern of a string that says something (disclosure)
 _TOP = Path(__file__).resolve().parent.parent
 # Beside the packages in a clone (and in the folder `secondseat audit` runs from);
 # an installed wheel ships them as the secondseat package's data (pyproject.toml).
@@ -69,6 +71,8 @@ def check_schema(doc: Any, name: str, path: str) -> None:
 
 
 def _short(err: jsonschema.ValidationError) -> str:
+    if err.validator == "pattern" and err.validator_value == NONBLANK:
+        return "must be a non-empty string (not blank)"
     if err.validator == "oneOf" and "controls" in map(str, err.absolute_path):
         return "matches no control's shape (flip, shift, nullify, swap, reorder)"
     if err.validator == "oneOf":
@@ -127,6 +131,7 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
                 f"control {name!r}: {spec['kind']} needs a {' or '.join(need)} column,"
                 f" not {spec['column']!r}"
             )
+    disclosure.check_unique(doc, path)
     for pol, spec in sorted(policies.items()):
         allowed = {"rate": {"failure", "exclude"}, "mean": {"zero", "exclude"}}[spec["recipe"]]
         if spec["nulls"] not in allowed:

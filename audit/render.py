@@ -15,7 +15,7 @@ import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from audit import limits
+from audit import disclosure, limits
 from audit.files import write_atomic
 
 _MD = MarkdownIt("commonmark")
@@ -62,6 +62,7 @@ class Page:
     intro: list[str]
     sections: list[Section]
     limits: list[str]
+    disclosure: list[tuple[str, str]]  # (label, text), plain text, first on the page
 
 
 def _is_number(v: str) -> bool:
@@ -117,7 +118,7 @@ def _env() -> jinja2.Environment:
 def render(page: Page) -> tuple[str, str]:
     """(Markdown, HTML) of the page."""
     env = _env()
-    ctx = {"page": page, "limits_title": limits.TITLE}
+    ctx = {"page": page, "limits_title": limits.TITLE, "disclosure_lead": disclosure.LEAD}
     return env.get_template("report.md.j2").render(ctx), env.get_template("report.html.j2").render(
         ctx
     )

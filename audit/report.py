@@ -7,7 +7,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import limits, plots, prereg, render
+from audit import disclosure, limits, plots, prereg, render
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
 from audit.seal import vulns
@@ -106,6 +106,7 @@ def build(res_dir: str, out_dir: str) -> None:
         [*_intro(summary, agreement), vulns.line_of(res)],
         sections,
         limits.lines(res, doc, trials=False),
+        disclosure.items(doc),
     )
     render.write(page, out)
 

@@ -10,6 +10,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from audit import disclosure
+from audit.agree import read_csv
+from audit.census import rows_csv
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 from audit.settings_census import _csv
@@ -148,7 +151,8 @@ def summarise(
         dst = "census_cells.csv" if name == "census.csv" else name
         write_atomic(out / dst, (cdir / name).read_bytes())
     write_atomic(out / "intervals.csv", _csv(INTERVALS_HEADER, intervals))
-    text = render(summary, recovery, rec_rows, intervals, entries)
+    write_atomic(out / "census_rows.csv", rows_csv(read_csv(cdir / "census.csv"), doc, CLASSES))
+    text = render(summary, recovery, rec_rows, intervals, entries, doc)
     write_atomic(out / "census.txt", text)
     print(text, end="")
     return summary
@@ -160,6 +164,7 @@ def render(
     rec_rows: list[dict[str, str]],
     intervals: list[list[str]],
     entries: list[dict[str, str]],
+    doc: dict[str, Any],
 ) -> str:
     c = summary["classes"]
     lines = [
@@ -167,6 +172,7 @@ def render(
         f"(blake3 {summary['prereg_blake3'][:16]}...), {summary['source']} source",
         f"{summary['cells']} published cells = {summary['rows']} rows x {summary['columns']} columns",
         *[f"  {name:<14}{c[name]:>6}" for name in CLASSES],
+        *disclosure.text(doc),
         "",
     ]
     if recovery:

@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from audit import prereg, trials_prereg
+from audit import disclosure, prereg, trials_prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -80,6 +80,12 @@ def lock(
         "prereg": {"blake3": actual, "name": doc["name"]},
     }
     lb = doc["leaderboard"]
+    if disclosure.relations(doc):  # before anything is copied or written
+        ids = None
+        if lb is not None:
+            table = Path(bundle) / lb["table"]
+            ids = disclosure.leaderboard_ids(table, lb["row_key"], lb.get("types"))
+        disclosure.check_rows(doc, prereg_path, ids, lb["table"] if lb else "")
     if src["kind"] == "registry":
         tables["registry"] = _table(Path(bundle) / src["table"], src["table"])
         hashed.append(("bundle_hashed", str(Path(bundle) / src["table"]), {"role": "registry"}))

@@ -7,8 +7,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from audit import disclosure
 from audit.errors import AuditError
-from audit.prereg import load_yaml, validator
+from audit.prereg import NONBLANK, load_yaml, validator
 
 BUILT_INS = {
     "attempted": {
@@ -65,6 +66,8 @@ def _check_schema(doc: Any, path: str) -> None:
         msg = err.message if len(err.message) < 200 else err.message[:197] + "..."
         if err.validator == "oneOf":
             msg = "matches none of the allowed shapes"
+        if err.validator == "pattern" and err.validator_value == NONBLANK:
+            msg = "must be a non-empty string (not blank)"
         raise AuditError("bad_prereg", path, f"at {where}: {msg}")
 
 
@@ -128,6 +131,7 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
             over_runs = [m for m in measures(spec) if m in RUN_MEASURES]
             if over_runs and doc.get("runs") is None:
                 raise bad(f"column {name!r}: {over_runs[0]} needs the runs block (section 16.3)")
+    disclosure.check_unique(doc, path)
     if doc["compare"] is not None and kind != "trials":
         raise bad("compare applies to a trials source only")
     for name, spec in sorted(doc["controls"].items()):

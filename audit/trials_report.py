@@ -8,7 +8,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import limits, plots, render, trials_prereg
+from audit import disclosure, limits, plots, render, trials_prereg
 from audit.files import write_atomic
 from audit.seal import vulns
 
@@ -277,6 +277,7 @@ def build(res_dir: str, out_dir: str) -> None:
         [*_intro(summary, agreement), vulns.line_of(res)],
         sections,
         limits.lines(res, doc, trials=True),
+        disclosure.items(doc),
     )
     render.write(page, out)
 
@@ -290,6 +291,8 @@ def certificate(res: Path, doc: dict, head: str) -> str:
     c = summary["classes"]
     lines = [
         f"# Certificate: {doc['name']} (trials v1)",
+        "",
+        *disclosure.markdown(doc),
         "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
         *[

@@ -72,6 +72,7 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("summary", help="one table over every control")
     p.add_argument("--verdicts", nargs="*", required=True)  # none: no controls
     p.add_argument("--checks", nargs="*", required=True)
+    p.add_argument("--prereg", required=True, help="the locked prereg (its disclosure)")
     p.add_argument("--out-csv", required=True)
     p.add_argument("--out-md", required=True)
     return ap
@@ -171,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.command == "summary":
         from controls.summary import summarise, tally
 
-        rows = summarise(args.verdicts, args.checks, args.out_csv, args.out_md)
+        rows = summarise(args.verdicts, args.checks, args.prereg, args.out_csv, args.out_md)
         print(f"controls: {tally(rows)}")
     return 0
 

@@ -7,11 +7,22 @@ import io
 import json
 from pathlib import Path
 
+from audit import disclosure
 from audit.files import write_atomic
+from audit.strict_yaml import read_strict
 
 
-def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str) -> list[dict]:
+def summarise(
+    verdicts: list[str], checks: list[str], prereg: str, out_csv: str, out_md: str
+) -> list[dict]:
+    """controls.csv and controls.md; a control on a row the prereg's disclosure names says
+    which row and the declared relation (column ``disclosed``), seeded targets named apart."""
+    doc = read_strict(prereg)
+    rel = disclosure.relations(doc)
     rows = [json.loads(Path(v).read_text()) for v in verdicts]
+    for r in rows:
+        r["disclosed"] = disclosure.on_disclosed(disclosure.control_rows(r["selection"]), rel)
+        r["seeded"] = doc["controls"][r["control"]].get("target") == "seeded"
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
@@ -26,6 +37,7 @@ def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str)
             "contestants_identical",
             "verdict",
             "reasons",
+            "disclosed",
         ]
     )
     for r in sorted(rows, key=lambda r: r["control"]):
@@ -41,6 +53,7 @@ def summarise(verdicts: list[str], checks: list[str], out_csv: str, out_md: str)
                 str(r["contestants_identical"]).lower(),
                 r["verdict"],
                 "; ".join(r["reasons"]),
+                r["disclosed"],
             ]
         )
     write_atomic(out_csv, buf.getvalue())
@@ -76,6 +89,22 @@ def _target(sel: dict) -> str:
     return "every instance row"
 
 
+def disclosed_lines(rows: list[dict]) -> list[str]:
+    """Controls whose targets are rows the disclosure names, seeded ones first: a
+    coincidence visible in the prereg is better named than found."""
+    out = []
+    for seeded, how in ((True, "the seed chose"), (False, "the prereg named")):
+        hits = [r for r in rows if r["disclosed"] and r["seeded"] == seeded]
+        if hits:
+            out += [
+                "",
+                f"On a disclosed row ({how} the target): "
+                + "; ".join(f"{r['control']} on {r['disclosed']}" for r in hits)
+                + ".",
+            ]
+    return out
+
+
 def _markdown(rows: list[dict], checks: list[str]) -> str:
     skipped = sorted({"; ".join(r["reasons"]) for r in rows if r["verdict"] == "skipped"})
     out = [
@@ -94,6 +123,7 @@ def _markdown(rows: list[dict], checks: list[str]) -> str:
                 "nothing; a skip is neither a pass nor a fail.",
             )
         ],
+        *disclosed_lines(rows),
         "",
         (
             "| control | kind | target | predicted cells | measured as predicted | unpredicted changes"

@@ -48,6 +48,7 @@ seed: 1
 null_draws: 10
 chance: {epsilon: 1.0e-12, threshold: 0.001}
 controls: {}
+disclosure: {auditor: the tests, relations: [], publication: not published}
 """
 
 ROWS = [f"r{i}" for i in range(10)]
@@ -253,6 +254,7 @@ def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) ->
         },
         "tolerances": {"cost": {"exact_decimals": 4, "tiers": [0.005]}},
         "chance": {"epsilon": 1e-12, "threshold": 0.001},
+        "disclosure": {"auditor": "the tests", "relations": [], "publication": "not published"},
     }
     text = render(res, doc, "f" * 64)
     certified = text.split("## Columns that reproduce")[1].split("##")[0]

@@ -53,6 +53,7 @@ def test_draft_lists_every_column_with_its_type_without_reading_values(
     for key in ("seed", "null_draws", "policies", "tolerances", "controls", "rounding"):
         assert doc[key] == "UNDECIDED"
     assert doc["bundle"]["row_id"] == "UNDECIDED"
+    assert doc["disclosure"] == {k: "UNDECIDED" for k in ("auditor", "relations", "publication")}
     assert doc["columns"] == {"structural": [], "no_antecedent": [], "measured": {}}
 
 
@@ -81,9 +82,10 @@ def test_the_lock_refuses_a_draft_naming_each_undecided_item(
     assert res.code == 2
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error[undecided]:")
     n_columns = sum(len(pl.read_parquet_schema(p)) for p in demo_bundle.glob("*.parquet"))
-    # 12 placeholders: 5 bundle keys, rounding, nan_in_sources, policies, tolerances,
-    # seed, null_draws, controls.
-    assert f"{12 + n_columns} item(s) undecided" in res.stderr
+    # 15 placeholders: 5 bundle keys, rounding, nan_in_sources, policies, tolerances,
+    # seed, null_draws, controls, and the disclosure's auditor, relations, publication.
+    assert f"{15 + n_columns} item(s) undecided" in res.stderr
+    assert "disclosure/auditor, disclosure/relations, disclosure/publication" in res.stderr
     assert "undecided/instances.parquet/resolved (Boolean)" in res.stderr
     assert "seed, null_draws" in res.stderr
     assert not (tmp_path / "lock").exists() and not (tmp_path / "ledger.jsonl").exists()

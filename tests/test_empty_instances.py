@@ -221,8 +221,13 @@ def test_check_reports_skipped_and_summary_names_it(tmp_path: Path) -> None:
     bad = verdict(changed, "swap_y")
     assert bad["verdict"] == "fail" and "nothing was perturbed" in bad["reasons"][0]
 
+    prereg = tmp_path / "prereg.yaml"  # the summary reads the controls and the disclosure
+    prereg.write_text(
+        "controls: {swap_x: {kind: swap, target: seeded}}\n"
+        "disclosure: {auditor: the tests, relations: [], publication: not published}\n"
+    )
     rows = summarise([str(tmp_path / "swap_x.json")], [str(tmp_path / "swap_x.csv")],
-                     str(tmp_path / "controls.csv"), str(tmp_path / "controls.md"))  # fmt: skip
+                     str(prereg), str(tmp_path / "controls.csv"), str(tmp_path / "controls.md"))  # fmt: skip
     assert [r["verdict"] for r in rows] == ["skipped"]
     (line,) = read_csv_rows(tmp_path / "controls.csv")
     assert line["verdict"] == "skipped" and line["reasons"] == REASON

@@ -175,6 +175,7 @@ def prereg_doc(p: dict[str, Any]) -> dict[str, Any]:
         "null_draws": p["null_draws"],
         "chance": {"epsilon": 1e-12, "threshold": 0.001},
         "controls": {},
+        "disclosure": {"auditor": "the tests", "relations": [], "publication": "not published"},
     }
 
 

@@ -53,6 +53,7 @@ seed: {SEED}
 null_draws: {DRAWS}
 chance: {{epsilon: 1.0e-12, threshold: 0.001}}
 controls: {{}}
+disclosure: {{auditor: the tests, relations: [], publication: not published}}
 """
 
 # Rows r1, r2, r3 (positions 0, 1, 2) recompute to 25, 50, 50 (1, 2, 2 of 4 resolved) and

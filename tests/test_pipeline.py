@@ -101,6 +101,38 @@ def test_every_demo_control_passes_and_was_stamped_first(demo_run) -> None:
 
 
 @pytest.mark.slow
+def test_demo_disclosure_is_first_and_its_row_is_marked(demo_run) -> None:
+    work, _ = demo_run
+    res = work / "results" / "demo"
+    relation = "made up for the demo: it supposes the auditor's own agent is this row"
+    said = [
+        "**Disclosure, declared in the preregistration and locked before the run:**",
+        "",
+        "- Audit run by: the secondseat maintainers",
+        f"- Relations to rows of this leaderboard: demo/m2: {relation}",
+        "- Publication: the outcome is published whatever it is, with the annex and its head",
+    ]
+    # first after the title, before any hash or result
+    assert (res / "annex" / "certificate.md").read_text().splitlines()[2:7] == said
+    assert (res / "report" / "report.md").read_text().splitlines()[2:7] == said
+    html = (res / "report" / "report.html").read_text()
+    assert html.index('<section id="disclosure">') < html.index("56 cells")
+    rows = {r["row_id"]: r["disclosed"] for r in read_csv_rows(res / "census_rows.csv")}
+    assert rows == {"demo/m1": "", "demo/m2": relation, "demo/m3": "", "demo/m4": ""}
+    assert f"Disclosed rows: demo/m2 ({relation})" in (res / "census.txt").read_text()
+    # the seed (7) chose demo/m2 for the shift: the prereg could not know it, so it is named
+    sel = json.loads((res / "controls" / "shift_seeded_alpha_cost" / "selection.json").read_text())
+    assert sel["row_id"] == "demo/m2"
+    controls = {r["control"]: r["disclosed"] for r in read_csv_rows(res / "controls.csv")}
+    assert controls["shift_seeded_alpha_cost"] == f"demo/m2: {relation}"
+    assert controls["nullify_m1_alpha_score"] == ""
+    md = (res / "controls.md").read_text()
+    assert f"(the seed chose the target): shift_seeded_alpha_cost on demo/m2: {relation}." in md
+    cert = (res / "annex" / "certificate.md").read_text()
+    assert f"on a disclosed row, demo/m2: {relation} (the seed chose this target)" in cert
+
+
+@pytest.mark.slow
 def test_a_prediction_edited_after_its_stamp_stops_the_run(impl_envs, tmp_path: Path) -> None:
     prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
     assert snakemake(tmp_path, "--config", prereg).returncode == 0

@@ -90,6 +90,26 @@ CASES = {
         "matches no control's shape",
     ),
     "missing controls": (lambda d: _drop(d, "controls"), "'controls' is a required property"),
+    "missing disclosure publication": (
+        lambda d: _drop(d, "disclosure", "publication"),
+        "'publication' is a required property",
+    ),
+    "blank disclosure publication": (
+        lambda d: _set(d, "", "disclosure", "publication"),
+        "at disclosure/publication: must be a non-empty string",
+    ),
+    "disclosure relations as a mapping": (
+        lambda d: _set(d, {"demo/m2": "ours"}, "disclosure", "relations"),
+        "is not of type 'array'",
+    ),
+    "disclosure relation without its text": (
+        lambda d: _set(d, [{"row": "demo/m2"}], "disclosure", "relations"),
+        "'relation' is a required property",
+    ),
+    "unknown disclosure key": (
+        lambda d: _set(d, "yes", "disclosure", "conflicts"),
+        "Additional properties",
+    ),
     "recipe missing a decision": (
         lambda d: _drop(d, "columns", "measured", "alpha_score", "scale"),
         "matches no recipe's shape",

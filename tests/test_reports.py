@@ -158,6 +158,7 @@ def _page() -> render.Page:
             )
         ],
         ["First limit, `1/(200+1)`.", "Second limit."],
+        [("Audit run by", "the <i>maintainers</i>"), ("Publication", "whatever it is")],
     )
 
 
@@ -165,6 +166,15 @@ def test_markdown_from_the_template() -> None:
     md, _ = render.render(_page())
     lines = md.splitlines()
     assert lines[0] == "# a report"
+    # the disclosure comes first, before the intro and every section
+    assert lines[2:7] == [
+        "**Disclosure, declared in the preregistration and locked before the run:**",
+        "",
+        "- Audit run by: the <i>maintainers</i>",
+        "- Publication: whatever it is",
+        "",
+    ]
+    assert md.index("- Publication: whatever it is") < md.index("Intro with")
     # a pipe inside a cell is escaped, or it would split the cell in two
     assert "| row | value | note |" in lines
     assert "| model\\|condition | 1.5 | <b> |" in lines
@@ -183,6 +193,9 @@ def test_markdown_from_the_template() -> None:
 def test_html_from_the_template() -> None:
     _, page = render.render(_page())
     assert "<code>code</code>" in page  # prose is Markdown inline text
+    # the disclosure is plain text from the prereg, escaped, first after the title
+    assert "<li>Audit run by: the &lt;i&gt;maintainers&lt;/i&gt;</li>" in page
+    assert page.index('<section id="disclosure">') < page.index("Intro with")
     assert "<td>&lt;b&gt;</td>" in page  # cells are text, escaped
     assert '<td class="num">1.5</td>' in page
     assert '<figure id="plot"><svg><g/></svg>' in page  # inlined, without the XML prolog

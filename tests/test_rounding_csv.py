@@ -131,6 +131,7 @@ null_draws: 4
 controls: {}
 compare: null
 runs: {unit: tb_run, pass_k: [1]}
+disclosure: {auditor: the tests, relations: [], publication: not published}
 """
 
 BOARD = 'submission,accuracy,stderr,note\r\ne1,0.13,,x\r\ne2,0.75,0.2,"quoted, text"\r\n'

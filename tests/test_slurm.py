@@ -34,6 +34,7 @@ COMPARED = [
     "census.json",
     "census_columns.csv",
     "census_cells.csv",
+    "census_rows.csv",
     "agreement.json",
     "controls.csv",
     "controls.md",

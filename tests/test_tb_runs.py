@@ -146,6 +146,7 @@ null_draws: 4
 controls: {}
 compare: null
 runs: {unit: tb_run, pass_k: [1, 2, 3]}
+disclosure: {auditor: the tests, relations: [], publication: not published}
 """
 
 

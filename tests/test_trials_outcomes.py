@@ -356,6 +356,7 @@ null_draws: 10
 controls: {{}}
 compare: {{a: A, b: B, denominator: attempted, k: [1], draws: 10, under_study: [],
   difference: B-A, unit: points, reward: regraded, broken: exclude_trial, alpha: 0.1, power: 0.9}}
+disclosure: {{auditor: the tests, relations: [], publication: not published}}
 """
 
 # (entry, policy) -> (tasks, tasks_left_out, reward_macro), scale 100, by hand:

@@ -34,6 +34,7 @@ COPIED = [
     "census.json",
     "census_columns.csv",
     "census_cells.csv",
+    "census_rows.csv",
     "controls.csv",
     "controls.md",
     "vulnerabilities.json",

@@ -47,6 +47,7 @@ _TOP_KEYS = (
     "null_draws",
     "controls",
     "compare",
+    "disclosure",
 )
 _REGISTRY_SOURCE = (
     "kind",
@@ -547,6 +548,7 @@ def parse(doc: Any, path: str, has_runs: bool = False) -> Prereg:
     controls = top["controls"]
     if not isinstance(controls, dict):
         raise chk.fail("controls must be a mapping")
-    # `controls` and `compare` are the referee's: present (checked above), not read
-    # here; a control's perturbed bundle is recomputed like any other.
+    # `controls`, `compare` and `disclosure` are the referee's: present (checked above),
+    # not read here; a control's perturbed bundle is recomputed like any other.
+    chk.block(top["disclosure"], "disclosure", ("auditor", "relations", "publication"))
     return Prereg(source, leaderboard, policies, scale, seed, boot, nulls)

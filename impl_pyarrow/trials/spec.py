@@ -67,6 +67,7 @@ TOP_KEYS = (
     "null_draws",
     "controls",
     "compare",
+    "disclosure",
 )
 REGISTRY_KEYS = (
     "kind",
@@ -82,6 +83,7 @@ REGISTRY_KEYS = (
 )
 TRIALS_KEYS = ("kind", "format", "jobs", "table")
 TB_EXTRA_KEYS = ("duplicates", "min_tries")
+DISCLOSURE_KEYS = ("auditor", "relations", "publication")
 LEADERBOARD_KEYS = ("table", "row_key", "columns")
 COLUMNS_KEYS = ("structural", "no_antecedent", "measured")
 MEASURED_KEYS = ("measure", "policies", "tolerance", "row_tolerances")
@@ -587,6 +589,8 @@ def validate(doc: Any, path: str, runs_declared: bool = False) -> TrialsPrereg:
         raise _bad(path, "key controls is not a mapping")
     if doc["compare"] is not None and not isinstance(doc["compare"], dict):
         raise _bad(path, "key compare is neither null nor a mapping")
+    # The disclosure is the referee's too (it prints it and marks the rows): its keys only.
+    _keys(doc["disclosure"], DISCLOSURE_KEYS, path, "disclosure.")
     policies = dict(declared)
     if source.kind == "trials":
         for bname, spec in BUILT_IN.items():

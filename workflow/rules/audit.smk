@@ -9,6 +9,7 @@ rule census:
         json=f"{RES}/census.json",
         columns=f"{RES}/census_columns.csv",
         cells=f"{RES}/census_cells.csv",
+        rows=f"{RES}/census_rows.csv",
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),
@@ -34,6 +35,7 @@ rule record_outputs:
             f"{RES}/census.json",
             f"{RES}/census_columns.csv",
             f"{RES}/census_cells.csv",
+            f"{RES}/census_rows.csv",
             *expand(
                 f"{RES}/controls/{{control}}/{{impl}}/{{f}}.csv",
                 control=CONTROLS,

@@ -139,6 +139,7 @@ rule controls_summary:
     input:
         verdicts=expand(f"{RES}/controls/{{control}}/verdict.json", control=CONTROLS),
         checks=expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
+        prereg=f"{RES}/lock/prereg.yaml",
     output:
         csv=f"{RES}/controls.csv",
         md=f"{RES}/controls.md",
@@ -148,4 +149,4 @@ rule controls_summary:
         f"{RES}/logs/controls_summary.log",
     shell:
         "PYTHONPATH={params.src:q} python -m controls summary --verdicts {input.verdicts:q}"
-        " --checks {input.checks:q} --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q}"
+        " --checks {input.checks:q} --prereg {input.prereg:q} --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q}"

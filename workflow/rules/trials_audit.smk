@@ -14,6 +14,7 @@ rule census_trials:
         intervals=f"{RES}/intervals.csv",
         recovery=f"{RES}/recovery.csv",
         entries=f"{RES}/entries.csv",
+        rows=f"{RES}/census_rows.csv",
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),

@@ -2,7 +2,7 @@
 # the leaderboard arm: lock, two contestants twice each, agreement, census, ledger,
 # report, annex. Paths under results/<arm>/ as in the Snakefile, plus
 #   bundle/trials.parquet, bundle/adapter.json   the adapter's trial table (trials source)
-#   recovery.csv, recovery_rows.csv, intervals.csv, entries.csv   the trial census
+#   recovery.csv, recovery_rows.csv, intervals.csv, entries.csv, census_rows.csv   the trial census
 #   settings/                                    the settings census (trials source)
 #   compare/                                     compare-runs (when the prereg has `compare`)
 import json
@@ -73,7 +73,7 @@ def source_inputs(wildcards):
 
 
 def referee_outputs():
-    out = [f"{RES}/census.json", f"{RES}/intervals.csv"]
+    out = [f"{RES}/census.json", f"{RES}/intervals.csv", f"{RES}/census_rows.csv"]
     if IS_TRIALS_SOURCE:
         out += [f"{RES}/settings/settings.csv", f"{RES}/settings/settings_all.csv"]
     if COMPARE:

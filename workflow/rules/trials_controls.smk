@@ -127,6 +127,7 @@ rule trial_controls_summary:
     input:
         verdicts=expand(f"{RES}/controls/{{control}}/verdict.json", control=TRIAL_CONTROLS),
         checks=expand(f"{RES}/controls/{{control}}/check.csv", control=TRIAL_CONTROLS),
+        prereg=f"{RES}/lock/prereg.yaml",
     output:
         csv=f"{RES}/controls.csv",
         md=f"{RES}/controls.md",
@@ -136,5 +137,5 @@ rule trial_controls_summary:
         f"{RES}/logs/controls_summary.log",
     shell:
         "PYTHONPATH={params.src:q} python -m controls summary --verdicts {input.verdicts:q}"
-        " --checks {input.checks:q} --out-csv {output.csv:q} --out-md {output.md:q}"
+        " --checks {input.checks:q} --prereg {input.prereg:q} --out-csv {output.csv:q} --out-md {output.md:q}"
         " 2>&1 | tee {log:q}"

@@ -1,0 +1,133 @@
+"""The prereg's disclosure (docs/contract.md, Disclosure): refused at the lock when it names
+a row the leaderboard does not have (trials v1 here; cells v1 in tests/conformance/),
+disclosed rows marked in census_rows.csv, and controls on them named in controls.csv/md.
+The demo run's certificate and report: tests/test_pipeline.py."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from audit import disclosure
+from audit.census import rows_csv
+from audit.errors import AuditError
+from audit.files import file_blake3
+from audit.trials_lock import lock as trials_lock
+from controls.summary import summarise
+from tests.conftest import ROOT, read_csv_rows
+
+SKILLSBENCH = ROOT.parent / "shared" / "bundles" / "skillsbench-registry"
+
+
+def _trials_prereg(tmp_path: Path, relations: list[dict[str, str]]) -> Path:
+    doc = yaml.safe_load((ROOT / "prereg" / "skillsbench-registry.yaml").read_text())
+    doc["disclosure"]["relations"] = relations
+    path = tmp_path / "prereg.yaml"
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+@pytest.mark.skipif(not SKILLSBENCH.is_dir(), reason=f"{SKILLSBENCH} is not present")
+def test_trials_lock_refuses_a_relation_to_no_row_and_writes_nothing(tmp_path: Path) -> None:
+    # the row id of a two-column row_key is the values joined by "|" (trials contract 4):
+    # "Codex (GPT-5.5)" alone is the model, not a row
+    prereg = _trials_prereg(tmp_path, [{"row": "Codex (GPT-5.5)", "relation": "ours"}])
+    out = tmp_path / "lock"
+    with pytest.raises(AuditError) as err:
+        trials_lock(
+            str(prereg), file_blake3(prereg), str(SKILLSBENCH), str(out), str(tmp_path / "e.json")
+        )
+    assert err.value.kind == "bad_prereg"
+    assert (
+        "disclosure names row 'Codex (GPT-5.5)', which is not a row of leaderboard.parquet"
+        in str(err.value)
+    )
+    assert not out.exists() and not (tmp_path / "e.json").exists()
+
+
+@pytest.mark.skipif(not SKILLSBENCH.is_dir(), reason=f"{SKILLSBENCH} is not present")
+def test_trials_lock_accepts_a_relation_to_a_joined_row_id(tmp_path: Path) -> None:
+    row = "Codex (GPT-5.5)|With Skills"  # read off the shipped leaderboard's model, condition
+    prereg = _trials_prereg(tmp_path, [{"row": row, "relation": "ours"}])
+    out = tmp_path / "lock"
+    trials_lock(
+        str(prereg), file_blake3(prereg), str(SKILLSBENCH), str(out), str(tmp_path / "e.json")
+    )
+    assert yaml.safe_load((out / "prereg.yaml").read_text())["disclosure"]["relations"] == [
+        {"row": row, "relation": "ours"}
+    ]
+
+
+def test_census_rows_mark_the_disclosed_row_with_its_relation() -> None:
+    census = pl.DataFrame(
+        {
+            "row_id": ["a", "a", "b", "b", "b"],
+            "column": ["x", "y", "x", "y", "z"],
+            "class": ["reproduced", "structural", "divergent", "reproduced", "no_data"],
+        }
+    )
+    doc = {"disclosure": {"relations": [{"row": "b", "relation": "the auditor's own model"}]}}
+    # counted by hand from the five cells above
+    assert rows_csv(census, doc).splitlines() == [
+        "row_id,cells,structural,no_antecedent,reproduced,divergent,no_data,disclosed",
+        "a,2,1,0,1,0,0,",
+        "b,3,0,0,1,1,1,the auditor's own model",
+    ]
+
+
+def _verdict(tmp_path: Path, name: str, selection: dict) -> str:
+    path = tmp_path / f"{name}.json"
+    v = {"control": name, "kind": selection.get("kind", "shift"), "selection": selection}
+    v |= {"cells_predicted": 1, "cells_ok": 1, "unpredicted": {}, "class_changes": {"pandas": []}}
+    v |= {"contestants_identical": True, "verdict": "pass", "reasons": []}
+    path.write_text(json.dumps(v))
+    return str(path)
+
+
+def test_controls_on_a_disclosed_row_are_named_seeded_apart(tmp_path: Path) -> None:
+    prereg = tmp_path / "prereg.yaml"
+    doc = {
+        "controls": {
+            "seeded_shift": {"kind": "shift", "target": "seeded"},
+            "named_flip": {"kind": "flip", "target": {"row_id": "m2"}},
+            "other_shift": {"kind": "shift", "target": "seeded"},
+            "swap": {"kind": "swap", "target": {"row_ids": ["m1", "m3"]}},
+        },
+        "disclosure": {
+            "auditor": "us",
+            "relations": [{"row": "m2", "relation": "our agent"}],
+            "publication": "always",
+        },
+    }
+    prereg.write_text(yaml.safe_dump(doc))
+    one = {"row_id": "m2", "group": "g", "instances": [["m2", "g", "i1"]]}
+    verdicts = [
+        _verdict(tmp_path, "seeded_shift", one),
+        _verdict(tmp_path, "named_flip", {**one, "kind": "flip"}),
+        _verdict(tmp_path, "other_shift", {**one, "row_id": "m1"}),
+        _verdict(tmp_path, "swap", {"row_ids": ["m1", "m3"], "kind": "swap"}),
+    ]
+    out_csv, out_md = tmp_path / "controls.csv", tmp_path / "controls.md"
+    summarise(verdicts, [], str(prereg), str(out_csv), str(out_md))
+    disclosed = {r["control"]: r["disclosed"] for r in read_csv_rows(out_csv)}
+    assert disclosed == {
+        "named_flip": "m2: our agent",
+        "other_shift": "",
+        "seeded_shift": "m2: our agent",
+        "swap": "",
+    }
+    md = out_md.read_text()
+    assert "On a disclosed row (the seed chose the target): seeded_shift on m2: our agent." in md
+    assert "On a disclosed row (the prereg named the target): named_flip on m2: our agent." in md
+
+
+def test_disclosure_text_names_no_row_when_none_is_declared() -> None:
+    doc = {"disclosure": {"auditor": "us", "relations": [], "publication": "always"}}
+    assert disclosure.text(doc) == [
+        "Disclosure: audit run by us; publication: always",
+        "Disclosed rows: none declared",
+    ]
