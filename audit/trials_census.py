@@ -26,6 +26,7 @@ FILES = [
     "null_hist.csv",
     "runs.csv",
     "pass_k.csv",
+    "pass_k_tasks.csv",
 ]
 INTERVALS_HEADER = [
     "row_id",

@@ -75,6 +75,7 @@ TRIAL_FILES = [
     "null_hist",
     "runs",
     "pass_k",
+    "pass_k_tasks",
 ]
 
 
