@@ -54,6 +54,7 @@ COPIED_GLOBS = [
     "intervals.csv",
     "recovery.csv",
     "recovery_rows.csv",
+    "recomputed_only.csv",
     "entries.csv",
     "settings/*",
     "compare/*",

@@ -33,6 +33,7 @@ rule census_trials:
         intervals=f"{RES}/intervals.csv",
         recovery=f"{RES}/recovery.csv",
         entries=f"{RES}/entries.csv",
+        recomputed_only=f"{RES}/recomputed_only.csv",
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),
