@@ -69,6 +69,12 @@ def _check_schema(doc: Any, path: str) -> None:
     )
     if errors:
         err = errors[0]
+        if err.validator == "oneOf" and err.path and err.path[-1] == "leaderboard":
+            # null, or a leaderboard object: name the object's first problem (e.g. a
+            # column's k), not only "no shape"
+            inner = [e for e in err.context if e.relative_path or e.validator != "type"]
+            if inner:
+                err = min(inner, key=lambda e: list(map(str, e.absolute_path)))
         where = "/".join(str(x) for x in err.absolute_path) or "(top level)"
         msg = err.message if len(err.message) < 200 else err.message[:197] + "..."
         if err.validator == "oneOf":
@@ -146,6 +152,8 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
             pass_k = [m for m in measures(spec) if m in PASS_K_MEASURES]
             if pass_k and "k" not in spec:
                 raise bad(f"column {name!r}: {pass_k[0]} needs the column's k (section 16.5)")
+            if pass_k and kind != "trials":
+                raise bad(f"column {name!r}: {pass_k[0]} counts tries; a registry has none")
             if "k" in spec and not pass_k:
                 raise bad(f"column {name!r}: k is declared only with pass_at_k or pass_hat_k")
             over_runs = [m for m in measures(spec) if m in RUN_MEASURES]

@@ -211,3 +211,18 @@ def test_unpublished_column_in_table_refused(impl_envs, bundle: Path, tmp_path: 
     for impl in IMPLS:
         res = _contestant(impl, tmp_path, bundle, PREREG)
         assert res.code == 2 and res.stderr.startswith("error[undeclared_column]: "), res.stderr
+
+
+def test_registry_source_has_no_tries(impl_envs, tmp_path: Path) -> None:
+    """pass@k on a registry source is refused by the lock's reader (bad_prereg)."""
+    from tests.conftest import ROOT
+
+    text = (ROOT / "prereg" / "skillsbench-registry.yaml").read_text()
+    old = "        measure: reward_macro\n"
+    assert old in text
+    (tmp_path / "r.yaml").write_text(
+        text.replace(old, "        measure: pass_at_k\n        k: 1\n", 1)
+    )
+    with pytest.raises(AuditError) as err:
+        load(tmp_path / "r.yaml")
+    assert err.value.kind == "bad_prereg" and "registry" in err.value.detail
