@@ -32,6 +32,7 @@ TRIAL_KEYS: dict[str, list[str]] = {
     # section 16: runs inside an entry
     "runs.csv": ["entry", "policy"],
     "pass_k.csv": ["entry", "policy", "k"],
+    "pass_k_tasks.csv": ["entry", "policy", "k", "task"],
 }
 
 

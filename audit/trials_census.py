@@ -29,6 +29,7 @@ FILES = [
     "null_hist.csv",
     "runs.csv",
     "pass_k.csv",
+    "pass_k_tasks.csv",
 ]
 INTERVALS_HEADER = [
     "row_id",
@@ -45,6 +46,9 @@ INTERVALS_HEADER = [
     "boot_low",
     "boot_high",
 ]
+
+
+RECOMPUTED_ONLY_HEADER = ["row_id", "column", "rule", "recomputed", "tier"]
 
 
 def read_rows(path: Path) -> list[dict[str, str]]:
@@ -90,11 +94,17 @@ def summarise(
     lb = doc["leaderboard"]
     totals = {c: sum(1 for r in census if r["class"] == c) for c in CLASSES}
     unknown = sum(1 for r in census if r["class"] not in CLASSES)
+    from audit.trials_prereg import unpublished
+
     if lb is not None:
         rows = int(lock["bundle"]["leaderboard"]["rows"])
-        cols = int(lock["bundle"]["leaderboard"]["columns"])
+        # a measured column declared `published: false` is in no table, yet its cells
+        # are classified like any other (trials contract section 16.5)
+        extra = [n for n, spec in lb["columns"]["measured"].items() if unpublished(spec)]
+        cols = int(lock["bundle"]["leaderboard"]["columns"]) + len(extra)
     else:
         rows = cols = 0
+        extra = []
     if unknown or len(census) != rows * cols:
         raise AuditError(
             "census_incomplete",
@@ -131,6 +141,11 @@ def summarise(
                 e.get(f"{base}_boot_high", ""),
             ]
         )
+    recomputed_only = [
+        [c["row_id"], c["column"], c["policy"], c["recomputed"], c["tier"]]
+        for c in cells
+        if c["column"] in extra
+    ]
     measured_cells = [r for r in recovery if r["class"] != "not_published"]
     summary = {
         "arm_prereg": doc["name"],
@@ -144,6 +159,7 @@ def summarise(
         "exactly_one_rule": sum(1 for r in measured_cells if r["exactly_one"] == "true"),
         "rows_with_one_rule": sum(1 for r in rec_rows if r["exactly_one"] == "true"),
         "entries": len({e["entry"] for e in entries}),
+        "unpublished_columns": extra,
     }
     out = Path(out_dir)
     write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
@@ -152,7 +168,8 @@ def summarise(
         write_atomic(out / dst, (cdir / name).read_bytes())
     write_atomic(out / "intervals.csv", _csv(INTERVALS_HEADER, intervals))
     write_atomic(out / "census_rows.csv", rows_csv(read_csv(cdir / "census.csv"), doc, CLASSES))
-    text = render(summary, recovery, rec_rows, intervals, entries, doc)
+    write_atomic(out / "recomputed_only.csv", _csv(RECOMPUTED_ONLY_HEADER, recomputed_only))
+    text = render(summary, recovery, rec_rows, intervals, entries, doc, recomputed_only)
     write_atomic(out / "census.txt", text)
     print(text, end="")
     return summary
@@ -165,6 +182,7 @@ def render(
     intervals: list[list[str]],
     entries: list[dict[str, str]],
     doc: dict[str, Any],
+    recomputed_only: list[list[str]] | None = None,
 ) -> str:
     c = summary["classes"]
     lines = [
@@ -213,6 +231,14 @@ def render(
                 f"recomputed {iv[5]} (tier {iv[7]}, certain {iv[9]}); "
                 f"macro {iv[10]} boot [{iv[11]}, {iv[12]}]"
             )
+        lines.append("")
+    if recomputed_only:
+        lines.append(
+            "Recomputed, not published (columns declared published: false; class "
+            "not_published, every rule's value):"
+        )
+        for r in recomputed_only:
+            lines.append(f"  {r[0]} {r[1]} [{r[2]}]: {r[3] or 'no data'} (tier {r[4]})")
         lines.append("")
     lines.append("Entries (attempted / scored are the two denominators):")
     lines.append(

@@ -43,6 +43,14 @@ RUN_MEASURES = (
     "se_clustered_tasks_inspect",
 )
 
+# section 16.5: over the tries of each task, with the column's declared k
+PASS_K_MEASURES = ("pass_at_k", "pass_hat_k")
+
+
+def unpublished(spec: dict[str, Any]) -> bool:
+    """A measured column declared ``published: false``: not in the table (section 16.5)."""
+    return spec.get("published", True) is False
+
 
 def measures(spec: dict[str, Any]) -> list[str]:
     """A measured column's measures: one name, or the list it declares (section 8.1)."""
@@ -62,6 +70,12 @@ def _check_schema(doc: Any, path: str) -> None:
     )
     if errors:
         err = errors[0]
+        if err.validator == "oneOf" and err.path and err.path[-1] == "leaderboard":
+            # null, or a leaderboard object: name the object's first problem (e.g. a
+            # column's k), not only "no shape"
+            inner = [e for e in err.context if e.relative_path or e.validator != "type"]
+            if inner:
+                err = min(inner, key=lambda e: list(map(str, e.absolute_path)))
         where = "/".join(str(x) for x in err.absolute_path) or "(top level)"
         msg = err.message if len(err.message) < 200 else err.message[:197] + "..."
         if err.validator == "oneOf":
@@ -109,7 +123,9 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
         types = lb.get("types")
         if (types is not None) != lb["table"].endswith(".csv"):
             raise bad("leaderboard.types is required for a .csv table and only for one")
-        named = {*lb["row_key"], *seen}
+        named = {*lb["row_key"], *seen} - {
+            n for n, spec in cols["measured"].items() if unpublished(spec)
+        }
         if types is not None and set(types) != named:
             odd = min(set(types) ^ named)
             raise bad(f"leaderboard.types must type exactly the classified columns ({odd!r})")
@@ -124,10 +140,25 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
                 if tol not in doc["tolerances"]:
                     raise bad(f"column {name!r}: unknown tolerance {tol!r}")
                 grid = doc["tolerances"][tol]["exact_decimals"]
-                if grid == "published" and (types or {}).get(name) != "decimal":
+                if grid == "published" and (types or {}).get(name, "") != "decimal":
                     raise bad(f"column {name!r}: exact_decimals 'published' needs type decimal")
-            if types is not None and types[name] not in ("integer", "decimal"):
+            if (
+                types is not None
+                and not unpublished(spec)
+                and types[name]
+                not in (
+                    "integer",
+                    "decimal",
+                )
+            ):
                 raise bad(f"column {name!r}: a measured column is typed integer or decimal")
+            pass_k = [m for m in measures(spec) if m in PASS_K_MEASURES]
+            if pass_k and "k" not in spec:
+                raise bad(f"column {name!r}: {pass_k[0]} needs the column's k (section 16.5)")
+            if pass_k and kind != "trials":
+                raise bad(f"column {name!r}: {pass_k[0]} counts tries; a registry has none")
+            if "k" in spec and not pass_k:
+                raise bad(f"column {name!r}: k is declared only with pass_at_k or pass_hat_k")
             over_runs = [m for m in measures(spec) if m in RUN_MEASURES]
             if over_runs and doc.get("runs") is None:
                 raise bad(f"column {name!r}: {over_runs[0]} needs the runs block (section 16.3)")

@@ -178,6 +178,18 @@ def build(res_dir: str, out_dir: str) -> None:
                 ],
             ),
         ]
+    recomputed_only = _rows(res / "recomputed_only.csv")
+    if recomputed_only:
+        sections.append(
+            _section(
+                "Recomputed, not published",
+                "recomputed-only",
+                recomputed_only,
+                ["row_id", "column", "rule", "recomputed", "tier"],
+                "Columns the prereg declares `published: false` (e.g. pass@k and pass^k, "
+                "trials contract 16.5): judged like any measured cell, each `not_published`.",
+            )
+        )
     sections.append(
         _section(
             "The interval: published beside the recompute",
@@ -319,6 +331,13 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"- {r['row_id']} / {r['column']}: {r['class']}"
             + (f", rules {r['reproducing']}" if r.get("reproducing") else "")
         )
+    only = _rows(res / "recomputed_only.csv") if (res / "recomputed_only.csv").is_file() else []
+    if only:
+        lines += ["", "Recomputed, not published (columns declared `published: false`):"]
+        lines += [
+            f"- {r['row_id']} / {r['column']} [{r['rule']}]: {r['recomputed'] or 'no data'}"
+            for r in only
+        ]
     lines += [
         "",
         *limits.markdown(limits.lines(res, doc, trials=True)),

@@ -337,15 +337,19 @@ def test_terminal_bench_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
     res = tmp_path / "results" / "terminal-bench-sample"
     assert json.loads((res / "agreement.json").read_text())["disagreements"] == 0
     summary = json.loads((res / "census.json").read_text())
-    # 4 rows x 7 columns; submission, agent, model structural; date, verified no antecedent
+    # 4 rows x (7 table columns + 3 declared published: false); submission, agent, model
+    # structural; date, verified no antecedent; pass_at_1, pass_at_5, pass_hat_5 not
+    # published (section 16.5)
     assert summary["classes"] == {
         "structural": 12,
         "no_antecedent": 8,
         "reproduced": 7,
         "divergent": 1,
         "no_data": 0,
-        "not_published": 0,
+        "not_published": 12,
     }
+    assert summary["unpublished_columns"] == ["pass_at_1", "pass_at_5", "pass_hat_5"]
+    _check_pass_k(res)
     census = {(r["row_id"], r["column"]): r for r in read_csv_rows(res / "census_cells.csv")}
     rec = {(r["row_id"], r["column"]): r for r in read_csv_rows(res / "recovery.csv")}
 
@@ -415,6 +419,49 @@ def test_terminal_bench_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
         "scored/se_binomial_pooled/down",
     }
     assert run_audit("verify", res / "annex").code == 0
+
+
+def _check_pass_k(res: Path) -> None:
+    """pass@5 and pass^5 of every entry against a count from the trial table itself.
+
+    With n = k = 5 the estimators reduce to counting: pass@5 = 1 - C(5-c,5)/C(5,5) is 1
+    iff c > 0, pass^5 = C(c,5)/C(5,5) is 1 iff c = 5. So under attempted (a null
+    is_resolved is a failed try; every entry has 5 copy-0 trials per task) pass@5 is the
+    share of tasks with a resolved trial and pass^5 the share with 5 of 5; under scored
+    only tasks with 5 non-null trials count. pass@1 = c/n averaged over tasks."""
+    import polars as pl
+
+    trials = pl.read_parquet(res / "bundle" / "trials.parquet").filter(pl.col("copy") == 0)
+    cells = {
+        (r["row_id"], r["column"], r["policy"]): r
+        for r in read_csv_rows(res / "recompute" / "pyarrow" / "run1" / "cells.csv")
+    }
+    only = {
+        (r["row_id"], r["column"], r["rule"]) for r in read_csv_rows(res / "recomputed_only.csv")
+    }
+    for policy in ("attempted", "scored"):
+        t = trials if policy == "attempted" else trials.filter(pl.col("status") == "scored")
+        per = t.group_by("run", "task").agg(n=pl.len(), c=(pl.col("reward") == 1.0).sum())
+        for entry in trials["run"].unique().to_list():
+            e = per.filter(pl.col("run") == entry)
+            five = e.filter(pl.col("n") >= 5)
+            assert five["n"].max() == 5
+            at5 = Fraction(five.filter(pl.col("c") > 0).height, five.height)
+            hat5 = Fraction(five.filter(pl.col("c") == 5).height, five.height)
+            at1 = sum((Fraction(c, n) for n, c in zip(e["n"], e["c"])), Fraction(0)) / e.height
+            for col, want in (("pass_at_5", at5), ("pass_hat_5", hat5), ("pass_at_1", at1)):
+                cell = cells[(entry, col, policy)]
+                assert cell["tier"] == "not_published" and cell["published"] == ""
+                assert cell["recomputed"] == f"{float(want):.6f}", (entry, col, policy)
+                assert (entry, col, policy) in only
+    # the figures, as read off the run (OpenHands: 43 of 80 tasks solved at least once,
+    # 25 solved 5 times of 5)
+    oh = "20250711_openhands_claude-4-sonnet"
+    assert cells[(oh, "pass_at_5", "attempted")]["recomputed"] == "0.537500"
+    assert cells[(oh, "pass_hat_5", "attempted")]["recomputed"] == "0.312500"
+    text = (res / "census.txt").read_text()
+    assert "Recomputed, not published" in text
+    assert f"{oh} pass_at_5 [attempted]: 0.537500" in text
 
 
 def test_annex_globs_match_whole_paths() -> None:

@@ -55,6 +55,7 @@ COPIED_GLOBS = [
     "intervals.csv",
     "recovery.csv",
     "recovery_rows.csv",
+    "recomputed_only.csv",
     "entries.csv",
     "settings/*",
     "compare/*",

@@ -209,6 +209,9 @@ def rule_value(
     rule: Rule, stats: dict[str, EntryStats] | None, runs: dict[str, dict[str, float | None]]
 ) -> tuple[float | None, float | None]:
     """(recomputed, bound) of an entry under one rule."""
+    if rule.k is not None:  # pass_at_k / pass_hat_k (section 16.5), from .passk
+        value = runs.get(rule.policy, {}).get(f"{rule.measure}@{rule.k}")
+        return (None, None) if value is None else (value, 0.0)
     entry_stats = None if stats is None else stats[rule.policy]
     return measure_value(entry_stats, rule.measure, runs.get(rule.policy))
 

@@ -6,10 +6,10 @@ import os
 from typing import Any
 
 from .. import read
-from ..values import format_float
+from ..values import NULL_KIND, format_float
 from ..write import render
 from ..yaml_reader import read_prereg
-from . import csvboard, judge, nulls, overruns, stats, tables, tasks
+from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
 from .prereg import REGISTRY, parse, table_names
 
 TASKS_HEADER = [
@@ -172,11 +172,13 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     task_lines: list[list[str]] = []
     entry_lines: list[list[str]] = []
     all_stats: dict[str, dict[str, stats.EntryStats]] = {}
+    per_policy: dict[str, dict[str, list[tasks.TaskValue]]] = {}
     for name, policy in pre.policies.items():
         if registry:
             per_entry = tasks.registry_entries(reg_rows, pre.source, policy)
         else:
             per_entry = tasks.trial_entries(trial_rows, policy)
+        per_policy[name] = per_entry
         for entry, values in per_entry.items():
             for t in values:
                 task_lines.append(_task_line(entry, name, t))
@@ -201,6 +203,15 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
             source_table.frame, pre.policies, runs_block, pre.scale
         )
 
+    pk_task_lines: list[list[str]] = []
+    if not registry:  # section 16.5: pass@k / pass^k with each declared k
+        pk_task_lines, pk_values = passk.compute(
+            passk.frame_of(per_policy), passk.declared_ks(lb), pre.scale
+        )
+        for entry, by_policy in pk_values.items():
+            for name, vals in by_policy.items():
+                run_values.setdefault(entry, {}).setdefault(name, {}).update(vals)
+
     cells: list[list[str]] = []
     census: list[list[str]] = []
     recovery: list[list[str]] = []
@@ -212,14 +223,16 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         values = {
             n: board_table.frame[n].to_numpy(dtype=object).tolist() for n in board_table.names
         }
-        judged = judge.build(
-            lb, board_table.names, board_table.kinds, values, ids, all_stats, run_values
-        )
+        # a column declared `published: false` is judged with every value not published
+        names = [*board_table.names, *lb.unpublished]
+        kinds = {**board_table.kinds, **{n: NULL_KIND for n in lb.unpublished}}
+        values.update({n: [None] * len(ids) for n in lb.unpublished})
+        judged = judge.build(lb, names, kinds, values, ids, all_stats, run_values)
         cells, census = judged.cells, judged.census
         recovery, recovery_rows = judged.recovery, judged.recovery_rows
         null_lines, hist_lines = nulls.build(
             lb,
-            board_table.kinds,
+            kinds,
             values,
             ids,
             all_stats,
@@ -239,4 +252,5 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         "null_hist.csv": render(nulls.HIST_HEADER, hist_lines),
         "runs.csv": render(overruns.RUNS_HEADER, runs_lines),
         "pass_k.csv": render(overruns.PASSK_HEADER, pk_lines),
+        "pass_k_tasks.csv": render(passk.HEADER, pk_task_lines),
     }

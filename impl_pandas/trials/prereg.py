@@ -24,7 +24,9 @@ RUN_MEASURES = (
     "se_clustered_tasks",
     "se_clustered_tasks_inspect",
 )
-MEASURES = TASK_MEASURES + RUN_MEASURES
+# section 16.5: pass@k / pass^k over the tries of each task, with the column's k
+PASS_K_MEASURES = ("pass_at_k", "pass_hat_k")
+MEASURES = TASK_MEASURES + RUN_MEASURES + PASS_K_MEASURES
 ROUNDINGS = ("half_even", "half_up", "down")  # section 8.1
 CSV_TYPES = ("string", "integer", "decimal", "boolean")  # section 4.3
 PUBLISHED_GRID = "published"  # exact_decimals: the published text's own decimals
@@ -67,7 +69,7 @@ _LEADERBOARD = ("table", "row_key", "columns")
 _LEADERBOARD_OPTIONAL = ("types",)  # required iff the table is a .csv file
 _COLUMNS = ("structural", "no_antecedent", "measured")
 _MEASURED = ("measure", "policies", "tolerance", "row_tolerances")
-_MEASURED_OPTIONAL = ("rounding",)
+_MEASURED_OPTIONAL = ("rounding", "k", "published")
 _REGISTRY_POLICY = ("registry_means", "description")
 _TRIAL_POLICY = (
     "select",
@@ -132,6 +134,7 @@ class Rule:
     policy: str
     measure: str
     rounding: str
+    k: int | None = None  # the column's k, for pass_at_k / pass_hat_k (section 16.5)
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,7 @@ class Leaderboard:
     no_antecedent: tuple[str, ...]
     measured: dict[str, Measured]
     types: dict[str, str] | None = None  # a CSV table's declared column types
+    unpublished: tuple[str, ...] = ()  # measured columns not in the table (section 16.5)
 
     def kind_of(self) -> dict[str, str]:
         """Leaderboard column name to its kind."""
@@ -422,6 +426,24 @@ def _roundings(chk: _Checker, extra: dict[str, Any], where: str) -> tuple[list[s
     return names, True
 
 
+def _pass_k(chk: _Checker, extra: dict[str, Any], where: str, measures: list[str]) -> int | None:
+    """The column's k (section 16.5): required iff it names pass_at_k or pass_hat_k; an
+    int (not a bool, not 2.0) of at least 1."""
+    named = [m for m in measures if m in PASS_K_MEASURES]
+    if "k" not in extra:
+        if named:
+            raise chk.fail(f"{where}: {named[0]} needs the column's k")
+        return None
+    if not named:
+        raise chk.fail(f"{where}.k: k is declared only with pass_at_k or pass_hat_k")
+    k = extra["k"]
+    if type(k) is not int:
+        raise chk.fail(f"{where}.k must be an integer, got {k!r}")
+    if k < 1:
+        raise chk.fail(f"{where}.k must be >= 1 (k = {k} is refused)")
+    return k
+
+
 def _types(chk: _Checker, raw: Any, table: str, columns: list[str]) -> dict[str, str] | None:
     """The declared types of a CSV leaderboard (every column, exactly); None for parquet."""
     is_csv = table.endswith(".csv")
@@ -470,8 +492,14 @@ def _leaderboard(
         if name in seen:
             raise chk.fail(f"column '{name}' is classified more than once")
         seen.add(name)
-    named = list(dict.fromkeys([*row_key, *structural, *no_ante, *measured_raw]))
-    types = _types(chk, lb_extra.get("types"), table, named)
+    unpublished = tuple(
+        n for n, c in measured_raw.items() if isinstance(c, dict) and "published" in c
+    )
+    for name in unpublished:
+        if measured_raw[name]["published"] is not False:
+            raise chk.fail(f"leaderboard.columns.measured.{name}.published must be false")
+    in_table = [*row_key, *structural, *no_ante, *(n for n in measured_raw if n not in unpublished)]
+    types = _types(chk, lb_extra.get("types"), table, list(dict.fromkeys(in_table)))
     measured: dict[str, Measured] = {}
     for name, col_raw in measured_raw.items():
         where = f"leaderboard.columns.measured.{name}"
@@ -479,6 +507,7 @@ def _leaderboard(
         col = chk.block(col_raw, where, _MEASURED)
         measures, many = _measures(chk, col["measure"], f"{where}.measure", has_runs)
         roundings, rounded = _roundings(chk, extra, where)
+        k = _pass_k(chk, extra, where, measures)
         listed = chk.strings(col["policies"], f"{where}.policies", nonempty=True)
         for policy in listed:
             if policy not in policies:
@@ -506,6 +535,7 @@ def _leaderboard(
                 policy,
                 measure,
                 rounding,
+                k if measure in PASS_K_MEASURES else None,
             )
             for policy in listed
             for measure in measures
@@ -517,9 +547,11 @@ def _leaderboard(
             if types[key] != "string":
                 raise chk.fail(f"leaderboard.types.{key}: a row_key column must be string")
         for key in measured:
-            if types[key] not in ("integer", "decimal"):
+            if key not in unpublished and types[key] not in ("integer", "decimal"):
                 raise chk.fail(f"leaderboard.types.{key}: a measured column is integer or decimal")
-    return Leaderboard(table, tuple(row_key), tuple(structural), tuple(no_ante), measured, types)
+    return Leaderboard(
+        table, tuple(row_key), tuple(structural), tuple(no_ante), measured, types, unpublished
+    )
 
 
 def parse(doc: Any, path: str, has_runs: bool = False) -> Prereg:
@@ -539,6 +571,10 @@ def parse(doc: Any, path: str, has_runs: bool = False) -> Prereg:
     tolerances = _tolerances(chk, top["tolerances"])
     policies = _policies(chk, top["policies"], source.kind)
     leaderboard = _leaderboard(chk, top["leaderboard"], policies, tolerances, has_runs)
+    if source.kind == REGISTRY and leaderboard is not None:
+        for col in leaderboard.measured.values():
+            if any(r.k is not None for r in col.rules):
+                raise chk.fail(f"column '{col.name}': pass@k needs trials, not a registry")
     scale = chk.integer(top["scale"], "scale", 1)
     if top["rounding"] != "half_even":
         raise chk.fail("rounding must be half_even")

@@ -70,7 +70,8 @@ def _values(table: Table, name: str) -> list[Any]:
 
 def leaderboard_names(board: Leaderboard) -> list[str]:
     """Leaderboard columns the prereg names, in the order they are checked."""
-    return [*board.row_key, *board.structural, *board.no_antecedent, *board.measured]
+    measured = [n for n in board.measured if n not in board.unpublished]
+    return [*board.row_key, *board.structural, *board.no_antecedent, *measured]
 
 
 def source_names(source: Source) -> list[str]:
@@ -99,6 +100,10 @@ def undeclared_columns(table: Table, board: Leaderboard) -> None:
     """undeclared_column for the first leaderboard column the prereg does not classify."""
     kinds = board.kind_of()
     for name in table.names:
+        if name in board.unpublished:  # declared not published, yet the table has it
+            raise InputError(
+                UNDECLARED_COLUMN, table.display, f"column '{name}' is declared published: false"
+            )
         if name not in kinds:
             raise InputError(
                 UNDECLARED_COLUMN, table.display, f"column '{name}' is not classified by the prereg"
@@ -124,11 +129,16 @@ def _want_kind(table: Table, name: str, kinds: tuple[str, ...], what: str) -> No
         )
 
 
+def tables_measured(board: Leaderboard) -> list[str]:
+    """The measured columns that are in the table (not the ``published: false`` ones)."""
+    return [n for n in board.measured if n not in board.unpublished]
+
+
 def leaderboard_types(table: Table, board: Leaderboard) -> None:
     """bad_type: row_key columns not string, measured columns not integer or floating."""
     for name in board.row_key:
         _want_kind(table, name, (STRING,), "row_key")
-    for name in board.measured:  # a CSV column declared decimal is a published number too
+    for name in tables_measured(board):  # a CSV column declared decimal is a number too
         _want_kind(table, name, (*NUMERIC_KINDS, "decimal"), "measured")
 
 

@@ -31,6 +31,7 @@ class TaskValue:
     exact: bool | None
     unordered: bool = False
     rounded: bool = False
+    passes: int | None = None  # values equal to 1.0 (trial sources; section 16.5)
 
 
 def registry_task(row: RegistryRow, source: Source, policy: Policy) -> TaskValue:
@@ -127,6 +128,7 @@ def trial_task(task: str, rows: list[TrialRow], policy: Policy, dropped: bool = 
         mean=math.fsum(values) / len(values) if has else None,
         pass_share=passes / len(values) if has else None,
         exact=True if has else None,
+        passes=passes,
     )
 
 

@@ -12,6 +12,7 @@ from .grid import binary_digits, cell_closure, is_switch_point, to_grid
 from .spec import OVER_RUNS, Board, Measured, Recipe, Tolerance
 from .stats import EntryStats
 from .tables import LeaderboardData
+from .tries import TriesValues
 
 # (entry, policy) -> run measure -> value (section 16.3), as overruns.compute gives it
 OverRuns = dict[str, dict[str, dict[str, float | None]]]
@@ -179,8 +180,11 @@ def recipe_value(
     entry: str,
     stats: dict[tuple[str, str], EntryStats],
     over_runs: OverRuns,
+    tries_values: TriesValues | None = None,
 ) -> tuple[float | None, float]:
-    """(value, bound) of one entry under a recipe; run measures have bound 0."""
+    """(value, bound) of one entry under a recipe; run and tries measures have bound 0."""
+    if recipe.k is not None:
+        return tries_values.get((entry, recipe.policy, recipe.measure, recipe.k)), 0.0
     if recipe.measure in OVER_RUNS:
         return over_runs.get(entry, {}).get(recipe.policy, {}).get(recipe.measure), 0.0
     st = stats.get((entry, recipe.policy))
@@ -205,6 +209,7 @@ def judge(
     lb: LeaderboardData,
     stats: dict[tuple[str, str], EntryStats],
     over_runs: OverRuns,
+    tries_values: TriesValues | None = None,
 ) -> tuple[Judged, dict[str, list[Published]]]:
     """Every measured cell, and the published values per column (canonical row order)."""
     judged: Judged = {}
@@ -218,7 +223,7 @@ def judge(
             d = cell_grid(tol, lb.shown[name][j])
             cells: list[Cell] = []
             for recipe in m.recipes:
-                r, b = recipe_value(recipe, rid, stats, over_runs)
+                r, b = recipe_value(recipe, rid, stats, over_runs, tries_values)
                 cells.append(judge_cell(pubs[name][j], r, b, tol, recipe, d))
             rows.append(cells)
         judged[name] = rows

@@ -18,6 +18,7 @@ from .judge import (
 from .spec import Board
 from .stats import EntryStats
 from .tables import LeaderboardData
+from .tries import TriesValues
 
 # the stream, the counting and the summary lines are the leaderboard null's
 # (nullcount.py); only the masks (row tolerances, unpublished rows) differ here
@@ -31,6 +32,7 @@ def _masks(
     pubs: list[Published],
     stats: dict[tuple[str, str], EntryStats],
     over_runs: OverRuns,
+    tries_values: TriesValues | None = None,
 ) -> list[int]:
     """Bit k of mask j: row j's published value (and tolerance) is reproduced by row k's values."""
     m = board.measured[column]
@@ -39,7 +41,7 @@ def _masks(
     for rid in lb.row_ids:
         values: list[Fraction | None] = []
         for recipe in m.recipes:
-            r = recipe_value(recipe, rid, stats, over_runs)[0]
+            r = recipe_value(recipe, rid, stats, over_runs, tries_values)[0]
             values.append(None if r is None else Fraction(r))
         recomputed.append(values)
     masks: list[int] = []
@@ -68,13 +70,14 @@ def nulls_rows(
     seed: int,
     draws: int,
     over_runs: OverRuns,
+    tries_values: TriesValues | None = None,
 ) -> tuple[list[list[str]], list[list[str]]]:
     """Rows of nulls.csv (one per measured column, by name) and of null_hist.csv."""
     rows: list[list[str]] = []
     hist: list[list[str]] = []
     n = len(lb.row_ids)
     for column in sorted(board.measured):
-        masks = _masks(board, column, lb, pubs[column], stats, over_runs)
+        masks = _masks(board, column, lb, pubs[column], stats, over_runs, tries_values)
         observed = sum(
             1
             for j in range(n)

@@ -30,6 +30,7 @@ class TaskValue:
     mean: float | None = None
     pass_share: float | None = None
     exact: bool | None = None  # reward_exact; None when the task has no mean
+    successes: int | None = None  # values equal to 1.0, an added zero not one (16.5)
 
 
 def registry_task(cell: RegistryCell, policy: Policy, src: Source) -> TaskValue:
@@ -138,6 +139,7 @@ def trial_task(task: str, rows: list[TrialRow], policy: Policy, leaves: bool = F
         mean=mean,
         pass_share=share,
         exact=True if values else None,
+        successes=sum(1 for v in values if v == 1.0),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..read import bundle_path
 from ..values import format_float
 from ..write import render_csv, write_outputs
-from . import csvtable, overruns, spec, tables
+from . import csvtable, overruns, spec, tables, tries
 from .errors import fail
 from .judge import (
     CELLS_HEADER,
@@ -187,6 +187,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     if board is not None and lb_table is not None and lb_path is not None:
         lb_data = tables.leaderboard_data(lb_table, lb_ids, text_numbers)
         tables.unknown_rows(pr, lb_data, lb_path)
+        lb_data = tables.with_unpublished(lb_data, board)
 
     per_task: dict[tuple[str, str], list[TaskValue]] = {}
     registry = None
@@ -227,13 +228,19 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         runs_out, pk_out, over_runs = overruns.compute(
             tables.read_table(src_file, src_path, names), pr.policies, runs_block, pr.scale
         )
+    pk_task_rows: list[list[str]] = []
+    tries_values: tries.TriesValues = {}
+    if src.kind != "registry":  # section 16.5
+        pk_task_rows, tries_values = tries.compute(
+            tries.table_of(per_task), tries.ks_of(board), pr.scale
+        )
     if board is not None and lb_data is not None:
-        judged, pubs = judge(board, lb_data, stats, over_runs)
+        judged, pubs = judge(board, lb_data, stats, over_runs, tries_values)
         cells_out = cells_rows(board, lb_data, judged)
         census_out = census_rows(board, lb_data, judged, pubs)
         rec_out, rec_rows_out = recovery_rows(board, lb_data, judged, pubs)
         null_out, hist_out = nulls_rows(
-            board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws, over_runs
+            board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws, over_runs, tries_values
         )
     else:
         cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
@@ -248,6 +255,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         "null_hist.csv": render_csv(HIST_HEADER, hist_out),
         "runs.csv": render_csv(overruns.RUNS_HEADER, runs_out),
         "pass_k.csv": render_csv(overruns.PASSK_HEADER, pk_out),
+        "pass_k_tasks.csv": render_csv(tries.HEADER, pk_task_rows),
     }
 
 

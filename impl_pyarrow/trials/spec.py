@@ -29,7 +29,9 @@ OVER_RUNS: tuple[str, ...] = (
     "se_clustered_tasks",
     "se_clustered_tasks_inspect",
 )
-MEASURES: tuple[str, ...] = PER_TASK_MEASURES + OVER_RUNS
+# Section 16.5: over each task's tries, with the k its column declares.
+TRIES_MEASURES: tuple[str, ...] = ("pass_at_k", "pass_hat_k")
+MEASURES: tuple[str, ...] = PER_TASK_MEASURES + OVER_RUNS + TRIES_MEASURES
 ROUNDING_RULES: tuple[str, ...] = ("half_even", "half_up", "down")
 COLUMN_TYPES: tuple[str, ...] = ("string", "integer", "decimal", "boolean")
 BUILT_IN: dict[str, dict[str, Any]] = {
@@ -161,6 +163,7 @@ class Recipe:
     policy: str
     measure: str
     rounding: str
+    k: int | None = None  # only for the tries measures (section 16.5)
 
 
 @dataclass(frozen=True)
@@ -171,6 +174,7 @@ class Measured:
     recipes: tuple[Recipe, ...]
     tolerance: Tolerance
     row_tolerances: dict[str, Tolerance]
+    in_table: bool = True  # False: declared `published: false`, not a table column
 
 
 @dataclass(frozen=True)
@@ -183,6 +187,10 @@ class Board:
     no_antecedent: tuple[str, ...]
     measured: dict[str, Measured]
     column_types: dict[str, str] | None = None  # declared for a .csv table, else None
+
+    def table_columns(self) -> list[str]:
+        """The measured columns the table must hold (not the ``published: false`` ones)."""
+        return [n for n, m in self.measured.items() if m.in_table]
 
 
 @dataclass(frozen=True)
@@ -434,6 +442,23 @@ def _labels(values: Any, allowed: tuple[str, ...], path: str, where: str) -> tup
     return tuple(values)
 
 
+def _tries_k(spec_raw: dict[Any, Any], measures: tuple[str, ...], path: str, mw: str) -> int | None:
+    """Section 16.5: the k of a column naming pass_at_k / pass_hat_k (and only of one)."""
+    wants = any(m in TRIES_MEASURES for m in measures)
+    if "k" not in spec_raw:
+        if wants:
+            raise _bad(path, f"key {mw}k is missing: pass_at_k and pass_hat_k need it")
+        return None
+    if not wants:
+        raise _bad(path, f"key {mw}k belongs to a column naming pass_at_k or pass_hat_k")
+    k = spec_raw["k"]
+    if isinstance(k, bool) or not isinstance(k, int):
+        raise _bad(path, f"key {mw}k is not an integer: {k!r}")
+    if k <= 0:
+        raise _bad(path, f"key {mw}k is {k}; it must be at least 1")
+    return k
+
+
 def _column_types(
     b: dict[Any, Any], table: str, classified: list[str], path: str
 ) -> dict[str, str] | None:
@@ -487,7 +512,11 @@ def _board(
         if name in seen:
             raise _bad(path, f"column {name!r} is classified twice")
         seen.add(name)
-    classified = list(row_key) + [c for c in seen if c not in row_key]
+    not_in_table = {n for n, v in measured_raw.items() if isinstance(v, dict) and "published" in v}
+    for n in sorted(not_in_table):
+        if measured_raw[n]["published"] is not False:
+            raise _bad(path, f"key {cw}measured.{n}.published can only be false")
+    classified = list(row_key) + [c for c in seen if c not in row_key and c not in not_in_table]
     types = _column_types(raw, table, classified, path)
     measured: dict[str, Measured] = {}
     for name, spec_raw in measured_raw.items():
@@ -495,7 +524,10 @@ def _board(
         if not isinstance(spec_raw, dict):
             raise _bad(path, f"key {mw[:-1]} is not a mapping")
         spec = _keys(
-            {k: v for k, v in spec_raw.items() if k != "rounding"}, MEASURED_KEYS, path, mw
+            {k: v for k, v in spec_raw.items() if k not in ("rounding", "k", "published")},
+            MEASURED_KEYS,
+            path,
+            mw,
         )
         listed_measures = isinstance(spec["measure"], list)
         measures = (
@@ -506,6 +538,7 @@ def _board(
         needs_runs = [m for m in measures if m in OVER_RUNS]
         if needs_runs and not runs_declared:
             raise _bad(path, f"column {name}: {needs_runs[0]} is taken over runs: no runs block")
+        k = _tries_k(spec_raw, measures, path, mw)
         listed_rounding = "rounding" in spec_raw
         roundings = (
             _labels(spec_raw["rounding"], ROUNDING_RULES, path, f"{mw}rounding")
@@ -532,7 +565,7 @@ def _board(
         uses_text_grid = any(
             t.exact_decimals is None for t in (tolerances[tol_name], *row_tols.values())
         )
-        if uses_text_grid and (types is None or types[name] != "decimal"):
+        if uses_text_grid and (types is None or types.get(name) != "decimal"):
             raise _bad(path, f"column {name}: a 'published' grid needs the column typed decimal")
         recipes = []
         for p in pols:
@@ -543,19 +576,28 @@ def _board(
                         label += "/" + m
                     if listed_rounding:
                         label += "/" + r
-                    recipes.append(Recipe(label=label, policy=p, measure=m, rounding=r))
+                    recipes.append(
+                        Recipe(
+                            label=label,
+                            policy=p,
+                            measure=m,
+                            rounding=r,
+                            k=k if m in TRIES_MEASURES else None,
+                        )
+                    )
         measured[name] = Measured(
             name=name,
             recipes=tuple(recipes),
             tolerance=tolerances[tol_name],
             row_tolerances=row_tols,
+            in_table=name not in not_in_table,
         )
     if types is not None:
         for col in row_key:
             if types[col] != "string":
                 raise _bad(path, f"row_key column {col!r} must be typed string")
         for col in measured:
-            if types[col] not in ("integer", "decimal"):
+            if col not in not_in_table and types[col] not in ("integer", "decimal"):
                 raise _bad(path, f"measured column {col!r} must be typed integer or decimal")
     return Board(
         table=table,
@@ -596,6 +638,10 @@ def validate(doc: Any, path: str, runs_declared: bool = False) -> TrialsPrereg:
         for bname, spec in BUILT_IN.items():
             policies[bname] = Policy(name=bname, **spec)
     board = _board(doc["leaderboard"], policies, tolerances, path, runs_declared)
+    if board is not None and source.kind != "trials":
+        with_k = [m.name for m in board.measured.values() if any(r.k for r in m.recipes)]
+        if with_k:
+            raise _bad(path, f"column {with_k[0]}: pass@k counts tries, a registry has none")
     return TrialsPrereg(
         path=path,
         source=source,

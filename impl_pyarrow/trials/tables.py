@@ -63,7 +63,7 @@ def read_table(pf: pq.ParquetFile, path: str, names: list[str] | None = None) ->
 
 def leaderboard_names(board: Board) -> list[str]:
     """Leaderboard columns the prereg names, in prereg order, without repeats."""
-    names = [*board.row_key, *board.structural, *board.no_antecedent, *board.measured]
+    names = [*board.row_key, *board.structural, *board.no_antecedent, *board.table_columns()]
     return list(dict.fromkeys(names))
 
 
@@ -83,8 +83,10 @@ def missing_column(required: list[str], present: list[str], path: str) -> None:
 
 
 def undeclared_column(board: Board, present: list[str], path: str) -> None:
-    declared = {*board.structural, *board.no_antecedent, *board.measured}
+    declared = {*board.structural, *board.no_antecedent, *board.table_columns()}
     for name in present:
+        if name in board.measured and name not in declared:
+            raise fail("undeclared_column", path, f"column {name!r} is declared published: false")
         if name not in declared:
             raise fail("undeclared_column", path, f"column {name!r} is not classified")
 
@@ -127,7 +129,7 @@ def leaderboard_types(
     (or, in a CSV, declared decimal: text_numbers)."""
     for name in board.row_key:
         _expect(schema, name, _is_string(schema.field(name).type), "string", path)
-    for name in board.measured:
+    for name in board.table_columns():
         ok = name in text_numbers or _is_number(schema.field(name).type)
         _expect(schema, name, ok, "integer or floating", path)
 
@@ -214,6 +216,22 @@ def leaderboard_data(
         values=values,
         shown=shown,
         text_numbers=text_numbers,
+    )
+
+
+def with_unpublished(lb: LeaderboardData, board: Board) -> LeaderboardData:
+    """The table plus each ``published: false`` column, every value null (section 16.5)."""
+    extra = [n for n in board.measured if n not in board.table_columns()]
+    if not extra:
+        return lb
+    n = len(lb.row_ids)
+    return LeaderboardData(
+        names=[*lb.names, *extra],
+        types={**lb.types, **{c: pa.null() for c in extra}},
+        row_ids=lb.row_ids,
+        values={**lb.values, **{c: [None] * n for c in extra}},
+        shown={**lb.shown, **{c: [""] * n for c in extra}},
+        text_numbers=lb.text_numbers,
     )
 
 

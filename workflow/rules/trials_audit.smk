@@ -15,6 +15,7 @@ rule census_trials:
         recovery=f"{RES}/recovery.csv",
         entries=f"{RES}/entries.csv",
         rows=f"{RES}/census_rows.csv",
+        recomputed_only=f"{RES}/recomputed_only.csv",
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),

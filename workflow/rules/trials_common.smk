@@ -46,6 +46,7 @@ TRIAL_FILES = [
     "null_hist",
     "runs",
     "pass_k",
+    "pass_k_tasks",
 ]
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
 
