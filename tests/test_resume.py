@@ -202,3 +202,26 @@ def test_a_run_killed_there_resumes_with_the_same_command(
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert "Traceback" not in p.stdout + p.stderr
     _assert_sound(work, _head(p), reference[0])
+
+
+@pytest.mark.slow
+def test_a_file_the_seal_copies_removed_is_built_again(reference, tmp_path: Path) -> None:
+    # A rerun killed while a job reruns leaves that job's outputs removed and the
+    # files after it in place; Snakemake builds a missing file again only when a
+    # job to run asks for it. Before the seal declared every file it copies, the
+    # next run left the prediction missing and the seal failed on it
+    # (error[missing_file], exit 1). Here: a complete run with its seal undone and
+    # one control's prediction and selection removed, then the same command.
+    import shutil
+
+    work = tmp_path / "copy"
+    shutil.copytree(reference[0], work, symlinks=True)
+    control = work / RES / "controls" / "swap_m1_m2"
+    for name in ("prediction.csv", "selection.json"):
+        (control / name).unlink()
+    shutil.rmtree(work / RES / "annex")
+    (work / RES / "ledger.jsonl").unlink()
+    p = _run(work)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert (control / "prediction.csv").is_file()
+    _assert_sound(work, _head(p), reference[0])

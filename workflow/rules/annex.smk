@@ -51,6 +51,7 @@ rule annex:
         census=f"{RES}/census.txt",
         controls=f"{RES}/controls.md",
         vulns=f"{RES}/vulnerabilities.json",
+        sealed=sealed_inputs(CONTROLS),
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",

@@ -47,3 +47,13 @@ def impl_python(impl):
 
 def src(wildcards):
     return SRC
+
+
+def sealed_inputs(controls):
+    """Files the seal copies into the annex beside its declared inputs, declared too:
+    a rerun killed mid-way removes a job's outputs first, and Snakemake builds a
+    missing file again only when a job to run asks for it (never seal it absent)."""
+    per_control = ["prediction.csv", "selection.json", "check.csv", "verdict.json"]
+    files = [f"{RES}/controls/{c}/{f}" for c in controls for f in per_control]
+    files += [f"{RES}/recompute/{i}/run1/{f}.csv" for i in IMPLS for f in RUN_FILES]
+    return files + [f"{RES}/recompute/{i}/runs-identical.json" for i in IMPLS]

@@ -152,6 +152,7 @@ rule annex_trials:
         census=f"{RES}/census.txt",
         controls=[f"{RES}/controls.md"] if TRIAL_CONTROLS else [],
         vulns=f"{RES}/vulnerabilities.json",
+        sealed=sealed_inputs(TRIAL_CONTROLS),
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",
