@@ -68,10 +68,26 @@ def test_one_lock_command_for_both_kinds(tmp_path: Path) -> None:
 
     def lock(prereg: Path, *extra: str) -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "audit", "lock", "--prereg", str(prereg),
-             "--expected-blake3", file_blake3(prereg), "--bundle", str(tmp_path / "empty"),
-             "--out-dir", str(tmp_path / "lock"), "--events", str(tmp_path / "ev.json"), *extra],
-            cwd=ROOT, capture_output=True, text=True,
+            [
+                sys.executable,
+                "-m",
+                "audit",
+                "lock",
+                "--prereg",
+                str(prereg),
+                "--expected-blake3",
+                file_blake3(prereg),
+                "--bundle",
+                str(tmp_path / "empty"),
+                "--out-dir",
+                str(tmp_path / "lock"),
+                "--events",
+                str(tmp_path / "ev.json"),
+                *extra,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
         )
 
     (tmp_path / "empty").mkdir()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 
+from audit.commands.trial_options import add_policy_arguments
+
 HELP = "paired comparison of two runs over tasks"
 
 
@@ -49,18 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=["reward", "points"],
         help="the difference as a reward (0 to 1) or in percentage points",
     )
-    p.add_argument(
-        "--reward",
-        default="original",
-        choices=["original", "regraded"],
-        help="the verifier's reward as recorded, or as regraded",
-    )
-    p.add_argument(
-        "--broken",
-        default="as_zero",
-        choices=["as_zero", "exclude_task_both_sides", "exclude_trial"],
-        help="what a broken verifier's trial does",
-    )
+    add_policy_arguments(p)
     p.add_argument("--alpha", type=float, default=0.05, help="power statement: false-positive rate")
     p.add_argument("--power", type=float, default=0.8, help="power statement: power")
     p.add_argument("--out", default=None, help="a folder for the comparison's files")

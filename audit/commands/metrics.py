@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from audit.commands.trial_options import add_policy_arguments
+
 HELP = "the single-run view: score, solve rate, pass@k, classes"
 
 
@@ -16,18 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         choices=["attempted", "scored"],
         help="what a task's score divides by (default attempted)",
     )
-    p.add_argument(
-        "--reward",
-        default="original",
-        choices=["original", "regraded"],
-        help="the verifier's reward as recorded, or as regraded",
-    )
-    p.add_argument(
-        "--broken",
-        default="as_zero",
-        choices=["as_zero", "exclude_task_both_sides", "exclude_trial"],
-        help="what a broken verifier's trial does",
-    )
+    add_policy_arguments(p)
     p.add_argument("--k", nargs="+", default=None, help="K[,K...]; default 1 and the largest k")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--out", default=None, help="also write the result to this file")
