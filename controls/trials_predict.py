@@ -142,19 +142,12 @@ def apply(rows: list[Row], sel: dict) -> list[Row]:
     return rows
 
 
-def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
-    """The prediction table (CSV text) and the selection it rests on."""
-    sel = choose(doc, name, rows)
-    after_rows = apply(rows, sel)
+def table(name: str, entries: list[tuple[str, trials_exact.Entry, trials_exact.Entry]]) -> str:
+    """The prediction table (CSV text) of one entry: (policy, before, after) per policy."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["entry", "policy", "measure", "before", "after", "change"])
-    for pname, pol in sorted(trials_exact.policies(doc).items()):
-        try:
-            b = trials_exact.entry(rows, sel["run"], pol, doc["scale"])
-            a = trials_exact.entry(after_rows, sel["run"], pol, doc["scale"])
-        except trials_exact.Unpredictable as err:
-            raise ControlError(f"control {name}: policy {pname}: {err}") from err
+    for pname, b, a in entries:
         for m in MEASURES:
             vb, va = getattr(b, m), getattr(a, m)
             text = (lambda v: "" if v is None else str(v)) if m == "tasks" else fmt6
@@ -163,5 +156,20 @@ def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
                 if None in (vb, va)
                 else (f"{va - vb:+d}" if m == "tasks" else fmt6(va - vb, signed=True))
             )
-            w.writerow([sel["run"], pname, m, text(vb), text(va), change])
-    return buf.getvalue(), sel
+            w.writerow([name, pname, m, text(vb), text(va), change])
+    return buf.getvalue()
+
+
+def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
+    """The prediction table (CSV text) and the selection it rests on."""
+    sel = choose(doc, name, rows)
+    after_rows = apply(rows, sel)
+    out = []
+    for pname, pol in sorted(trials_exact.policies(doc).items()):
+        try:
+            b = trials_exact.entry(rows, sel["run"], pol, doc["scale"])
+            a = trials_exact.entry(after_rows, sel["run"], pol, doc["scale"])
+        except trials_exact.Unpredictable as err:
+            raise ControlError(f"control {name}: policy {pname}: {err}") from err
+        out.append((pname, b, a))
+    return table(sel["run"], out), sel

@@ -202,16 +202,15 @@ def prepare(b: Bundle, work: Path) -> Prepared:
     else:
         from audit import trials_prereg
         from controls.predict import selection_json
-        from controls.trials_exact import read_rows
+        from controls import sources
         from controls.trials_perturb import perturb as perturb_trials
-        from controls.trials_predict import predict as predict_trials
 
         doc = trials_prereg.load(str(b.prereg))
         table = folder / doc["source"]["table"]
         for name in sorted(doc.get("controls") or {}):
             d = work / "controls" / b.name / name
             d.mkdir(parents=True)
-            text, selection = predict_trials(doc, read_rows(table), name)
+            text, selection = sources.predict(doc, sources.read_rows(doc, table), name)
             (d / "prediction.csv").write_text(text, encoding="utf-8")
             (d / "selection.json").write_text(selection_json(selection), encoding="utf-8")
             perturb_trials(doc, str(table), str(d / "selection.json"), str(d / "bundle"))
