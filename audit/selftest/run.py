@@ -201,8 +201,8 @@ def prepare(b: Bundle, work: Path) -> Prepared:
             controls[name] = d
     else:
         from audit import trials_prereg
-        from controls.predict import selection_json
         from controls import sources
+        from controls.predict import selection_json
         from controls.trials_perturb import perturb as perturb_trials
 
         doc = trials_prereg.load(str(b.prereg))
