@@ -171,3 +171,26 @@ def test_trial_prereg_refuses_an_entry_target(tmp_path: Path) -> None:
     with pytest.raises(AuditError, match="targets a run") as e:
         load(p)
     assert e.value.kind == "bad_prereg"
+
+
+def test_summary_names_the_entry_and_escapes_its_bar(tmp_path: Path) -> None:
+    import re
+
+    from controls.summary import summarise
+
+    sel = {"control": "f", "kind": "flip", "size": 1, "entry": "m|c", "tasks": [["t1"]]}
+    verdict = {"control": "f", "kind": "flip", "selection": sel, "cells_predicted": 1,
+               "cells_ok": 1, "unpredicted": {"x": 0}, "class_changes": {"x": []},
+               "contestants_identical": True, "verdict": "pass", "reasons": []}  # fmt: skip
+    (tmp_path / "v.json").write_text(json.dumps(verdict))
+    (tmp_path / "check.csv").write_text(
+        "control,entry,policy,measure,predicted_before,predicted_after,predicted_change,"
+        "x_after,verdict\nf,m|c,E,reward_macro,70.833333,45.833333,-25.000000,45.833333,ok\n"
+    )
+    summarise([str(tmp_path / "v.json")], [str(tmp_path / "check.csv")],
+              str(tmp_path / "c.csv"), str(tmp_path / "c.md"))  # fmt: skip
+    md = (tmp_path / "c.md").read_text()
+    assert "| f | flip | m\\|c (1 task(s)) |" in md
+    # every table line has as many unescaped bars as its header: 8 (7 columns), 9 (8)
+    bars = [len(re.findall(r"(?<!\\)\|", ln)) for ln in md.splitlines() if ln.startswith("|")]
+    assert bars == [8, 8, 8, 9, 9, 9]
