@@ -98,7 +98,11 @@ def text(doc: dict[str, Any]) -> list[str]:
 
 
 def control_rows(selection: dict[str, Any]) -> list[str]:
-    """The leaderboard rows a control's selection perturbed (a trial control: none)."""
+    """The leaderboard rows a control's selection perturbed: a registry control's
+    entry (its row key joined by ``|``, as the disclosure names it); a trial
+    control's trials belong to no leaderboard row (none)."""
+    if "entry" in selection:
+        return [selection["entry"]]
     if "row_ids" in selection:
         return list(selection["row_ids"])
     if "row_id" in selection and "run" not in selection:

@@ -166,11 +166,27 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
     if doc["compare"] is not None and kind != "trials":
         raise bad("compare applies to a trials source only")
     for name, spec in sorted(doc["controls"].items()):
-        if kind != "trials":
-            raise bad(f"control {name!r}: trial controls need a trials source (trial rows)")
+        target = spec["target"] if isinstance(spec["target"], dict) else {}
+        if kind == "registry":
+            if spec["kind"] not in REGISTRY_CONTROLS:
+                raise bad(f"control {name!r}: {REGISTRY_CONTROLS_NOT[spec['kind']]}")
+            if "run" in target:
+                raise bad(f"control {name!r}: a registry control targets an entry, not a run")
+            continue
+        if "entry" in target:
+            raise bad(f"control {name!r}: a trial control targets a run, not an entry")
         ordered = [p for p, s in doc["policies"].items() if s["select"] != "all"]
         if spec["kind"] == "reorder_starts" and not ordered:
             raise bad(f"control {name!r}: reorder_starts needs an earliest or latest policy")
+
+
+# docs/controls.md: what a registry (one row per entry and task, no trial rows) can take
+REGISTRY_CONTROLS = ("flip", "drop")
+REGISTRY_CONTROLS_NOT = {
+    "duplicate": "a registry has no trial copies to add, and a second row of one "
+    "(entry, task) is duplicate_key (trials contract 3)",
+    "reorder_starts": "a registry has no start times to reorder",
+}
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -44,9 +44,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out-csv", required=True)
     p.add_argument("--out-json", required=True)
 
-    p = sub.add_parser("predict-trials", help="a trial control's effect, from the trial table")
+    p = sub.add_parser("predict-trials", help="a trials-v1 control's effect, from its table")
     p.add_argument("--prereg", required=True)
-    p.add_argument("--table", required=True, help="the adapter's trials.parquet")
+    p.add_argument("--table", required=True, help="the adapter's trials.parquet, or the registry")
     p.add_argument("--control", required=True)
     p.add_argument("--out-prediction", required=True)
     p.add_argument("--out-selection", required=True)
@@ -134,15 +134,14 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
     elif args.command == "predict-trials":
         from audit import trials_prereg
-        from controls import trials_exact
+        from controls import sources
         from controls.predict import selection_json
-        from controls.trials_predict import predict as predict_trials
 
         doc = trials_prereg.load(args.prereg)
         if args.control not in doc["controls"]:
             raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
-        rows = trials_exact.read_rows(args.table)
-        table, selection = predict_trials(doc, rows, args.control)
+        rows = sources.read_rows(doc, args.table)
+        table, selection = sources.predict(doc, rows, args.control)
         write_atomic(args.out_selection, selection_json(selection))
         write_atomic(args.out_prediction, table)
         print(f"{args.control}: {table.count(chr(10)) - 1} value(s) predicted")

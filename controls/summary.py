@@ -78,6 +78,8 @@ def tally(rows: list[dict]) -> str:
 def _target(sel: dict) -> str:
     if "skipped" in sel:
         return "none: nothing to perturb"
+    if "entry" in sel:  # a registry control (controls/registry_predict.py)
+        return f"{sel['entry']} ({len(sel['tasks'])} task(s))"
     if "run" in sel:  # a trial control (controls/trials_predict.py)
         if "task" in sel:
             return f"{sel['run']} / {sel['task']} (start times)"
@@ -103,6 +105,11 @@ def disclosed_lines(rows: list[dict]) -> list[str]:
                 + ".",
             ]
     return out
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: a registry entry's ``|`` (model|condition) escaped."""
+    return text.replace("|", "\\|")
 
 
 def _markdown(rows: list[dict], checks: list[str]) -> str:
@@ -133,7 +140,7 @@ def _markdown(rows: list[dict], checks: list[str]) -> str:
     ]
     for r in sorted(rows, key=lambda r: r["control"]):
         out.append(
-            f"| {r['control']} | {r['kind']} | {_target(r['selection'])} | "
+            f"| {r['control']} | {r['kind']} | {_cell(_target(r['selection']))} | "
             f"{r['cells_predicted']} | {r['cells_ok']} | {sum(r['unpredicted'].values())} | "
             f"**{r['verdict']}**{': ' + '; '.join(r['reasons']) if r['reasons'] else ''} |"
         )
@@ -149,7 +156,7 @@ def _markdown(rows: list[dict], checks: list[str]) -> str:
             "| " + " | ".join(lines[0][1:]) + " |",
             "|" + "---|" * (len(lines[0]) - 1),
         ]
-        out += ["| " + " | ".join(x for x in ln[1:]) + " |" for ln in lines[1:41]]
+        out += ["| " + " | ".join(_cell(x) for x in ln[1:]) + " |" for ln in lines[1:41]]
         if len(lines) > 41:
             out.append(f"\n({len(lines) - 41} more lines in {Path(path).name})")
         out.append("")

@@ -11,6 +11,7 @@ from pathlib import Path
 import blake3
 
 from audit.files import write_atomic
+from controls import sources
 
 TOL = Decimal("0.000001")
 
@@ -67,7 +68,7 @@ def check(
     impls = sorted(before)
     with Path(prediction).open(newline="", encoding="utf-8") as f:
         pred = list(csv.DictReader(f))
-    run, name = selection["run"], selection["control"]
+    run, name = sources.target(selection), selection["control"]
     m = {i: measure(pred, run, Path(before[i]), Path(after[i])) for i in impls}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")

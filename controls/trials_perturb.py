@@ -1,4 +1,5 @@
-"""Build a trial control's perturbed table from its stamped selection."""
+"""Build a trials-v1 control's perturbed table (trial table or registry) from its stamped
+selection."""
 
 from __future__ import annotations
 
@@ -8,18 +9,20 @@ from pathlib import Path
 
 import polars as pl
 
-from controls.trials_predict import apply
+from controls import sources
 
 KEY = ["run", "task", "trial_id", "copy"]  # the trial table's order (trials contract 2.5)
 
 
 def perturb(doc: dict, table: str, selection_path: str, out_dir: str) -> list[str]:
-    """Write ``out_dir/trials.parquet`` (and a copy of the leaderboard, if the prereg has
-    one beside the table); return the paths written."""
+    """Write ``out_dir/<the source's table>`` (and a copy of the leaderboard, if the prereg
+    has one beside the table); return the paths written."""
     sel = json.loads(Path(selection_path).read_text(encoding="utf-8"))
     frame = pl.read_parquet(table)
-    rows = apply(frame.to_dicts(), sel)  # every column, the same edit the prediction made
-    out_frame = pl.from_dicts(rows, schema=frame.schema).sort(KEY)
+    rows = sources.apply(doc, frame.to_dicts(), sel)  # every column, the predicted edit
+    out_frame = pl.from_dicts(rows, schema=frame.schema)
+    if not sources.is_registry(doc):
+        out_frame = out_frame.sort(KEY)  # a registry keeps its rows' order
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

@@ -4,9 +4,10 @@ is what is built).
 
 Every kind edits the trial rows of one run: ``flip`` gives k scored copy-0 trials
 with reward 1.0 the reward 0.0; ``drop`` removes one trial (every copy of it);
-``duplicate`` gives one copy-0 trial one more copy; ``reorder_starts`` reverses the
-start times of one task's trials, the task chosen so that some earliest/latest
-policy then selects other trials, with other values. The prediction is every policy's ``tasks``,
+``duplicate`` gives one copy-0 trial one more copy, the trial one whose value is not
+its task's mean (so that the copy rule decides whether the score moves);
+``reorder_starts`` reverses the start times of one task's trials, the task chosen so
+that some earliest/latest policy then selects other trials, with other values. The prediction is every policy's ``tasks``,
 ``reward_macro`` and ``pass_macro`` of that run, before and after, from
 controls/trials_exact.py.
 """
@@ -15,7 +16,9 @@ from __future__ import annotations
 
 import csv
 import io
+from fractions import Fraction
 
+from audit.trials_prereg import BUILT_INS
 from controls import select, trials_exact
 from controls.exact import fmt6
 from controls.predict import ControlError
@@ -40,8 +43,10 @@ def _candidates(doc: dict, spec: dict, rows: list[Row], run: str) -> list[list[s
         hits = [r for r in mine if r["status"] == "scored" and r["reward"] == 1.0]
         hits = [r for r in hits if not r.get("verifier_broken")]
         return sorted([r["task"], r["trial_id"]] for r in hits)
-    if kind in ("drop", "duplicate"):
+    if kind == "drop":
         return sorted([r["task"], r["trial_id"]] for r in mine)
+    if kind == "duplicate":
+        return sorted([r["task"], r["trial_id"]] for r in mine if _copy_moves(rows, r))
     ordered = [p for p in trials_exact.policies(doc).values() if p["select"] != "all"]
     tasks = []
     for task, task_rows in _by_task(rows, run).items():
@@ -58,6 +63,18 @@ def _candidates(doc: dict, spec: dict, rows: list[Row], run: str) -> list[list[s
         ):
             tasks.append([task])
     return tasks
+
+
+def _copy_moves(rows: list[Row], trial: Row) -> bool:
+    """Whether a second copy of this trial moves its task's mean: its value under
+    ``attempted`` is not the mean of its task's copy-0 trials there, so ``attempted``
+    with ``copies: keep`` would move and with ``copies: drop`` does not. (A trial of a
+    task whose trials all have one value makes a control no copy rule tells apart.)"""
+    pol = BUILT_INS["attempted"]
+    task = [r for r in rows if (r["run"], r["task"]) == (trial["run"], trial["task"])]
+    values = trials_exact.task_values(task, pol) or []
+    mine = trials_exact.task_values([trial], pol) or []
+    return bool(values) and bool(mine) and mine[0] != sum(values, Fraction(0)) / len(values)
 
 
 def _need(spec: dict) -> int:
@@ -125,19 +142,12 @@ def apply(rows: list[Row], sel: dict) -> list[Row]:
     return rows
 
 
-def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
-    """The prediction table (CSV text) and the selection it rests on."""
-    sel = choose(doc, name, rows)
-    after_rows = apply(rows, sel)
+def table(name: str, entries: list[tuple[str, trials_exact.Entry, trials_exact.Entry]]) -> str:
+    """The prediction table (CSV text) of one entry: (policy, before, after) per policy."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["entry", "policy", "measure", "before", "after", "change"])
-    for pname, pol in sorted(trials_exact.policies(doc).items()):
-        try:
-            b = trials_exact.entry(rows, sel["run"], pol, doc["scale"])
-            a = trials_exact.entry(after_rows, sel["run"], pol, doc["scale"])
-        except trials_exact.Unpredictable as err:
-            raise ControlError(f"control {name}: policy {pname}: {err}") from err
+    for pname, b, a in entries:
         for m in MEASURES:
             vb, va = getattr(b, m), getattr(a, m)
             text = (lambda v: "" if v is None else str(v)) if m == "tasks" else fmt6
@@ -146,5 +156,20 @@ def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
                 if None in (vb, va)
                 else (f"{va - vb:+d}" if m == "tasks" else fmt6(va - vb, signed=True))
             )
-            w.writerow([sel["run"], pname, m, text(vb), text(va), change])
-    return buf.getvalue(), sel
+            w.writerow([name, pname, m, text(vb), text(va), change])
+    return buf.getvalue()
+
+
+def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
+    """The prediction table (CSV text) and the selection it rests on."""
+    sel = choose(doc, name, rows)
+    after_rows = apply(rows, sel)
+    out = []
+    for pname, pol in sorted(trials_exact.policies(doc).items()):
+        try:
+            b = trials_exact.entry(rows, sel["run"], pol, doc["scale"])
+            a = trials_exact.entry(after_rows, sel["run"], pol, doc["scale"])
+        except trials_exact.Unpredictable as err:
+            raise ControlError(f"control {name}: policy {pname}: {err}") from err
+        out.append((pname, b, a))
+    return table(sel["run"], out), sel

@@ -80,8 +80,8 @@ def run_impl(impl: str, prereg: Path, bundle: Path, out: Path) -> Result:
     )
 
 
-def run_audit(*args: str, cwd: Path = ROOT) -> Result:
-    return run([sys.executable, "-m", "audit", *map(str, args)], cwd=cwd)
+def run_audit(*args: str, cwd: Path = ROOT, timeout: float = 600) -> Result:
+    return run([sys.executable, "-m", "audit", *map(str, args)], cwd=cwd, timeout=timeout)
 
 
 @pytest.fixture(scope="session")

@@ -131,3 +131,16 @@ def test_disclosure_text_names_no_row_when_none_is_declared() -> None:
         "Disclosure: audit run by us; publication: always",
         "Disclosed rows: none declared",
     ]
+
+
+def test_a_registry_control_lands_on_its_entry() -> None:
+    # A registry control (controls/registry_predict.py) names the entry it perturbs;
+    # that entry is a leaderboard row, named by its row key joined by "|" as the
+    # disclosure names rows. A trial control's selection names runs, no row.
+    from audit.disclosure import control_rows, on_disclosed
+
+    sel = {"entry": "Codex (GPT-5.5)|With Skills", "tasks": ["t1", "t2", "t3"]}
+    assert control_rows(sel) == ["Codex (GPT-5.5)|With Skills"]
+    rel = {"Codex (GPT-5.5)|With Skills": "we run on it"}
+    assert on_disclosed(control_rows(sel), rel) == "Codex (GPT-5.5)|With Skills: we run on it"
+    assert control_rows({"run": "r1", "trials": ["a"], "row_id": "x"}) == []

@@ -127,6 +127,20 @@ def test_duplicate_moves_only_the_policy_that_keeps_copies(tmp_path: Path) -> No
         assert before == after, pol
 
 
+def test_duplicate_takes_only_a_trial_whose_copy_moves_its_task(tmp_path: Path) -> None:
+    # q's one task c has one trial (1.0): a second copy of it leaves c's mean 1 under any
+    # copy rule, so q cannot take the control. In r every trial's value differs from its
+    # task's mean (a: 1, 1, 0 against 2/3; b: 0.5, errored = 0, 0 against 1/6): the pool
+    # is all six, as in the test above.
+    doc = _doc(u={"kind": "duplicate", "target": {"run": "q"}})
+    with pytest.raises(ControlError, match="cannot take this perturbation"):
+        _predicted(doc, tmp_path, "u")
+    # seeded: the stream (d = 0) chooses among the runs that can take it, r only
+    doc = _doc(u={"kind": "duplicate", "target": "seeded"})
+    _, sel = _predicted(doc, tmp_path, "u")
+    assert sel["run"] == "r"
+
+
 def test_reorder_starts_swaps_earliest_and_latest(tmp_path: Path) -> None:
     # Reversing a task's start times makes its earliest trial the latest. Task a
     # (1, 1, 0): first1 1 -> 0, last1 0 -> 1; task b (0.5, err = 0, 0): first1 0.5 -> 0,

@@ -44,6 +44,16 @@ def test_registry_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
     # every published score and the DeepSeek interval reproduce (docs/trials-contract.md §14)
     assert classes.count("not_published") == 5
     assert classes.count("divergent") == 0
+    # the registry controls, measured by both contestants as predicted: 3 of the DeepSeek
+    # No Skills entry's 87 all-pass cells made all-fail, the macro falls by 100 * 3/87
+    controls = read_csv_rows(res / "controls.csv")
+    assert {(r["kind"], r["verdict"]) for r in controls} == {("flip", "pass"), ("drop", "pass")}
+    flip = {
+        (r["policy"], r["measure"]): r
+        for r in read_csv_rows(res / "controls" / "flip_deepseek_no_skills_3" / "check.csv")
+    }
+    assert flip[("E", "reward_macro")]["predicted_change"] == "-3.448276"
+    assert flip[("S", "reward_macro")]["pandas_after"] == "24.041379"
     assert run_audit("verify", res / "annex").code == 0
 
     # A second seat reruns the locked method from the annex alone, on the same

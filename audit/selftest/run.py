@@ -156,7 +156,7 @@ class Contestants:
             "--out",
             str(out),
         ]
-        if not draws:
+        if not draws and program == "cells":
             argv.append("--no-draws")
         env = {**os.environ, "PYTHONPATH": str(src)}
         env.pop("PYTHONHASHSEED", None)  # each process salts str hashes as a DAG job would
@@ -200,9 +200,21 @@ def prepare(b: Bundle, work: Path) -> Prepared:
             perturb(doc, str(folder), str(d / "selection.json"), str(d / "bundle"))
             controls[name] = d
     else:
-        import yaml
+        from audit import trials_prereg
+        from controls import sources
+        from controls.predict import selection_json
+        from controls.trials_perturb import perturb as perturb_trials
 
-        doc = yaml.safe_load(b.prereg.read_text(encoding="utf-8"))
+        doc = trials_prereg.load(str(b.prereg))
+        table = folder / doc["source"]["table"]
+        for name in sorted(doc.get("controls") or {}):
+            d = work / "controls" / b.name / name
+            d.mkdir(parents=True)
+            text, selection = sources.predict(doc, sources.read_rows(doc, table), name)
+            (d / "prediction.csv").write_text(text, encoding="utf-8")
+            (d / "selection.json").write_text(selection_json(selection), encoding="utf-8")
+            perturb_trials(doc, str(table), str(d / "selection.json"), str(d / "bundle"))
+            controls[name] = d
     return Prepared(b, folder, doc, controls, shape)
 
 
@@ -290,23 +302,27 @@ def control(
 ) -> str:
     """One control measured on one contestant: empty if it passes, else why not."""
     from controls.check import check
+    from controls.trials_check import check as check_trials
 
+    program = prep.bundle.program
+    # a trials contestant always draws; a leaderboard rerun needs no null (docs/controls.md)
     code, _ = cs.run(
-        impl, "cells", src, prep.bundle.prereg, d / "bundle", out / "after", draws=False
+        impl, program, src, prep.bundle.prereg, d / "bundle", out / "after", draws=False
     )
     if code != 0:
         return f"exit {code} on the perturbed bundle"
     sel = json.loads((d / "selection.json").read_text(encoding="utf-8"))
-    v = check(
-        name,
-        sel["kind"],
-        sel,
+    files = (
         str(d / "prediction.csv"),
         {impl: str(before)},
         {impl: str(out / "after")},
         str(out / "check.csv"),
         str(out / "verdict.json"),
     )
+    if program == "trials":
+        v = check_trials(sel, *files)
+    else:
+        v = check(name, sel["kind"], sel, *files)
     return "" if v["verdict"] == "pass" else "; ".join(v["reasons"])
 
 

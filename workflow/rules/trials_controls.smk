@@ -1,9 +1,11 @@
 # Trial-level controls (docs/controls.md), as for the leaderboard: a control's
 # prediction is stamped (rule trial_control_stamp) before the rule that builds its
-# perturbed trial table may run, and both refuse a prediction whose bytes changed
-# after the stamp. Both contestants then recompute the perturbed table.
+# perturbed table (the trial table, or the registry) may run, and both refuse a
+# prediction whose bytes changed after the stamp. Both contestants then recompute
+# the perturbed table.
 
 TRIAL_CONTROLS = sorted(_PREREG.get("controls") or {})
+CONTROL_TABLE = SOURCE["table"]  # the file a control perturbs, as the contestants read it
 
 
 wildcard_constraints:
@@ -21,7 +23,7 @@ def trial_control_events():
 rule trial_control_predict:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
-        table=f"{RES}/bundle/trials.parquet",
+        table=lambda w: source_inputs(w)["table"],
         lock=f"{RES}/lock/lock.json",
     output:
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
@@ -58,9 +60,10 @@ rule trial_control_perturb:
         prediction=f"{RES}/controls/{{control}}/prediction.csv",
         selection=f"{RES}/controls/{{control}}/selection.json",
         prereg=f"{RES}/lock/prereg.yaml",
-        table=f"{RES}/bundle/trials.parquet",
+        table=lambda w: source_inputs(w)["table"],
+        lock=f"{RES}/lock/lock.json",
     output:
-        table=f"{RES}/controls/{{control}}/bundle/trials.parquet",
+        table=f"{RES}/controls/{{control}}/bundle/{CONTROL_TABLE}",
         events=f"{RES}/events/perturb-{{control}}.json",
     params:
         src=src,
@@ -78,7 +81,7 @@ rule trial_control_perturb:
 rule trial_control_recompute:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
-        table=f"{RES}/controls/{{control}}/bundle/trials.parquet",
+        table=f"{RES}/controls/{{control}}/bundle/{CONTROL_TABLE}",
         env="results/envs/impl-{impl}.synced",
     output:
         entries=f"{RES}/controls/{{control}}/{{impl}}/entries.csv",

@@ -1,0 +1,97 @@
+"""Registry controls (docs/controls.md): choose, predict from the unperturbed registry
+table, and the row edit the perturbation applies (the same function, so what is
+predicted is what is built).
+
+A registry has one row per (entry, task) and no trials: ``flip`` turns k cells of one
+entry whose every trial passed (pass = perfect = trials, score = the score scale) into
+cells whose every trial failed (pass = perfect = 0, score 0.0); ``drop`` removes one
+task row of one entry. The prediction is every policy's ``tasks``, ``reward_macro``
+and ``pass_macro`` of that entry, before and after, from controls/registry_exact.py.
+A duplicate or a reorder of start times has nothing to act on here (section 3: an
+(entry, task) is one row, and there are no trial rows or times); the prereg refuses them.
+"""
+
+from __future__ import annotations
+
+from controls import registry_exact, select
+from controls.predict import ControlError
+from controls.registry_exact import Row, entry_id
+from controls.trials_predict import table
+
+
+def _candidates(src: dict, kind: str, rows: list[Row], name: str) -> list[list[str]]:
+    """What the control may touch in an entry: its tasks, in code point order."""
+    mine = [r for r in rows if entry_id(src, r) == name]
+    if kind == "flip":
+        return sorted([r[src["task"]]] for r in mine if registry_exact.all_passed(src, r))
+    # drop: an entry keeps at least one task (with none it would leave the tables)
+    return sorted([r[src["task"]]] for r in mine) if len(mine) > 1 else []
+
+
+def _need(spec: dict) -> int:
+    return spec["size"] if spec["kind"] == "flip" else 1
+
+
+def _target_entry(doc: dict, name: str, spec: dict, rows: list[Row]) -> str:
+    src, k = doc["source"], _need(spec)
+    known = registry_exact.entries(rows, src)
+    if spec["target"] == "seeded":
+        pool = [e for e in known if len(_candidates(src, spec["kind"], rows, e)) >= k]
+        if not pool:
+            raise ControlError(f"control {name}: no entry can take this perturbation")
+        return select.choose(doc["seed"], name, select.ROWS, pool, 1)[0]
+    target = spec["target"]["entry"]
+    if target not in known:
+        raise ControlError(f"control {name}: entry {target!r} is not in the registry table")
+    if len(_candidates(src, spec["kind"], rows, target)) < k:
+        raise ControlError(f"control {name}: entry {target!r} cannot take this perturbation")
+    return target
+
+
+def choose(doc: dict, name: str, rows: list[Row]) -> dict:
+    """The selection: the entry and the tasks of it the control touches (seeded, d = 1)."""
+    spec, src = doc["controls"][name], doc["source"]
+    target = _target_entry(doc, name, spec, rows)
+    pool = _candidates(src, spec["kind"], rows, target)
+    chosen = select.choose(doc["seed"], name, select.INSTANCES, pool, _need(spec))
+    return {
+        "control": name,
+        "kind": spec["kind"],
+        "size": spec.get("size"),
+        "entry": target,
+        "tasks": chosen,
+    }
+
+
+def apply(src: dict, rows: list[Row], sel: dict) -> list[Row]:
+    """The perturbed rows (new dicts, every column kept; the input is left as it was)."""
+    hit = {t for (t,) in sel["tasks"]}
+
+    def touched(r: Row) -> bool:
+        return entry_id(src, r) == sel["entry"] and r[src["task"]] in hit
+
+    if sel["kind"] == "drop":
+        return [dict(r) for r in rows if not touched(r)]
+    out = [dict(r) for r in rows]
+    for r in out:
+        if touched(r):
+            r[src["pass_count"]] = 0
+            r[src["perfect_count"]] = 0
+            r[src["score"]] = 0.0
+    return out
+
+
+def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
+    """The prediction table (CSV text) and the selection it rests on."""
+    src = doc["source"]
+    sel = choose(doc, name, rows)
+    after_rows = apply(src, rows, sel)
+    out = [
+        (
+            pname,
+            registry_exact.entry(rows, src, sel["entry"], pol, doc["scale"]),
+            registry_exact.entry(after_rows, src, sel["entry"], pol, doc["scale"]),
+        )
+        for pname, pol in sorted(doc["policies"].items())
+    ]
+    return table(sel["entry"], out), sel
