@@ -11,6 +11,7 @@
 #                                         contestants' outputs, check
 #   controls.{csv,md}                     every control's verdict
 #   report/                               report.md, report.html and the plots
+#   versus-<parent>.{csv,json}            an amendment beside its parent (amends)
 #   annex/                                the sealed annex a second seat verifies
 #   logs/                                 one log per job
 from snakemake.utils import min_version
@@ -35,6 +36,10 @@ if KIND == "trials":
     include: "workflow/rules/trials_audit.smk"
     include: "workflow/rules/vulns.smk"
 
+    if PARENT:
+
+        include: "workflow/rules/versus.smk"
+
 else:
 
     include: "workflow/rules/common.smk"
@@ -47,6 +52,10 @@ else:
     include: "workflow/rules/annex.smk"
     include: "workflow/rules/selftest.smk"
     include: "workflow/rules/vulns.smk"
+
+    if PARENT:
+
+        include: "workflow/rules/versus.smk"
 
 
 rule all:

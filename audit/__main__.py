@@ -79,6 +79,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--key", default=None, help="the seat's public key file you trust")
 
+    p = sub.add_parser("versus", help="an amendment arm beside its sealed parent, cell by cell")
+    p.add_argument("--parent-annex", required=True, help="results/<parent>/annex (verified)")
+    p.add_argument("--res", required=True, help="results/<amendment arm>")
+    p.add_argument("--out-csv", required=True, help="versus-<parent>.csv")
+    p.add_argument("--out-json", required=True, help="versus-<parent>.json (the summary)")
+
+    p = sub.add_parser("amendment-prereg", help="rewrite a prereg's amends head from a sealed run")
+    p.add_argument("prereg", help="the amendment's prereg (its amends block is rewritten)")
+    p.add_argument("--config", required=True, help="the amendment's config (prereg_blake3)")
+    p.add_argument("--results", default="results", help="the results folder holding the parent")
+
     p = sub.add_parser("compare-annex", help="two seats' annexes, file by file")
     p.add_argument("a")
     p.add_argument("b")
@@ -294,6 +305,20 @@ def _run(args: argparse.Namespace) -> int:
             return 1
         held = "against the head you hold" if args.head else "against itself only (no --head)"
         print(f"{args.annex}: verified {held} (ledger, files, signature, schemas)")
+    elif args.command == "versus":
+        from audit.versus import build as versus
+
+        s = versus(args.parent_annex, args.res, args.out_csv, args.out_json)
+        m = s["moved"]
+        print(
+            f"versus {s['parent']['arm']}: {m['reconciled']} reconciled, {m['diverged']} diverged,"
+            f" {m['tier']} at another tier, {m['no']} unmoved"
+        )
+    elif args.command == "amendment-prereg":
+        from audit.amends import refresh
+
+        for line in refresh(args.prereg, args.config, args.results):
+            print(line)
     elif args.command == "compare-annex":
         from audit.seal.compare import compare, render
 

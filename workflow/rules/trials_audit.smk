@@ -121,6 +121,7 @@ rule record_outputs_trials:
             ),
             f"{RES}/agreement.json",
             *referee_outputs(),
+            *VERSUS,
         ],
     output:
         f"{RES}/events/outputs.json",
@@ -139,6 +140,7 @@ rule report_trials:
         agreement=f"{RES}/agreement.json",
         referee=referee_outputs(),
         vulns=f"{RES}/vulnerabilities.json",
+        versus=VERSUS,
     output:
         md=f"{RES}/report/report.md",
         html=f"{RES}/report/report.html",
