@@ -205,6 +205,12 @@ def parent_lock(doc: dict[str, Any], out_dir: str) -> tuple[str, dict[str, Any]]
     if block is None:
         return None
     annex = parent_annex(Path(out_dir).parent.parent, block["arm"])
+    if not (annex / "lock" / "lock.json").is_file():
+        raise AuditError(
+            "amends_unknown_arm",
+            str(annex),
+            f"amends arm {block['arm']!r}, but there is no sealed annex here",
+        )
     return block["arm"], _lock_of(annex)[0]
 
 
