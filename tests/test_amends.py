@@ -256,3 +256,99 @@ def test_declared_difference_names_policy_population_and_tier(tmp_path: Path) ->
         ("population changed", "policies/C/population/not_null"),
         ("tier changed", "tolerances/cost/tiers"),
     }  # name and amends are not differences of method
+
+
+def test_verify_holds_the_amendment_line_to_the_locked_prereg(tmp_path: Path) -> None:
+    """audit/seal/verify.py: an amendment line first, naming what the locked prereg
+    declares, exactly when it declares amends (entries as the ledger parses them)."""
+    from audit.seal.verify import _amendment
+
+    locked = tmp_path / "lock" / "prereg.yaml"
+    locked.parent.mkdir()
+    head = "ab" * 32
+    line = {"event": "amendment", "parent_arm": "demo", "parent_head": head}
+    lock = {"event": "prereg_locked"}
+    locked.write_text(f"amends: {{arm: demo, head: {head}}}\n", encoding="utf-8")
+    ledger = tmp_path / "ledger.jsonl"
+    assert _amendment(tmp_path, ledger, [line, lock]) == []
+    assert _amendment(tmp_path, ledger, [lock])  # the line is missing
+    assert _amendment(tmp_path, ledger, [{**line, "parent_head": "cd" * 32}, lock])
+    assert _amendment(tmp_path, ledger, [{**line, "parent_arm": "other"}, lock])
+    assert _amendment(tmp_path, ledger, [lock, line])  # not first
+    locked.write_text("seed: 1\n", encoding="utf-8")
+    assert _amendment(tmp_path, ledger, [lock]) == []
+    assert _amendment(tmp_path, ledger, [line, lock])  # a line the prereg does not declare
+
+
+BENCHFLOW = (ROOT / ".." / "shared" / "bundles" / "benchflow-trials-sample").resolve()
+FIRST3 = "  first3: {select: earliest, k: 3,"
+FIRST2 = (
+    "  first2: {select: earliest, k: 2, copies: drop, errored: zero, unscored: zero,"
+    ' empty_slots: ignore, slots: null, description: "the 2 earliest-started trials per task"}\n'
+)
+
+
+@pytest.mark.slow
+@pytest.mark.realbundle
+def test_trials_amendment_declares_a_second_selection_rule(impl_envs, tmp_path: Path) -> None:
+    """A trials arm (BenchFlow sample) sealed, then an amendment adding a trial-selection
+    rule (the 2 earliest-started trials per task) declared after the seal."""
+    if not BENCHFLOW.is_dir():
+        pytest.skip("real bundle not present at ../shared/bundles/benchflow-trials-sample")
+    config = ROOT / "config" / "benchflow-sample.yaml"
+    original = ROOT / "prereg" / "benchflow-sample.yaml"
+    p = run_dag(
+        tmp_path,
+        "--configfile",
+        str(config),
+        "--config",
+        f"prereg={original}",
+        f"bundle={BENCHFLOW}",
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    parent = tmp_path / "results" / "benchflow-sample"
+    head = annex_head(parent / "annex")
+    before = _tree(parent)
+    text = original.read_text(encoding="utf-8")
+    assert FIRST3 in text
+    amended = tmp_path / "benchflow-first2.yaml"
+    amended.write_text(
+        text.replace(FIRST3, FIRST2 + FIRST3, 1)
+        + f"amends: {{arm: benchflow-sample, head: {head}}}\n",
+        encoding="utf-8",
+    )
+    digest = blake3.blake3(amended.read_bytes()).hexdigest()
+    q = run_dag(
+        tmp_path,
+        "--configfile",
+        str(config),
+        "--config",
+        f"prereg={amended}",
+        f"prereg_blake3={digest}",
+        f"bundle={BENCHFLOW}",
+        "arm=benchflow-first2",
+    )
+    assert q.returncode == 0, q.stderr[-3000:]
+    res = tmp_path / "results" / "benchflow-first2"
+    assert _tree(parent) == before
+    assert run_audit("verify", parent / "annex", "--head", head).code == 0
+    assert run_audit("verify", res / "annex", "--head", annex_head(res / "annex")).code == 0
+    first = json.loads((res / "ledger.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert (first["event"], first["parent_arm"], first["parent_head"]) == (
+        "amendment",
+        "benchflow-sample",
+        head,
+    )
+    summary = json.loads((res / "versus-benchflow-sample.json").read_text())
+    # the sample publishes no leaderboard (leaderboard: null): no cell to move, and
+    # the one declared difference is the policy added
+    assert read_csv_rows(res / "versus-benchflow-sample.csv") == []
+    assert [(d["kind"], d["key"]) for d in summary["declared"]] == [
+        ("policy added", "policies/first2")
+    ]
+    assert "## Amendment of arm benchflow-sample" in (res / "annex" / "certificate.md").read_text()
+    # the new rule was computed: first2 rows in the amendment's entries, none in the parent's
+    entries = read_csv_rows(res / "recompute" / "pandas" / "run1" / "entries.csv")
+    assert any(r["policy"] == "first2" for r in entries)
+    parent_entries = read_csv_rows(parent / "recompute" / "pandas" / "run1" / "entries.csv")
+    assert not any(r["policy"] == "first2" for r in parent_entries)
