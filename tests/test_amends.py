@@ -352,3 +352,21 @@ def test_trials_amendment_declares_a_second_selection_rule(impl_envs, tmp_path: 
     assert any(r["policy"] == "first2" for r in entries)
     parent_entries = read_csv_rows(parent / "recompute" / "pandas" / "run1" / "entries.csv")
     assert not any(r["policy"] == "first2" for r in parent_entries)
+
+
+@pytest.mark.slow
+def test_amendment_prereg_refreshes_the_head_and_the_blake3(sealed, tmp_path: Path) -> None:
+    """python -m audit amendment-prereg: the head read from the parent's verified annex
+    replaces a stale one in place (comments kept), and the config's blake3 follows."""
+    work, head = sealed["work"], sealed["head"]
+    prereg = tmp_path / "amend.yaml"
+    _amendment(prereg, "0" * 64)
+    prereg.write_text("# a comment kept\n" + prereg.read_text(), encoding="utf-8")
+    config = tmp_path / "amend-config.yaml"
+    config.write_text(f"arm: demo-x\nprereg_blake3: {'0' * 64}  # pinned\n", encoding="utf-8")
+    r = run_audit("amendment-prereg", prereg, "--config", config, "--results", work / "results")
+    assert r.code == 0, r.stderr
+    text = prereg.read_text(encoding="utf-8")
+    assert text.startswith("# a comment kept\n") and f"head: {head}}}" in text
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    assert config.read_text() == f"arm: demo-x\nprereg_blake3: {digest}  # pinned\n"
