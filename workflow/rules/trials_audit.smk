@@ -33,6 +33,7 @@ rule census_trials:
         intervals=f"{RES}/intervals.csv",
         recovery=f"{RES}/recovery.csv",
         entries=f"{RES}/entries.csv",
+        cells=f"{RES}/census_cells.csv",  # the contestants' census.csv, as the seal copies it
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),
