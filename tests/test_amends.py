@@ -370,3 +370,26 @@ def test_amendment_prereg_refreshes_the_head_and_the_blake3(sealed, tmp_path: Pa
     assert text.startswith("# a comment kept\n") and f"head: {head}}}" in text
     digest = blake3.blake3(prereg.read_bytes()).hexdigest()
     assert config.read_text() == f"arm: demo-x\nprereg_blake3: {digest}  # pinned\n"
+
+
+def test_the_lock_refuses_other_bundle_content() -> None:
+    """audit.amends.check_content, as the lock calls it with the tables it hashed."""
+    parent = {
+        "bundle": {
+            "leaderboard": {"content_digest": "a" * 64},
+            "instances": {"content_digest": "b" * 64},
+        }
+    }
+    same = {
+        "leaderboard": {"file": "lb.parquet", "content_digest": "a" * 64},
+        "instances": {"file": "in.parquet", "content_digest": "b" * 64},
+    }
+    amends.check_content("demo", parent, same)
+    other = {**same, "instances": {"file": "in.parquet", "content_digest": "c" * 64}}
+    with pytest.raises(AuditError) as e:
+        amends.check_content("demo", parent, other)
+    assert (e.value.kind, e.value.path) == ("amends_other_bundle", "in.parquet")
+    with pytest.raises(AuditError):  # a table the parent did not lock
+        amends.check_content(
+            "demo", parent, {**same, "registry": {"file": "r.csv", "content_digest": "d" * 64}}
+        )
