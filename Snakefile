@@ -11,6 +11,7 @@
 #                                         contestants' outputs, check
 #   controls.{csv,md}                     every control's verdict
 #   report/                               report.md, report.html and the plots
+#   versus-<parent>.{csv,json}            an amendment beside its parent (amends)
 #   annex/                                the sealed annex a second seat verifies
 #   logs/                                 one log per job
 from snakemake.utils import min_version
@@ -54,6 +55,11 @@ else:
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/agree.smk"
 include: "workflow/rules/vulns.smk"
+
+
+if PARENT:  # an amendment (prereg key amends) beside its sealed parent
+
+    include: "workflow/rules/versus.smk"
 
 
 rule all:

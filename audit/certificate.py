@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import disclosure, limits
+from audit import disclosure, limits, versus
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.seal import vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
@@ -157,6 +157,7 @@ def render(res: Path, doc: dict, head: str) -> str:
             + _on_disclosed(r, doc)
             for r in rows
         ]
+    out += versus.certificate_lines(res)  # an amendment beside its parent
     out += [
         "",
         *limits.markdown(limits.lines(res, doc, trials=False)),

@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from audit import disclosure, hf_source, prereg
+from audit import amends, disclosure, hf_source, prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3, file_digests, write_atomic
@@ -105,6 +105,10 @@ def lock(
         disclosure.check_rows(doc, prereg_path, ids, doc["bundle"]["leaderboard"])
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
+    parent = amends.parent_lock(doc, out_dir)  # an amendment: the parent's bundle content
+    if parent is not None:
+        amends.check_content(parent[0], parent[1], tables)
+    amendment = amends.event(doc, out_dir)
     source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     record = {
         "format": "secondseat-lock-v1",
@@ -119,10 +123,13 @@ def lock(
         print(f"publisher hash ({spec['recipe']}): {record['publisher_hash']['status']}")
     if source is not None:
         record["source"] = source
+    if amendment is not None:
+        record["amends"] = amends.declared(doc)
     write_lock(prereg_path, actual, out_dir, record)
     ledger.write_events(
         events_path,
         [
+            *([amendment] if amendment is not None else []),  # an amendment's first event
             ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected}),
             *[
                 {

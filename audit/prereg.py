@@ -136,6 +136,8 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
         allowed = {"rate": {"failure", "exclude"}, "mean": {"zero", "exclude"}}[spec["recipe"]]
         if spec["nulls"] not in allowed:
             raise bad(f"policy {pol!r}: nulls {spec['nulls']!r} does not apply to {spec['recipe']}")
+        if "population" in spec and spec["recipe"] != "mean":
+            raise bad(f"policy {pol!r}: only a mean policy restricts its population")
 
 
 def load(path: str | Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import disclosure, limits, plots, prereg, render
+from audit import disclosure, limits, plots, prereg, render, versus
 from audit.census import NO_INSTANCE_ROWS, constructed_words
 from audit.files import write_atomic
 from audit.seal import vulns
@@ -100,6 +100,9 @@ def build(res_dir: str, out_dir: str) -> None:
             table=render.table(chance, list(chance[0]) if chance else [], "chance-table"),
         )
     )
+    amended = versus.paragraphs(res)
+    if amended is not None:
+        sections.append(render.Section("Amendment: beside its parent", "versus", amended))
     doc = prereg.load(str(res / "lock" / "prereg.yaml"))
     page = render.Page(
         "secondseat report",

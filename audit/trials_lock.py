@@ -14,7 +14,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from audit import disclosure, prereg, trials_prereg
+from audit import amends, disclosure, prereg, trials_prereg
 from audit.digest import table_digest
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -121,11 +121,19 @@ def lock(
     record["bundle"] = tables
     if expect_lock is not None:
         _check_against(expect_lock, record, bundle)
+    parent = amends.parent_lock(doc, out_dir)  # an amendment: the parent's bundle content
+    if parent is not None:
+        amends.check_content(parent[0], parent[1], tables)
+        if "jobs" in record or "jobs" in parent[1]:
+            amends.check_jobs(parent[0], parent[1], bundle, record.get("jobs", {}).get("files"))
+        record["amends"] = amends.declared(doc)
+    amendment = amends.event(doc, out_dir)
     write_lock(prereg_path, actual, out_dir, record)
     digest = {str(Path(bundle) / f["path"]): f["blake3"] for f in jobs_digests}
     for t in tables.values():
         digest[str(read_from / t["file"])] = digest[str(Path(bundle) / t["file"])] = t["blake3"]
-    records = [ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected})]
+    records = [*([amendment] if amendment is not None else [])]  # an amendment's first event
+    records.append(ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected}))
     for event, subject, extra in hashed:
         records.append(
             {

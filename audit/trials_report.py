@@ -8,7 +8,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import disclosure, limits, plots, render, trials_prereg
+from audit import disclosure, limits, plots, render, trials_prereg, versus
 from audit.files import write_atomic
 from audit.seal import vulns
 
@@ -284,6 +284,9 @@ def build(res_dir: str, out_dir: str) -> None:
                 text=compare_txt.read_text(encoding="utf-8").rstrip("\n"),
             )
         )
+    amended = versus.paragraphs(res)
+    if amended is not None:
+        sections.append(render.Section("Amendment: beside its parent", "versus", amended))
     page = render.Page(
         f"secondseat trials report: {summary['arm_prereg']}",
         [*_intro(summary, agreement), vulns.line_of(res)],
@@ -338,6 +341,7 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"- {r['row_id']} / {r['column']} [{r['rule']}]: {r['recomputed'] or 'no data'}"
             for r in only
         ]
+    lines += versus.certificate_lines(res)  # an amendment beside its parent
     lines += [
         "",
         *limits.markdown(limits.lines(res, doc, trials=True)),

@@ -49,6 +49,7 @@ def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, ByRow]:
     lb = pl.read_parquet(Path(bundle) / b["leaderboard"])
     needed = {b["row_id"], b["group_by"], *b["instance_key"]}
     needed |= {s["source"] for s in doc["columns"]["measured"].values() if "source" in s}
+    needed |= {c for c in (population_of(doc, p) for p in doc["policies"]) if c is not None}
     path = Path(bundle) / b["instances"]
     present = pl.read_parquet_schema(path)
     inst = pl.read_parquet(path, columns=[c for c in present if c in needed])
@@ -60,6 +61,18 @@ def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, ByRow]:
 
 def row_ids(lb: pl.DataFrame, doc: dict) -> list[str]:
     return sorted(str(v) for v in lb.get_column(doc["bundle"]["row_id"]).to_list())
+
+
+def population_of(doc: dict, policy: str) -> str | None:
+    """The column a mean policy's population requires not null (policy key population)."""
+    spec = doc["policies"].get(policy) or {}
+    return (spec.get("population") or {}).get("not_null")
+
+
+def in_population(frame: pl.DataFrame, doc: dict, policy: str) -> pl.DataFrame:
+    """The rows a mean under ``policy`` is taken over: all, or those its population keeps."""
+    column = population_of(doc, policy)
+    return frame if column is None else frame.filter(pl.col(column).is_not_null())
 
 
 def denominator(frame: pl.DataFrame, source: str, nulls: str) -> int:
@@ -110,7 +123,7 @@ def cell(
     frame = inst.frame(row, spec["group"])
     if recipe == "rate":
         return rate(frame, spec["source"], spec["scale"], nulls)
-    return mean(frame, spec["source"], nulls)
+    return mean(in_population(frame, doc, policy), spec["source"], nulls)
 
 
 def policies_of(doc: dict, column: str) -> list[str]:

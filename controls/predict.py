@@ -85,12 +85,17 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     for col in direct:
         for pol in exact.policies_of(doc, col):
             before = exact.cell(inst, doc, row, col, pol)
-            n = exact.denominator(frame, source, doc["policies"][pol]["nulls"])
             if spec["kind"] == "flip":
+                n = exact.denominator(frame, source, doc["policies"][pol]["nulls"])
                 delta = Fraction(-doc["columns"]["measured"][col]["scale"] * k, n)
-            else:
-                delta = Fraction(spec["size"]) / n
-            overrides[(col, pol)] = before + delta  # type: ignore[operator]
+            else:  # a shifted value outside the policy's population moves nothing
+                kept = exact.in_population(frame, doc, pol)
+                if [c for c in chosen if c in _keys(kept, doc)]:
+                    n = exact.denominator(kept, source, doc["policies"][pol]["nulls"])
+                    delta = Fraction(spec["size"]) / n
+                else:
+                    delta = Fraction(0)
+            overrides[(col, pol)] = before if delta == 0 else before + delta  # type: ignore[operator]
     cells = []
     for col in _rows_dependent_on(doc, set(direct)):
         for pol in exact.policies_of(doc, col):
@@ -123,6 +128,34 @@ def _nullified(doc: dict, frame: pl.DataFrame, col: str, pol: str, chosen_sum: F
     return (exact.exact_sum(values.drop_nulls().to_list()) - chosen_sum) / n
 
 
+def _nullified_in_population(doc, frame, col, pol, chosen, by_key):
+    """As _nullified, for a mean policy with a population: only the chosen values
+    inside the population leave the mean (those outside were never in it)."""
+    kept = exact.in_population(frame, doc, pol)
+    inside = [c for c in chosen if c in _keys(kept, doc)]
+    chosen_sum = exact.exact_sum([by_key[tuple(c)] for c in inside])
+    return _nullified(doc, kept, col, pol, chosen_sum, len(inside))
+
+
+def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str], Value]:
+    """Mean cells of the group under a policy whose population needs ``source`` not
+    null, once the chosen rows' ``source`` is null: those rows leave the mean."""
+    out: dict[tuple[str, str], Value] = {}
+    for col, spec in sorted(doc["columns"]["measured"].items()):
+        if spec["recipe"] != "mean" or spec["group"] != group:
+            continue
+        for pol in exact.policies_of(doc, col):
+            if exact.population_of(doc, pol) != source:
+                continue
+            kept = exact.in_population(frame, doc, pol)
+            cols = doc["bundle"]["instance_key"]
+            gone = {tuple(c) for c in chosen}
+            stays = [tuple(str(v) for v in r) not in gone for r in kept.select(cols).iter_rows()]
+            left = kept.filter(pl.Series(stays, dtype=pl.Boolean))
+            out[(col, pol)] = exact.mean(left, spec["source"], doc["policies"][pol]["nulls"])
+    return out
+
+
 def _nullify(doc, name, spec, lb, inst):
     column = spec["column"]
     cspec = doc["columns"]["measured"][column]
@@ -136,6 +169,7 @@ def _nullify(doc, name, spec, lb, inst):
     keys = _keys(candidates, doc)
     chosen = select.choose(doc["seed"], name, select.INSTANCES, keys, k)
     chosen_sum = Fraction(0)
+    by_key: dict[tuple[str, ...], float] = {}
     if recipe == "mean":
         cols = doc["bundle"]["instance_key"]
         by_key = {
@@ -146,12 +180,16 @@ def _nullify(doc, name, spec, lb, inst):
     direct = _direct_columns(doc, recipe, source, group)
     frame = inst.frame(row, group)
     overrides: dict[tuple[str, str], Value] = {
-        (col, pol): _nullified(doc, frame, col, pol, chosen_sum, k)
+        (col, pol): _nullified_in_population(doc, frame, col, pol, chosen, by_key)
+        if recipe == "mean" and exact.population_of(doc, pol) is not None
+        else _nullified(doc, frame, col, pol, chosen_sum, k)
         for col in direct
         for pol in exact.policies_of(doc, col)
     }
+    if recipe == "rate":  # a mean whose population needs this source not null loses rows
+        overrides.update(_population_left(doc, frame, source, group, chosen))
     cells = []
-    for col in _rows_dependent_on(doc, set(direct)):
+    for col in _rows_dependent_on(doc, {*direct, *(c for c, _ in overrides)}):
         for pol in exact.policies_of(doc, col):
             before = exact.cell(inst, doc, row, col, pol)
             after = exact.cell(inst, doc, row, col, pol, overrides)

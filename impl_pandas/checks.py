@@ -29,6 +29,7 @@ def instance_names(prereg: Prereg) -> list[str]:
     """Instance columns the prereg names, in the order they are checked."""
     names = [prereg.row_id, *prereg.instance_key, prereg.group_by]
     names += [m.source for m in prereg.measured.values() if m.source is not None]
+    names += [c for m in prereg.measured.values() for c in m.population.values()]
     return names
 
 

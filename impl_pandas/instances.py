@@ -113,6 +113,8 @@ def _roles(table: Table, prereg: Prereg) -> tuple[list[str], list[str], list[str
             mean.append(col.source)
         elif col.recipe == RATE and kind == BOOLEAN:
             rate.append(col.source)
+        # a population column is read as a rate source is: its non-null flags decide
+        rate += [c for c in col.population.values() if table.kinds[c] == BOOLEAN]
     return _unique(encoded), _unique(prereg.instance_key), _unique(mean), _unique(rate)
 
 
@@ -337,6 +339,14 @@ def check_types(inst: Instances, prereg: Prereg) -> None:
                     BAD_TYPE,
                     table.display,
                     f"mean source '{col.source}' (for '{col.name}') holds an infinite value",
+                )
+        for policy, column in col.population.items():
+            if table.kinds[column] != BOOLEAN:
+                raise InputError(
+                    BAD_TYPE,
+                    table.display,
+                    f"population column '{column}' (policy '{policy}' of '{col.name}') is"
+                    f" {table.kinds[column]}, not boolean",
                 )
 
 

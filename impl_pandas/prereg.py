@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import pairwise
 from typing import Any
@@ -43,6 +43,9 @@ class Measured:
     nulls: dict[str, str]
     tolerance: Tolerance | None
     columns: tuple[str, ...]
+    # per policy of a mean column: the instance column whose null rows leave the
+    # population before the mean (policy key population.not_null), if it declares one
+    population: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,7 @@ def _measured(
     if len(set(listed)) != len(listed):
         raise chk.fail(f"{where}.policies lists a policy twice")
     nulls: dict[str, str] = {}
+    population: dict[str, str] = {}
     for policy in listed:
         if policy not in policies:
             raise chk.fail(f"{where}.policies: unknown policy '{policy}'")
@@ -197,6 +201,8 @@ def _measured(
         if recipe != MEAN_OF_COLUMNS and precipe != recipe:
             raise chk.fail(f"{where}.policies: policy '{policy}' is for recipe '{precipe}'")
         nulls[policy] = mode
+        if "population" in pspec:
+            population[policy] = _population(chk, pspec["population"], policy, precipe)
     tolerance = _tolerance(chk, tolerances, chk.string(spec, "tolerance", where), where)
     if recipe == MEAN_OF_COLUMNS:
         columns = chk.strings(spec, "columns", where, nonempty=True)
@@ -205,7 +211,23 @@ def _measured(
         )
     source = chk.string(spec, "source", where)
     scale = chk.integer(spec, "scale", where) if recipe == RATE else None
-    return Measured(name, recipe, source, group, scale, tuple(listed), nulls, tolerance, ())
+    return Measured(
+        name, recipe, source, group, scale, tuple(listed), nulls, tolerance, (), population
+    )
+
+
+def _population(chk: _Checker, raw: Any, policy: str, recipe: str) -> str:
+    """population: {not_null: <instance column>}, for a mean policy only."""
+    where = f"policies.{policy}.population"
+    if recipe != MEAN:
+        raise chk.fail(f"{where}: only a mean policy restricts its population")
+    spec = chk.mapping(raw, where)
+    if list(spec) != ["not_null"]:
+        raise chk.fail(f"{where} must hold exactly the key not_null")
+    column = chk.string(spec, "not_null", where)
+    if not column:
+        raise chk.fail(f"{where}.not_null must name a column")
+    return column
 
 
 def _check_mean_of_columns(chk: _Checker, measured: dict[str, Measured]) -> None:

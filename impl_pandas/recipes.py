@@ -98,9 +98,9 @@ class Aggregates:
         self.inst = inst
         self.runs = runs
         self._counts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        self._sums: dict[str, RunSums] = {}
+        self._sums: dict[tuple[str, str | None], RunSums] = {}
         self._distinct: dict[str, Distinct] = {}
-        self._decimals: dict[str, np.ndarray] = {}
+        self._decimals: dict[tuple[str, str | None], np.ndarray] = {}
 
     def counts(self, source: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per run: rows, true values and non-null values of a rate source."""
@@ -114,17 +114,26 @@ class Aggregates:
             )
         return self._counts[source]
 
-    def sums(self, source: str) -> RunSums:
-        """Per run: rows, non-null values and their exact sum of a mean source."""
-        if source not in self._sums:
-            self._sums[source] = RunSums(self.runs, self.inst.numbers[source])
-        return self._sums[source]
+    def values(self, source: str, population: str | None) -> np.ndarray:
+        """A mean source's doubles; with a population column, NaN (null) where it is null."""
+        if population is None:
+            return self.inst.numbers[source]
+        recorded = self.inst.flags[population][1]
+        return np.where(recorded, self.inst.numbers[source], np.nan)
 
-    def decimals(self, source: str) -> np.ndarray:
+    def sums(self, source: str, population: str | None = None) -> RunSums:
+        """Per run: rows, non-null values and their exact sum of a mean source."""
+        key = (source, population)
+        if key not in self._sums:
+            self._sums[key] = RunSums(self.runs, self.values(source, population))
+        return self._sums[key]
+
+    def decimals(self, source: str, population: str | None = None) -> np.ndarray:
         """Per run: the most decimals a non-null value of a mean source prints."""
-        if source not in self._decimals:
-            self._decimals[source] = run_decimals(self.runs, self.inst.numbers[source])
-        return self._decimals[source]
+        key = (source, population)
+        if key not in self._decimals:
+            self._decimals[key] = run_decimals(self.runs, self.values(source, population))
+        return self._decimals[key]
 
     def distinct(self, source: str) -> Distinct:
         """Per run: the distinct non-null codes of a single_value source."""
@@ -159,29 +168,32 @@ def _rate(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> lis
 
 
 def _mean(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> list[dict[str, Any]]:
-    """math.fsum of the non-null values (exclude) or of every row with null as 0.0 (zero)."""
+    """math.fsum of the non-null values (exclude) or of every row with null as 0.0 (zero),
+    over the rows of the policy's population (every row, or those whose population
+    column is not null)."""
     assert col.source is not None
-    sums = data.sums(col.source)
-    places = data.decimals(col.source)
-    out: list[dict[str, Any]] = []
-    lattice = steps.setdefault(col.name, [])
-    for key in keys:
-        a, b = data.runs.span(key, col.group)
-        rows, present = int(sums.rows[a:b].sum()), int(sums.present[a:b].sum())
-        # nulls as 0.0 leave the correctly rounded sum as it is (fsum never returns -0.0)
-        total = sums.total(a, b) if present else 0.0
-        cell: dict[str, Any] = {}
-        for policy in col.policies:
-            if col.nulls[policy] == "exclude":
-                cell[policy] = None if not present else divide(total, present)
-            else:
-                cell[policy] = None if not rows else divide(total, rows)
-        out.append(cell)
-        ns = {"exclude": present, "zero": rows}
-        e = int(places[a:b].max()) if b > a else 0
-        lattice.append(
-            {p: mean_step(e, ns[col.nulls[p]]) if ns[col.nulls[p]] else None for p in col.policies}
-        )
+    out: list[dict[str, Any]] = [{} for _ in keys]
+    lattice = steps.setdefault(col.name, [{} for _ in keys])
+    for population in dict.fromkeys(col.population.get(p) for p in col.policies):
+        policies = [p for p in col.policies if col.population.get(p) == population]
+        sums = data.sums(col.source, population)
+        places = data.decimals(col.source, population)
+        recorded = None if population is None else data.counts(population)[2]
+        for i, key in enumerate(keys):
+            a, b = data.runs.span(key, col.group)
+            present = int(sums.present[a:b].sum())
+            rows = int(sums.rows[a:b].sum()) if recorded is None else int(recorded[a:b].sum())
+            # nulls as 0.0 leave the correctly rounded sum as it is (fsum never returns -0.0)
+            total = sums.total(a, b) if present else 0.0
+            ns = {"exclude": present, "zero": rows}
+            e = int(places[a:b].max()) if b > a else 0
+            for policy in policies:
+                n = ns[col.nulls[policy]]
+                out[i][policy] = None if not n else divide(total, n)
+                lattice[i][policy] = mean_step(e, n) if n else None
+    for i in range(len(keys)):  # the policies in their declared order, as the other recipes
+        out[i] = {p: out[i][p] for p in col.policies}
+        lattice[i] = {p: lattice[i][p] for p in col.policies}
     return out
 
 

@@ -79,6 +79,24 @@ def _sources(pr: Prereg) -> dict[str, list[str]]:
     return out
 
 
+def population_key(source: str, population: str | None) -> str:
+    """The name a mean source's pieces go by, within one policy's population."""
+    return source if population is None else f"{source}|not_null:{population}"
+
+
+def _populations(pr: Prereg) -> list[tuple[str, str]]:
+    """(mean source, population column) pairs some policy of a mean column restricts to."""
+    pairs: list[tuple[str, str]] = []
+    for m in pr.measured.values():
+        if m.recipe != "mean" or m.source is None:
+            continue
+        for p in m.policies:
+            pop = pr.policies[p].population
+            if pop is not None and (m.source, pop) not in pairs:
+                pairs.append((m.source, pop))
+    return pairs
+
+
 def _numbers(arr: pa.Array) -> Sequence[float]:
     """The values of a null-free numeric array as Python floats (read from its buffer)."""
     if len(arr) == 0:
@@ -201,6 +219,13 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
         if pa.types.is_float16(col.type):
             col = col.cast(pa.float32())
         columns[f"mean:{s}"] = col
+    pairs = _populations(pr)
+    for s, pop in pairs:  # the source, null wherever the population column is null
+        recorded = pc.is_valid(_plain(table.column(pop)))
+        values = columns[f"mean:{s}"]
+        nulls = pa.nulls(len(values), values.type)
+        columns[f"mean:{population_key(s, pop)}"] = pc.if_else(recorded, values, nulls)
+        columns.setdefault(f"rate:{pop}", _plain(table.column(pop)))
     for s in sources["single_value"]:
         col, dictionary = dictionary_form(table.column(s))
         # NaN counts as null (`nan_in_sources: as_null`)
@@ -247,7 +272,8 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
         at = names.index(name)
         return [batches[b].column(at).slice(offset, length) for b, offset, length in ps]
 
-    for s in sources["rate"]:
+    counted = list(dict.fromkeys([*sources["rate"], *(pop for _, pop in pairs)]))
+    for s in counted:
         n_true: list[int] = []
         n_valid: list[int] = []
         for ps in members:
@@ -256,7 +282,8 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
             n_valid.append(sum(len(a) - a.null_count for a in arrays))
         groups.n_true[s] = n_true
         groups.n_valid[s] = n_valid
-    for s in sources["mean"]:  # the pieces as they are; nulls and NaN go when a mean reads them
+    restricted = [population_key(s, pop) for s, pop in pairs]
+    for s in [*sources["mean"], *restricted]:  # as they are; nulls and NaN go when read
         groups.values[s] = [slices(f"mean:{s}", ps) for ps in members]
     for s in sources["single_value"]:
         values = single_values[s]

@@ -31,7 +31,14 @@ def instance_names(pr: Prereg) -> list[str]:
     if pr.group_by is not None:
         names.append(pr.group_by)
     names += [m.source for m in pr.measured.values() if m.source is not None]
+    names += population_columns(pr)
     return list(dict.fromkeys(names))
+
+
+def population_columns(pr: Prereg) -> list[str]:
+    """The instance columns mean policies restrict their population by, in policy order."""
+    found = [pol.population for pol in pr.policies.values() if pol.population is not None]
+    return list(dict.fromkeys(found))
 
 
 def aggregation_names(pr: Prereg) -> list[str]:
@@ -40,6 +47,7 @@ def aggregation_names(pr: Prereg) -> list[str]:
     if pr.group_by is not None:
         names.append(pr.group_by)
     names += [m.source for m in pr.measured.values() if m.source is not None]
+    names += population_columns(pr)
     return list(dict.fromkeys(names))
 
 
@@ -259,6 +267,12 @@ def instance_types(pr: Prereg, table: pa.Table, path: str) -> None:
             raise InputError("bad_type", path, f"rate source {m.source!r} has type {typ}")
         if m.recipe == "mean" and not is_number_type(typ):
             raise InputError("bad_type", path, f"mean source {m.source!r} has type {typ}")
+        for p in m.policies:
+            pop = pr.policies[p].population if p in pr.policies else None
+            if m.recipe == "mean" and pop is not None:
+                ptyp = base_type(table.schema.field(pop).type)
+                if not pa.types.is_boolean(ptyp):
+                    raise InputError("bad_type", path, f"population column {pop!r} has type {ptyp}")
     for m in pr.measured.values():
         if m.recipe != "mean" or m.source is None:
             continue

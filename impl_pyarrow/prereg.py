@@ -27,6 +27,8 @@ class Policy:
     name: str
     recipe: str
     nulls: str
+    # a mean policy's population: only instance rows whose column of this name is not null
+    population: str | None = None
 
 
 @dataclass(frozen=True)
@@ -188,7 +190,22 @@ def _policy(policies: dict[Any, Any], name: str, recipe: str, column: str, path:
         raise _bad(path, f"policy {name}: unknown nulls {nulls!r} for recipe {p_recipe}")
     if p_recipe != recipe:
         raise _bad(path, f"column {column}: policy {name} is for recipe {p_recipe}, not {recipe}")
-    return Policy(name=name, recipe=p_recipe, nulls=nulls)
+    population = None
+    if "population" in spec:
+        population = _population_column(spec["population"], name, p_recipe, path)
+    return Policy(name=name, recipe=p_recipe, nulls=nulls, population=population)
+
+
+def _population_column(raw: Any, name: str, recipe: str, path: str) -> str:
+    """The not_null column of a policy's population block (mean policies only)."""
+    if recipe != "mean":
+        raise _bad(path, f"policy {name}: a population applies to a mean policy only")
+    if not isinstance(raw, dict) or set(raw) != {"not_null"}:
+        raise _bad(path, f"key policies.{name}.population must map exactly not_null")
+    column = raw["not_null"]
+    if not isinstance(column, str) or column == "":
+        raise _bad(path, f"key policies.{name}.population.not_null is not a column name")
+    return column
 
 
 def _measured(

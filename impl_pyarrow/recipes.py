@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .aggregate import Groups, run_values
+from .aggregate import Groups, population_key, run_values
 from .errors import InputError
 from .prereg import SINGLE_VALUE_POLICY, Measured, Prereg
 from .values import format_value
@@ -92,20 +92,23 @@ def _mean(
     pr: Prereg, m: Measured, g: Groups, idx: list[int], steps: dict[str, Fraction | None]
 ) -> dict[str, float | None]:
     assert m.source is not None
-    chunks, n_valid = run_values(g, m.source, idx)
-    n_all = sum(g.count(i) for i in idx)
-    total: float | Fraction | None = None  # one sum serves every policy
-    decimals: int | None = None
     out: dict[str, float | None] = {}
+    # one sum per population the policies take the mean over (most share every row)
+    per_population: dict[str | None, tuple[list[Sequence[float]], int, int]] = {}
     for p in m.policies:
+        pop = pr.policies[p].population
+        if pop not in per_population:
+            chunks, n_valid = run_values(g, population_key(m.source, pop), idx)
+            if pop is None:
+                n_all = sum(g.count(i) for i in idx)
+            else:
+                n_all = sum(g.n_valid[pop][i] for i in idx)
+            per_population[pop] = (chunks, n_valid, n_all)
+        chunks, n_valid, n_all = per_population[pop]
         n = n_valid if pr.policies[p].nulls == "exclude" else n_all
         if n:
-            if total is None:
-                total = exact_sum(chunks)
-                decimals = value_decimals(chunks)
-            out[p] = divide(total, n)
-            assert decimals is not None
-            steps[p] = mean_lattice(decimals, n)
+            out[p] = divide(exact_sum(chunks), n)
+            steps[p] = mean_lattice(value_decimals(chunks), n)
         else:
             out[p] = None
             steps[p] = None

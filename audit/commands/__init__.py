@@ -36,4 +36,6 @@ COMMANDS: dict[str, str] = {
     "fetch-hf": "audit.commands.fetch_hf",
     "adapt-inspect": "audit.commands.adapt_inspect",
     "adapt-eee": "audit.commands.adapt_eee",
+    "versus": "audit.commands.versus",
+    "amendment-prereg": "audit.commands.amendment_prereg",
 }

@@ -59,6 +59,9 @@ COPIED_GLOBS = [
     "entries.csv",
     "settings/*",
     "compare/*",
+    # an amendment arm (docs/seal.md, "Amendment arms"): the comparison with its parent
+    "versus-*.csv",
+    "versus-*.json",
 ]
 
 
@@ -179,11 +182,13 @@ def seal(
         recs = ledger.read_events(f)
         ledger.check_subjects([r for r in recs if r["event"] != "bundle_hashed"], f)
         records += recs
-    if not records or records[0]["event"] != "prereg_locked":
+    first = [r["event"] for r in records[:2]]
+    if first[:1] != ["prereg_locked"] and first != ["amendment", "prereg_locked"]:
         raise AuditError(
             "bad_events",
             event_files[0] if event_files else out_dir,
-            "the first event must be prereg_locked (the lock's events)",
+            "the first event must be prereg_locked, or amendment then prereg_locked (the"
+            " lock's events)",
         )
     entries = ledger.chain(records)
     anchored = str(entries[-1]["hash"])

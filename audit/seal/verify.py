@@ -15,7 +15,7 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from audit import prereg, trials_prereg
+from audit import amends, prereg, trials_prereg
 from audit.errors import AuditError
 from audit.seal import attest, contract, ledger
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme
@@ -231,8 +231,13 @@ def _ledger(annex: Path, m: dict, head: str | None) -> tuple[list[str], list[dic
             f"(ledger line {last.get('seq')}) recorded"
         )
     locked = [e for e in entries if e.get("event") == "prereg_locked"]
-    if entries[0].get("event") != "prereg_locked" or len(locked) != 1:
-        problems.append(f"{path}: must begin with its one prereg_locked line")
+    start = 1 if entries[0].get("event") == "amendment" else 0
+    if len(entries) <= start or entries[start].get("event") != "prereg_locked" or len(locked) != 1:
+        problems.append(
+            f"{path}: must begin with its one prereg_locked line (after its amendment line,"
+            " for an amendment)"
+        )
+    problems += _amendment(annex, path, entries)
     if last.get("arm") != m["arm"]:
         problems.append(
             f"{annex / contract.MANIFEST}: arm {m['arm']!r}, sealed as {last.get('arm')!r}"
@@ -260,6 +265,34 @@ def _ledger(annex: Path, m: dict, head: str | None) -> tuple[list[str], list[dic
             f"{last.get('prev')}"
         )
     return problems, entries
+
+
+def _amendment(annex: Path, path: Path, entries: list[dict]) -> list[str]:
+    """The amendment line agrees with the locked prereg's ``amends`` (docs/seal.md).
+
+    An amendment's ledger begins with one ``amendment`` line naming the parent arm
+    and head its locked prereg declares; any other ledger holds none."""
+    try:
+        block = amends.declared(prereg.load_yaml(annex / "lock" / "prereg.yaml"))
+    except AuditError:
+        return []  # an unreadable locked prereg is reported by the schema check
+    lines = [e for e in entries if e.get("event") == "amendment"]
+    if block is None:
+        if lines:
+            return [f"{path}: an amendment line, but the locked prereg amends no arm"]
+        return []
+    first = entries[0]
+    if (
+        len(lines) != 1
+        or first.get("event") != "amendment"
+        or first.get("parent_arm") != block["arm"]
+        or first.get("parent_head") != block["head"]
+    ):
+        return [
+            f"{path}: must begin with one amendment line naming arm {block['arm']!r} and"
+            f" head {block['head']}, as the locked prereg declares"
+        ]
+    return []
 
 
 def _anchor(annex: Path) -> str | None:

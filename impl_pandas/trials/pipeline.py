@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from .. import read
+from ..errors import InputError
 from ..values import NULL_KIND, format_float
 from ..write import render
 from ..yaml_reader import read_prereg
 from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
 from .prereg import REGISTRY, parse, table_names
+
+_ARM = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
+_HEAD = re.compile(r"[0-9a-f]{64}")
 
 TASKS_HEADER = [
     "entry",
@@ -109,6 +114,16 @@ def _entry_line(entry: str, policy: str, s: stats.EntryStats) -> list[str]:
     ]
 
 
+def _amends_shape(block: Any, path: str) -> None:
+    """amends: {arm: <arm name>, head: <64 lower-case hex digits>}, nothing else."""
+    ok = isinstance(block, dict) and sorted(block) == ["arm", "head"]
+    arm, head = (block.get("arm"), block.get("head")) if ok else (None, None)
+    ok = ok and isinstance(arm, str) and isinstance(head, str)
+    ok = ok and _ARM.fullmatch(arm) is not None and _HEAD.fullmatch(head) is not None
+    if not ok:
+        raise InputError("bad_prereg", path, "amends must be {arm: <arm name>, head: <64 hex>}")
+
+
 def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     """Compute the eight output files (bytes); InputError on unusable input.
 
@@ -119,6 +134,11 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     runs_raw = doc.get("runs") if isinstance(doc, dict) else None
     if isinstance(doc, dict) and "runs" in doc:
         doc = {k: v for k, v in doc.items() if k != "runs"}
+    # The optional `amends` block names the sealed arm this one amends; the
+    # referee checks it (docs/seal.md). Its shape is checked here, then set aside.
+    if isinstance(doc, dict) and "amends" in doc:
+        _amends_shape(doc["amends"], prereg_path)
+        doc = {k: v for k, v in doc.items() if k != "amends"}
     board_name, source_name = table_names(doc)
     paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
     for path in paths:  # missing_file

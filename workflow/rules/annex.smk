@@ -7,6 +7,7 @@ rule report:
         hist=f"{RES}/recompute/pandas/run1/null_hist.csv",
         controls=f"{RES}/controls.csv",
         vulns=f"{RES}/vulnerabilities.json",
+        versus=VERSUS,
     output:
         md=f"{RES}/report/report.md",
         html=report(

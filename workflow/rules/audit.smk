@@ -44,6 +44,7 @@ rule record_outputs:
             ),
             *expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
             f"{RES}/controls.csv",
+            *VERSUS,
         ],
     output:
         f"{RES}/events/outputs.json",

@@ -29,6 +29,15 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
 check_bundle(
     BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
 )
+# An amendment (prereg key amends): its parent arm, checked before any job.
+PARENT = check_amends(
+    PREREG,
+    _PREREG,
+    ARM,
+    {role: (f"{BUNDLE}/{name}", None) for role, name in BUNDLE_FILES.items()},
+)
+# what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
+VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
 check_writable(RES)  # unwritable: before any job, nothing removed
 check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in BUNDLE_FILES.values())])  # clock_skew
 hold_run_lock()  # one run per folder; a killed run resumes with the usual command

@@ -319,3 +319,17 @@ def second_seat(cfg):
     with open(f"{annex}/lock/lock.json", encoding="utf-8") as fh:
         blake3_hex = json.load(fh)["prereg"]["blake3"]
     return annex, f"{annex}/lock/prereg.yaml", blake3_hex
+
+
+def check_amends(prereg, doc, arm, bundle_files, jobs=None):
+    """An amendment's parent, before any job (audit/amends.py): the arm exists, its annex
+    verifies with the declared head (the seal's verify), no cycle, the same bundle content.
+    Returns the parent arm's name, or None when the prereg amends nothing."""
+    from audit.amends import check
+    from audit.errors import AuditError
+
+    try:
+        found = check(prereg, doc, arm, "results", bundle_files, jobs)
+    except AuditError as e:
+        refuse(e.kind, e.path, e.detail)
+    return found[0] if found else None

@@ -16,6 +16,7 @@ rule census_trials:
         entries=f"{RES}/entries.csv",
         rows=f"{RES}/census_rows.csv",
         recomputed_only=f"{RES}/recomputed_only.csv",
+        cells=f"{RES}/census_cells.csv",  # the contestants' census.csv, as the seal copies it
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),
@@ -104,6 +105,7 @@ rule record_outputs_trials:
             ),
             f"{RES}/agreement.json",
             *referee_outputs(),
+            *VERSUS,
         ],
     output:
         f"{RES}/events/outputs.json",
@@ -122,6 +124,7 @@ rule report_trials:
         agreement=f"{RES}/agreement.json",
         referee=referee_outputs(),
         vulns=f"{RES}/vulnerabilities.json",
+        versus=VERSUS,
     output:
         md=f"{RES}/report/report.md",
         html=f"{RES}/report/report.html",

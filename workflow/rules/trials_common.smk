@@ -31,6 +31,19 @@ _needed += [LEADERBOARD["table"]] if LEADERBOARD else []
 check_bundle(BUNDLE, _needed, built_by_rule=None)
 if IS_TRIALS_SOURCE and not Path(BUNDLE, SOURCE["jobs"]).is_dir():
     refuse("missing_file", f"{BUNDLE}/{SOURCE['jobs']}", "no jobs directory in the bundle folder")
+# An amendment (prereg key amends): its parent arm, checked before any job.
+_roles = {} if IS_TRIALS_SOURCE else {"registry": (f"{BUNDLE}/{SOURCE['table']}", None)}
+if LEADERBOARD:
+    _roles["leaderboard"] = (f"{BUNDLE}/{LEADERBOARD['table']}", LEADERBOARD.get("types"))
+PARENT = check_amends(
+    PREREG,
+    _PREREG,
+    ARM,
+    _roles,
+    (SOURCE["jobs"], f"{BUNDLE}/{SOURCE['jobs']}") if IS_TRIALS_SOURCE else None,
+)
+# what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
+VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
 check_writable(RES)  # unwritable: before any job, nothing removed
 check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in _needed)])  # clock_skew
 hold_run_lock()  # one run per folder; a killed run resumes with the usual command

@@ -1,0 +1,20 @@
+# An amendment arm (prereg key amends; docs/seal.md, "Amendment arms"): its census
+# beside its parent's, read from the parent's verified annex, never written there.
+rule versus:
+    input:
+        cells=f"{RES}/census_cells.csv",
+        lock=f"{RES}/lock/lock.json",
+        prereg=f"{RES}/lock/prereg.yaml",
+        parent=f"results/{PARENT}/annex/manifest.json",
+    output:
+        csv=VERSUS[0],
+        json=VERSUS[1],
+    params:
+        src=src,
+        res=lambda w, input: str(Path(input.lock).parent.parent),
+        parent=lambda w, input: str(Path(input.parent).parent),
+    log:
+        f"{RES}/logs/versus.log",
+    shell:
+        "PYTHONPATH={params.src:q} python -m audit versus --parent-annex {params.parent:q}"
+        " --res {params.res:q} --out-csv {output.csv:q} --out-json {output.json:q} 2>&1 | tee {log:q}"
