@@ -393,3 +393,59 @@ def test_the_lock_refuses_other_bundle_content() -> None:
         amends.check_content(
             "demo", parent, {**same, "registry": {"file": "r.csv", "content_digest": "d" * 64}}
         )
+
+
+@pytest.mark.slow
+@pytest.mark.realbundle
+def test_the_shipped_amendment_on_the_real_bundle(impl_envs, real_bundle: Path, tmp_path: Path):
+    # The blind OpenHands arm sealed, the shipped amendment's head refreshed from it
+    # (audit amendment-prereg, on copies of the prereg and config), then the
+    # amendment run beside it. Expected figures from an independent recompute in
+    # polars (filter on `resolved` not null, mean per row and category, the prereg's
+    # tiers in floating point), made apart from this code: of the 170 cost cells
+    # (5 categories x 34 rows), 138 reproduce over every record and 137 over the
+    # publisher's population; 0 move from divergent to reproduced, 1 the other way
+    # (OpenHands/Nemotron-3-Nano, testing_cost).
+    blind = run_dag(
+        tmp_path,
+        "--configfile",
+        str(ROOT / "config" / "openhands-index.yaml"),
+        "--config",
+        f"prereg={ROOT / 'prereg' / 'openhands-index.yaml'}",
+        f"bundle={real_bundle}",
+    )
+    assert blind.returncode == 0, blind.stderr[-3000:]
+    before = _tree(tmp_path / "results" / "openhands-index")
+    prereg = tmp_path / "amendment.yaml"
+    config = tmp_path / "amendment-config.yaml"
+    shutil.copyfile(ROOT / "prereg" / "openhands-index-publisher-population.yaml", prereg)
+    shutil.copyfile(ROOT / "config" / "openhands-index-publisher-population.yaml", config)
+    r = run_audit(
+        "amendment-prereg", prereg, "--config", config, "--results", tmp_path / "results"
+    )
+    assert r.code == 0, r.stdout + r.stderr
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    assert f"prereg_blake3: {digest}" in config.read_text()
+    q = run_dag(
+        tmp_path,
+        "--configfile",
+        str(config),
+        "--config",
+        f"prereg={prereg}",
+        f"bundle={real_bundle}",
+    )
+    assert q.returncode == 0, q.stderr[-3000:]
+    assert _tree(tmp_path / "results" / "openhands-index") == before  # never touched
+    res = tmp_path / "results" / "openhands-index-publisher-population"
+    rows = read_csv_rows(res / "versus-openhands-index.csv")
+    costs = {"frontend_cost", "issue_resolution_cost", "testing_cost",
+             "information_gathering_cost", "greenfield_cost"}  # fmt: skip
+    cost_rows = [r for r in rows if r["column"] in costs]
+    assert len(cost_rows) == 170
+    assert sum(r["parent_class"] == "reproduced" for r in cost_rows) == 138
+    assert sum(r["amendment_class"] == "reproduced" for r in cost_rows) == 137
+    moved = {(r["row_id"], r["column"]): r["moved"] for r in rows}
+    assert [k for k, v in moved.items() if v == "reconciled"] == []
+    assert [k for k, v in moved.items() if v == "diverged"] == [
+        ("OpenHands/Nemotron-3-Nano", "testing_cost")
+    ]
