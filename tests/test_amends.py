@@ -420,9 +420,7 @@ def test_the_shipped_amendment_on_the_real_bundle(impl_envs, real_bundle: Path, 
     config = tmp_path / "amendment-config.yaml"
     shutil.copyfile(ROOT / "prereg" / "openhands-index-publisher-population.yaml", prereg)
     shutil.copyfile(ROOT / "config" / "openhands-index-publisher-population.yaml", config)
-    r = run_audit(
-        "amendment-prereg", prereg, "--config", config, "--results", tmp_path / "results"
-    )
+    r = run_audit("amendment-prereg", prereg, "--config", config, "--results", tmp_path / "results")
     assert r.code == 0, r.stdout + r.stderr
     digest = blake3.blake3(prereg.read_bytes()).hexdigest()
     assert f"prereg_blake3: {digest}" in config.read_text()

@@ -86,6 +86,7 @@ def test_one_lock_command_for_both_kinds(tmp_path: Path) -> None:
                 *extra,
             ],
             cwd=ROOT,
+            check=False,
             capture_output=True,
             text=True,
         )

@@ -11,8 +11,8 @@ import pytest
 
 from audit.errors import AuditError
 from audit.trials_prereg import load
-from tests.conftest import impl_python, read_csv_rows, run, run_audit
-from tests.test_tb_runs import _run_file, _t
+from tests.conftest import impl_python, read_csv_rows, run
+from tests.test_tb_runs import _adapt, _run_file, _t
 
 IMPLS = ["pandas", "pyarrow"]
 BOARD = "submission,pass2\ne,0.7\nf,0.5\n"
@@ -47,6 +47,7 @@ bootstrap_draws: 4
 null_draws: 4
 controls: {}
 compare: null
+disclosure: {auditor: the tests, relations: [], publication: none; a test fixture}
 """
 
 
@@ -64,19 +65,7 @@ def bundle(tmp_path: Path) -> Path:
     _run_file(jobs / "e" / "r1" / "results.json", [*t, _t("u", False, "u1")], 2 / 7, 2)
     _run_file(jobs / "f" / "r1" / "results.json", [_t("a", True, "a1")], 1.0, 1)
     out = tmp_path / "bundle"
-    res = run_audit(
-        "adapt-trials",
-        "--jobs",
-        jobs,
-        "--format",
-        "tb-run-v1",
-        "--duplicates",
-        "once",
-        "--min-tries",
-        "5",
-        "--out",
-        out,
-    )
+    res = _adapt(jobs, out)
     assert res.code == 0, res.stderr
     (out / "leaderboard.csv").write_text(BOARD)
     return out

@@ -16,7 +16,7 @@ import pytest
 from audit.digest import table_digest
 from audit.errors import AuditError
 from tests.conftest import ROOT, impl_python, read_csv_rows, run, run_audit, run_dag
-from tests.test_tb_runs import _run_file, _t
+from tests.test_tb_runs import _adapt, _run_file, _t
 
 # (value, value kind, decimals, {rule: expected}) worked by hand.
 ROUNDING_CASES = [
@@ -147,19 +147,7 @@ def csv_bundle(tmp_path: Path) -> Path:
     _run_file(jobs / "e2" / "s1_results.json", [_t("a", True, "y1"), _t("b", False, "y2")], 0.5, 1)
     _run_file(jobs / "e2" / "s2_results.json", [_t("a", True, "z1"), _t("b", True, "z2")], 1.0, 2)
     out = tmp_path / "bundle"
-    res = run_audit(
-        "adapt-trials",
-        "--jobs",
-        jobs,
-        "--format",
-        "tb-run-v1",
-        "--duplicates",
-        "once",
-        "--min-tries",
-        "5",
-        "--out",
-        out,
-    )
+    res = _adapt(jobs, out)
     assert res.code == 0, res.stderr
     (out / "leaderboard.csv").write_bytes(BOARD.encode())
     return out
