@@ -13,7 +13,6 @@ def build(ws) -> None:
     old = "measure: pass_at_k\n        k: 5\n"
     assert old in text
     ws.prereg.write_text(text.replace(old, "measure: pass_at_k\n        k: 0\n"), encoding="utf-8")
-    ws.config["kind"] = "trials"
     # snakemake -n reads this prereg (its blake3 matching the config's) with the lock's
     # own reader: the workflow refuses it while it is read, before any job
     ws.config["prereg"] = "prereg.yaml"
