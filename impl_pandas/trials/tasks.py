@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .prereg import Policy, Source
-from .tables import RegistryRow, TrialRow
+from .tables import RegistryRow
 
 GROUP = ["run", "task"]
 
@@ -109,14 +109,6 @@ def registry_entries(
 
 
 # ---- trial tables (6.2, 6.3) ------------------------------------------------------------
-
-
-def trial_frame(rows: list[TrialRow]) -> pd.DataFrame:
-    """The trial rows as a frame, in table order."""
-    frame = pd.DataFrame([asdict(r) for r in rows])
-    frame["reward"] = frame["reward"].astype(np.float64)
-    frame["regraded"] = frame["regraded"].astype(np.float64)
-    return frame
 
 
 def selection(frame: pd.DataFrame, policy: Policy) -> tuple[pd.DataFrame, pd.Index]:
@@ -217,9 +209,9 @@ def per_task(frame: pd.DataFrame, policy: Policy) -> pd.DataFrame:
     return out
 
 
-def trial_entries(rows: list[TrialRow], policy: Policy) -> dict[str, list[TaskValue]]:
-    """Every run's tasks (code-point order) under one selection rule."""
-    if not rows:
+def trial_entries(frame: pd.DataFrame, policy: Policy) -> dict[str, list[TaskValue]]:
+    """Every run's tasks (code-point order) under one selection rule, from the frame of
+    trials that tables.trial_rows checked."""
+    if frame.empty:
         return {}
-    frame = trial_frame(rows)
     return _by_entry(per_task(frame, policy), "run", list(pd.unique(frame["run"])))
