@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+import pandas as pd
 
 from ..values import INTEGER, format_float, format_fraction6, format_value, is_null
 from .csvboard import DECIMAL
@@ -112,26 +115,33 @@ def grid(tol: Tolerance, shown: str) -> int:
     return len(shown.partition(".")[2])
 
 
+def _first_tier(gap: Fraction, tiers: tuple[Fraction, ...] | list[Fraction]) -> str:
+    """The smallest k >= 1 with gap <= t_k (tiers strictly increase), else divergent."""
+    k = bisect.bisect_left(tiers, gap)
+    return DIVERGENT if k == len(tiers) else str(k + 1)
+
+
+def _unjudged(pub: Published, rec: float | None) -> str | None:
+    """The tier of a cell that has no difference to measure, or None."""
+    if pub is None:
+        return NOT_PUBLISHED
+    if rec is None:
+        return NO_DATA
+    return DIVERGENT if pub == "inf" else None
+
+
 def tier(
     pub: Published, rec: float | None, tol: Tolerance, d: int, rule: str = "half_even"
 ) -> tuple[str, Fraction | None]:
     """(tier, abs_diff) as cells v1, rounding under `rule` to d decimals; not_published
     for a null or NaN published value."""
-    if pub is None:
-        return NOT_PUBLISHED, None
-    if rec is None:
-        return NO_DATA, None
-    if pub == "inf":
-        return DIVERGENT, None
-    assert isinstance(pub, Fraction)
-    r = Fraction(rec)
-    diff = abs(pub - r)
-    if rounded(pub, d, rule) == rounded(rec, d, rule):
-        return "0", diff
-    for k, t in enumerate(tol.tiers, start=1):
-        if diff <= t:
-            return str(k), diff
-    return DIVERGENT, diff
+    fixed = _unjudged(pub, rec)
+    if fixed is not None:
+        return fixed, None
+    assert isinstance(pub, Fraction) and rec is not None
+    diff = abs(pub - Fraction(rec))
+    same_point = rounded(pub, d, rule) == rounded(rec, d, rule)
+    return ("0" if same_point else _first_tier(diff, tol.tiers)), diff
 
 
 def certain_tier(
@@ -143,26 +153,25 @@ def certain_tier(
     rule: str = "half_even",
 ) -> str:
     """The tier that holds for every value in [R - b, R + b] (section 8)."""
-    if pub is None:
-        return NOT_PUBLISHED
-    if rec is None:
-        return NO_DATA
-    if pub == "inf":
-        return DIVERGENT
-    assert isinstance(pub, Fraction) and bound is not None
+    fixed = _unjudged(pub, rec)
+    if fixed is not None:
+        return fixed
+    assert isinstance(pub, Fraction) and rec is not None and bound is not None
     r, b = Fraction(rec), Fraction(bound)
-    c = rounded(pub, d, rule)
-    if rounded(r - b, d, rule) == c and rounded(r + b, d, rule) == c:
+    target = rounded(pub, d, rule)
+    if {rounded(r - b, d, rule), rounded(r + b, d, rule)} == {target}:
         return "0"
     diff = abs(pub - r)
-    for k, t in enumerate(tol.tiers, start=1):
-        if diff + b <= t:
-            return str(k)
-    far = not tol.tiers or diff > b + tol.tiers[-1]
-    low, high = preimage(c, d, rule)
+    sure = _first_tier(diff + b, tol.tiers)
+    if sure != DIVERGENT:
+        return sure
+    # divergent only if no value of the interval is within the last tier and none
+    # rounds to the published grid point
+    within_last = bool(tol.tiers) and diff <= b + tol.tiers[-1]
+    low, high = preimage(target, d, rule)
     lo, hi = max(r - b, low), min(r + b, high)
-    misses = lo > hi or (lo == hi and rounded(lo, d, rule) != c)
-    return DIVERGENT if far and misses else UNDETERMINED
+    meets = lo < hi or (lo == hi and rounded(lo, d, rule) == target)
+    return UNDETERMINED if within_last or meets else DIVERGENT
 
 
 def shown_recomputed(rec: float | None, d: int, rule: str) -> str:
@@ -237,68 +246,6 @@ def judge_cells(
     return out
 
 
-def census_class(cells: list[Cell]) -> str:
-    """reproduced, divergent, no_data or not_published."""
-    if any(c.tier == NOT_PUBLISHED for c in cells):
-        return NOT_PUBLISHED
-    if any(is_integer_tier(c.tier) for c in cells):
-        return REPRODUCED
-    if any(c.tier == DIVERGENT for c in cells):
-        return DIVERGENT
-    return NO_DATA
-
-
-def _ranked(pairs: list[tuple[str, str]]) -> list[tuple[int, str]]:
-    return sorted((int(t), p) for p, t in pairs if is_integer_tier(t))
-
-
-def _recovery(row_id: str, column: str, cls: str, cells: list[Cell]) -> list[str]:
-    if cls == NOT_PUBLISHED:
-        return [row_id, column, cls, "", "", "", "", "", ""]
-    reached = _ranked([(c.policy, c.tier) for c in cells])
-    certain = _ranked([(c.policy, c.certain) for c in cells])
-    best = sorted(p for t, p in reached if t == reached[0][0]) if reached else []
-    return [
-        row_id,
-        column,
-        cls,
-        ";".join(f"{p}:{t}" for t, p in reached),
-        str(len(reached)),
-        "true" if len(reached) == 1 else "false",
-        ";".join(best),
-        ";".join(f"{p}:{t}" for t, p in certain),
-        str(len(certain)),
-    ]
-
-
-def _recovery_row(row_id: str, judged: list[list[Cell]]) -> list[str]:
-    counted = [cells for cells in judged if census_class(cells) != NOT_PUBLISHED]
-    if not counted:
-        return [row_id, "0", "", "", "", "", "", "", ""]
-
-    def every(ok: Any) -> list[str]:
-        common: set[str] | None = None
-        for cells in counted:
-            good = {c.policy for c in cells if ok(c)}
-            common = good if common is None else common & good
-        return sorted(common or set())
-
-    all_ = every(lambda c: is_integer_tier(c.tier))
-    tier0 = every(lambda c: c.tier == "0")
-    sure = every(lambda c: is_integer_tier(c.certain))
-    return [
-        row_id,
-        str(len(counted)),
-        ";".join(all_),
-        str(len(all_)),
-        "true" if len(all_) == 1 else "false",
-        ";".join(tier0),
-        str(len(tier0)),
-        ";".join(sure),
-        str(len(sure)),
-    ]
-
-
 @dataclass
 class Judged:
     """Everything the leaderboard files need."""
@@ -310,6 +257,89 @@ class Judged:
     classes: dict[str, dict[str, str]]  # column -> row id -> census class
 
 
+def _joined(items: Any) -> str:
+    return ";".join(items)
+
+
+def _reached(group: pd.DataFrame, col: str) -> pd.DataFrame:
+    """The group's cells with an integer tier in `col`, by (tier, policy)."""
+    hit = group[group[col].str.isdigit()]
+    return hit.assign(level=hit[col].astype(int)).sort_values(["level", "policy"])
+
+
+def _census_and_recovery(group: pd.DataFrame) -> pd.Series:
+    """Class, census fields and recovery fields of one (row, column)."""
+    tiers = group["tier"]
+    if tiers.eq(NOT_PUBLISHED).any():
+        return pd.Series({"class": NOT_PUBLISHED, "census": ["", "", ""], "recovery": [""] * 6})
+    hit = _reached(group, "tier")
+    sure = _reached(group, "certain")
+    if len(hit):
+        cls = REPRODUCED
+    else:
+        cls = DIVERGENT if tiers.eq(DIVERGENT).any() else NO_DATA
+    diffs = group["diff"].dropna()
+    best = hit[hit["level"] == hit["level"].min()]["policy"] if len(hit) else []
+    census = [
+        str(hit["level"].iloc[0]) if len(hit) else "",
+        _joined(sorted(hit["policy"])),
+        _diff(min(diffs)) if len(diffs) else "",
+    ]
+    recovery = [
+        _joined(f"{p}:{t}" for p, t in zip(hit["policy"], hit["level"], strict=True)),
+        str(len(hit)),
+        "true" if len(hit) == 1 else "false",
+        _joined(sorted(best)),
+        _joined(f"{p}:{t}" for p, t in zip(sure["policy"], sure["level"], strict=True)),
+        str(len(sure)),
+    ]
+    return pd.Series({"class": cls, "census": census, "recovery": recovery})
+
+
+def _policies_in_every(cells: pd.DataFrame, good: pd.Series, counted: pd.Series) -> pd.Series:
+    """Row id -> the policies good in every counted column of the row (sorted)."""
+    hits = cells.loc[good, ["row_id", "column", "policy"]].drop_duplicates()
+    per_policy = hits.groupby(["row_id", "policy"]).size().rename("n").reset_index()
+    per_policy = per_policy[per_policy["n"].to_numpy() == counted[per_policy["row_id"]].to_numpy()]
+    return per_policy.sort_values("policy").groupby("row_id")["policy"].agg(list)
+
+
+def _recovery_rows(cells: pd.DataFrame, classes: pd.Series, ids: list[str]) -> list[list[str]]:
+    """recovery_rows lines: per row, the policies that reach a tier in every counted column."""
+    kept = classes[classes != NOT_PUBLISHED]
+    counted = kept.groupby(level="row_id").size().reindex(ids, fill_value=0)
+    in_counted = pd.MultiIndex.from_frame(cells[["row_id", "column"]]).isin(kept.index)
+    wanted = {
+        "all": in_counted & cells["tier"].str.isdigit().to_numpy(),
+        "tier0": in_counted & (cells["tier"] == "0").to_numpy(),
+        "certain": in_counted & cells["certain"].str.isdigit().to_numpy(),
+    }
+    found = {
+        k: _policies_in_every(cells, pd.Series(v, index=cells.index), counted)
+        for k, v in wanted.items()
+    }
+    lines = []
+    for row_id in ids:
+        if counted[row_id] == 0:
+            lines.append([row_id, "0", "", "", "", "", "", "", ""])
+            continue
+        every = {k: found[k].get(row_id, []) for k in wanted}
+        lines.append(
+            [
+                row_id,
+                str(counted[row_id]),
+                _joined(every["all"]),
+                str(len(every["all"])),
+                "true" if len(every["all"]) == 1 else "false",
+                _joined(every["tier0"]),
+                str(len(every["tier0"])),
+                _joined(every["certain"]),
+                str(len(every["certain"])),
+            ]
+        )
+    return lines
+
+
 def build(
     board: Leaderboard,
     names: list[str],
@@ -319,57 +349,53 @@ def build(
     stats: dict[str, dict[str, EntryStats]],
     runs: RunValues,
 ) -> Judged:
-    """cells, census, recovery and recovery_rows lines (sorted)."""
+    """cells, census, recovery and recovery_rows lines (sorted).
+
+    Every measured cell under every rule becomes a row of one frame; the census,
+    recovery and recovery_rows files are group-bys of that frame."""
     kind_of = board.kind_of()
     out = Judged([], [], [], [], {name: {} for name in board.measured})
-    per_row: dict[str, list[list[Cell]]] = {row_id: [] for row_id in ids}
+    judged: list[dict[str, Any]] = []
     for name in names:
         kind = kind_of[name]
-        raw = frame_values[name]
-        for i, row_id in enumerate(ids):
-            shown = format_value(raw[i], kinds[name])
+        for row_id, raw in zip(ids, frame_values[name], strict=True):
+            shown = format_value(raw, kinds[name])
             if kind != "measured":
                 out.cells.append([row_id, name, kind, NO_POLICY, shown, "", "", "", "", ""])
                 out.census.append([row_id, name, kind, "", "", ""])
                 continue
-            col = board.measured[name]
-            pub = published_number(raw[i], kinds[name])
-            cells = judge_cells(col, row_id, pub, shown, stats.get(row_id), runs.get(row_id, {}))
-            per_row[row_id].append(cells)
-            for c in cells:
-                out.cells.append(
-                    [
-                        row_id,
-                        name,
-                        "measured",
-                        c.policy,
-                        shown,
-                        c.shown,
-                        _diff(c.diff),
-                        c.tier,
-                        _float(c.bound),
-                        c.certain,
-                    ]
-                )
-            cls = census_class(cells)
-            out.classes[name][row_id] = cls
-            diffs = [c.diff for c in cells if c.diff is not None]
-            if cls == NOT_PUBLISHED:
-                out.census.append([row_id, name, cls, "", "", ""])
-            else:
-                reached = _ranked([(c.policy, c.tier) for c in cells])
-                out.census.append(
-                    [
-                        row_id,
-                        name,
-                        cls,
-                        str(reached[0][0]) if reached else "",
-                        ";".join(sorted(p for _, p in reached)),
-                        _diff(min(diffs)) if diffs else "",
-                    ]
-                )
-            out.recovery.append(_recovery(row_id, name, cls, cells))
-    out.recovery_rows = [_recovery_row(row_id, per_row[row_id]) for row_id in ids]
+            pub = published_number(raw, kinds[name])
+            for c in judge_cells(
+                board.measured[name], row_id, pub, shown, stats.get(row_id), runs.get(row_id, {})
+            ):
+                judged.append({"row_id": row_id, "column": name, "published": shown, **vars(c)})
+    if judged:
+        cells = pd.DataFrame(judged, dtype=object)  # None stays None (no NaN)
+        out.cells += [
+            [
+                r.row_id,
+                r.column,
+                "measured",
+                r.policy,
+                r.published,
+                r.shown,
+                _diff(r.diff),
+                r.tier,
+                _float(r.bound),
+                r.certain,
+            ]
+            for r in cells.itertuples(index=False)
+        ]
+        per_cell = cells.groupby(["row_id", "column"], sort=False).apply(
+            _census_and_recovery, include_groups=False
+        )
+        for (row_id, name), r in per_cell.iterrows():
+            out.classes[name][row_id] = r["class"]
+            out.census.append([row_id, name, r["class"], *r["census"]])
+            out.recovery.append([row_id, name, r["class"], *r["recovery"]])
+        out.recovery_rows = _recovery_rows(cells, per_cell["class"], ids)
+    else:
+        out.recovery_rows = [[row_id, "0", "", "", "", "", "", "", ""] for row_id in ids]
     out.cells.sort(key=lambda r: (r[0], r[1], r[3]))
     out.census.sort(key=lambda r: (r[0], r[1]))
     out.recovery.sort(key=lambda r: (r[0], r[1]))

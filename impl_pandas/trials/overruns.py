@@ -97,7 +97,7 @@ def entry_lines(
     s = float(scale)
     unit = block["unit"]
     runs_out: list[list[str]] = []
-    pk_out: list[list[str]] = []
+    pk_found: list[tuple[str, str, int, int, int, float | None, float | None]] = []
     found: dict[str, dict[str, dict[str, float | None]]] = {}
     for name, policy in policies.items():
         chosen = _values(frame, policy)
@@ -169,7 +169,7 @@ def entry_lines(
                 left = int(per_task.shape[0] - ok.shape[0])
                 if ok.empty:
                     vals[f"pass_at_{k}"] = vals[f"pass_pow_{k}"] = None
-                    pk_out.append([str(entry), name, str(k), "0", str(left), "", ""])
+                    pk_found.append((str(entry), name, k, 0, left, None, None))
                     continue
                 at = [
                     1.0 - _comb(int(t) - int(c_), k) / _comb(int(t), k)
@@ -181,17 +181,27 @@ def entry_lines(
                 ]
                 vals[f"pass_at_{k}"] = math.fsum(at) / len(at) * s
                 vals[f"pass_pow_{k}"] = math.fsum(pw) / len(pw) * s
-                pk_out.append(
-                    [
+                pk_found.append(
+                    (
                         str(entry),
                         name,
-                        str(k),
-                        str(len(at)),
-                        str(left),
-                        format_float(vals[f"pass_at_{k}"]),
-                        format_float(vals[f"pass_pow_{k}"]),
-                    ]
+                        k,
+                        len(at),
+                        left,
+                        vals[f"pass_at_{k}"],
+                        vals[f"pass_pow_{k}"],
+                    )
                 )
     runs_out.sort(key=lambda r: (r[0], r[1]))
-    pk_out.sort(key=lambda r: (r[0], r[1], int(r[2])))
-    return runs_out, pk_out, found
+    return runs_out, _pass_k_lines(pk_found), found
+
+
+def _pass_k_lines(found: list[tuple[Any, ...]]) -> list[list[str]]:
+    """pass_k.csv lines by (entry, policy, k): counts as integers, values six decimals."""
+    table = pd.DataFrame(found, columns=PASSK_HEADER, dtype=object)
+    table = table.sort_values(["entry", "policy", "k"], kind="mergesort")
+    for col in ("k", "tasks", "tasks_left_out"):
+        table[col] = table[col].map(str)
+    for col in ("pass_at_k", "pass_pow_k"):
+        table[col] = table[col].map(_fmt)
+    return table.to_numpy().tolist()

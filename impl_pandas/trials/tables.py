@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections import Counter
@@ -46,21 +45,6 @@ class RegistryRow:
     trials: int
     passes: int
     perfect: int
-
-
-@dataclass(frozen=True)
-class TrialRow:
-    """One trial row, as the recompute needs it."""
-
-    run: str
-    task: str
-    trial_id: str
-    copy: int
-    status: str
-    reward: float | None
-    started_at: str | None
-    broken: bool = False
-    regraded: float | None = None
 
 
 def _values(table: Table, name: str) -> list[Any]:
@@ -283,16 +267,18 @@ def registry_rows(table: Table, source: Source) -> list[RegistryRow]:
     return rows
 
 
-def trial_rows(table: Table) -> list[TrialRow]:
-    """bad_value checks on the trial table; its rows."""
+def trial_rows(table: Table) -> pd.DataFrame:
+    """bad_value checks on the trial table, row by row in table order; the trials as a
+    frame: run, task, trial_id, copy, status, reward and regraded (NaN: null),
+    started_at (None: null), broken."""
     d = table.display
     cols = {name: _values(table, name) for name in TRIAL_COLUMNS}
-    rows: list[TrialRow] = []
-    for i in range(len(cols["run"])):
-        status = cols["status"][i]
+    rewards: list[float] = []
+    for i, (status, raw, copy, started) in enumerate(
+        zip(cols["status"], cols["reward"], cols["copy"], cols["started_at"], strict=True)
+    ):
         if is_null(status) or status not in STATUSES:
             raise InputError(BAD_VALUE, d, f"status {status!r} is not one of {STATUSES} (row {i})")
-        raw = cols["reward"][i]
         reward = None if is_null(raw) else float(raw)
         if status == "scored" and reward is None:
             raise InputError(BAD_VALUE, d, f"a scored trial has a null reward (row {i})")
@@ -300,38 +286,39 @@ def trial_rows(table: Table) -> list[TrialRow]:
             raise InputError(BAD_VALUE, d, f"an {status} trial has a reward (row {i})")
         if reward is not None and not math.isfinite(reward):
             raise InputError(BAD_VALUE, d, f"reward {reward!r} is not finite (row {i})")
-        copy = int(cols["copy"][i])
-        if copy < 0:
-            raise InputError(BAD_VALUE, d, f"copy {copy} < 0 (row {i})")
-        started = cols["started_at"][i]
+        if int(copy) < 0:
+            raise InputError(BAD_VALUE, d, f"copy {int(copy)} < 0 (row {i})")
         if not is_null(started) and not _CANONICAL_TIME.fullmatch(started):
             raise InputError(BAD_VALUE, d, f"started_at {started!r} is not canonical (row {i})")
-        rows.append(
-            TrialRow(
-                cols["run"][i],
-                cols["task"][i],
-                cols["trial_id"][i],
-                copy,
-                status,
-                reward,
-                None if is_null(started) else started,
-            )
-        )
-    rows = _verifier_fields(table, rows)
-    numbers: dict[tuple[str, str, str], list[int]] = {}
-    for row in rows:
-        numbers.setdefault((row.run, row.task, row.trial_id), []).append(row.copy)
-    for key in sorted(numbers):
-        if sorted(numbers[key]) != list(range(len(numbers[key]))):
-            raise InputError(BAD_VALUE, d, f"copies of ({', '.join(key)}) are not numbered 0..c-1")
-    return rows
+        rewards.append(np.nan if reward is None else reward)
+    trials = pd.DataFrame(
+        {
+            "run": pd.Series(cols["run"], dtype=object),
+            "task": pd.Series(cols["task"], dtype=object),
+            "trial_id": pd.Series(cols["trial_id"], dtype=object),
+            "copy": pd.Series([int(c) for c in cols["copy"]], dtype=np.int64),
+            "status": pd.Series(cols["status"], dtype=object),
+            "reward": pd.Series(rewards, dtype=np.float64),
+            "started_at": pd.Series(
+                [None if is_null(v) else v for v in cols["started_at"]], dtype=object
+            ),
+        }
+    )
+    trials["broken"], trials["regraded"] = _verifier_fields(table, len(trials))
+    # the copies of one (run, task, trial_id) are numbered 0 .. c-1
+    copies = trials.groupby(["run", "task", "trial_id"], sort=True)["copy"]
+    size = copies.size()
+    numbered = (copies.min() == 0) & (copies.max() == size - 1) & (copies.nunique() == size)
+    if not numbered.all():
+        key = numbered.index[~numbered.to_numpy()][0]
+        raise InputError(BAD_VALUE, d, f"copies of ({', '.join(key)}) are not numbered 0..c-1")
+    return trials
 
 
-def _verifier_fields(table: Table, rows: list[TrialRow]) -> list[TrialRow]:
-    """bad_value checks on the optional verifier columns; the rows with them filled in."""
+def _verifier_fields(table: Table, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """bad_value checks on the optional verifier columns; (broken, regraded) arrays."""
     assert table.frame is not None
     frame = table.frame
-    n = len(rows)
     broken = frame["verifier_broken"] if "verifier_broken" in frame.columns else None
     regraded = frame["reward_regraded"] if "reward_regraded" in frame.columns else None
     flags = pd.Series(False, index=range(n)) if broken is None else broken
@@ -348,7 +335,4 @@ def _verifier_fields(table: Table, rows: list[TrialRow]) -> list[TrialRow]:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InputError(BAD_VALUE, table.display, f"reward_regraded is not finite (row {i})")
-    return [
-        dataclasses.replace(row, broken=bool(b), regraded=None if np.isnan(g) else float(g))
-        for row, b, g in zip(rows, flags.to_numpy(dtype=bool), grades.to_numpy(), strict=True)
-    ]
+    return flags.to_numpy(dtype=bool), grades.to_numpy(dtype=np.float64)
