@@ -1,4 +1,4 @@
-# What every arm shares, read once before either rule set: the config checked
+# What every arm shares, read once before either set of rules. The config, checked
 # against its schema, the seat, the prereg (present, its blake3 as expected, the
 # arm not locked under another), and the arm's kind, which the locked prereg
 # alone decides (`kind: trials` for trials v1, docs/trials-contract.md; absent
@@ -36,12 +36,12 @@ check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any 
 check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 # The lock's own reader and checks for the prereg's kind (audit/arm_kind.py): a
 # prereg the lock would refuse is one line and exit 2 here, before any job. The
-# rule sets read only names from it; the lock rule checks it again.
+# rules read only names from it, and the lock checks it again.
 KIND, _PREREG = prereg_kind(PREREG)
 
 
 def impl_python(impl):
-    """The interpreter of a contestant's own environment (see rule impl_env)."""
+    """The interpreter of a contestant's own environment (made by impl_env)."""
     return f"{SRC}/.venvs/impl-{impl}/bin/python"
 
 
