@@ -31,6 +31,21 @@ def writer_lines(shipped: dict) -> list[str]:
     ]
 
 
+def closing_lines(res: Path, doc: dict, head: str, *, trials: bool) -> list[str]:
+    """How every certificate ends, either kind: an amendment beside its parent, what the
+    certificate does not show, and the anchor."""
+    return [
+        *versus.certificate_lines(res),
+        "",
+        *limits.markdown(limits.lines(res, doc, trials=trials)),
+        "",
+        "## Anchor",
+        "",
+        *anchor_lines(head),
+        "",
+    ]
+
+
 def anchor_lines(head: str) -> list[str]:
     return [
         f"{ANCHOR_PREFIX}`{head}`",
@@ -157,14 +172,4 @@ def render(res: Path, doc: dict, head: str) -> str:
             + _on_disclosed(r, doc)
             for r in rows
         ]
-    out += versus.certificate_lines(res)  # an amendment beside its parent
-    out += [
-        "",
-        *limits.markdown(limits.lines(res, doc, trials=False)),
-        "",
-        "## Anchor",
-        "",
-        *anchor_lines(head),
-        "",
-    ]
-    return "\n".join(out)
+    return "\n".join(out + closing_lines(res, doc, head, trials=False))

@@ -298,7 +298,7 @@ def build(res_dir: str, out_dir: str) -> None:
 
 
 def certificate(res: Path, doc: dict, head: str) -> str:
-    from audit.certificate import anchor_lines, writer_lines
+    from audit.certificate import closing_lines, writer_lines
 
     summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
     lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
@@ -341,14 +341,4 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"- {r['row_id']} / {r['column']} [{r['rule']}]: {r['recomputed'] or 'no data'}"
             for r in only
         ]
-    lines += versus.certificate_lines(res)  # an amendment beside its parent
-    lines += [
-        "",
-        *limits.markdown(limits.lines(res, doc, trials=True)),
-        "",
-        "## Anchor",
-        "",
-        *anchor_lines(head),
-        "",
-    ]
-    return "\n".join(lines)
+    return "\n".join(lines + closing_lines(res, doc, head, trials=True))
