@@ -124,6 +124,20 @@ def annex_head(annex: Path) -> str:
     return json.loads(last)["hash"]
 
 
+# Headless Chromium as the report tests run it: no sandbox (root in CI), no GPU, no
+# network of its own, nothing synced (each test adds its own --user-data-dir).
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
 def run_dag(workdir: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
     """The repository's Snakefile run in ``workdir``, so results land there, not in the repo."""
     (workdir / "config").mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_audit, run_dag
+from tests.conftest import CHROMIUM_FLAGS, ROOT, run_audit, run_dag
 
 CHROMIUM = shutil.which("chromium")
 
@@ -217,17 +217,7 @@ def test_second_seat_refuses_a_bundle_with_other_content(seats, tmp_path, demo_b
 def test_report_renders_in_headless_chromium(seats, tmp_path) -> None:
     annex, _, _ = seats
     page = (annex / "report" / "report.html").as_uri()
-    flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(
         [CHROMIUM, *flags, "--dump-dom", page],
         check=False,

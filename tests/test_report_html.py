@@ -13,20 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, run_dag
+from tests.conftest import CHROMIUM_FLAGS, ROOT, run_dag
 
 CHROMIUM = shutil.which("chromium")
 SHARED = (ROOT / ".." / "shared" / "bundles").resolve()
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # arm -> (config file or None for the demo, bundle folder name or None, figure ids shown)
 ARMS = {
     "demo": (None, None, ["census-map", "null-histograms", "controls-plot"]),
@@ -110,7 +100,7 @@ def arm(request, impl_envs, tmp_path_factory: pytest.TempPathFactory) -> tuple[s
 def test_report_renders_without_raw_markdown_or_missing_images(arm, tmp_path: Path) -> None:
     name, res = arm
     report = res / "report"
-    flags = [*FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
     dom = subprocess.run(
         [CHROMIUM, *flags, "--dump-dom", (report / "report.html").as_uri()],
         check=False,
