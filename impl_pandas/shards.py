@@ -15,6 +15,7 @@ import io
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
@@ -28,16 +29,20 @@ from .write import render, write_all
 
 DRAWS = "null-draws"
 MERGE = "null-merge"
+PROG = "python -m impl_pandas"
 USAGE = {
     DRAWS: (
-        "usage: python -m impl_pandas null-draws --prereg PREREG.yaml --table reproduce.csv"
+        "usage: {prog} null-draws --prereg PREREG.yaml --table reproduce.csv"
         " --draws A:B --out PART.csv"
     ),
     MERGE: (
-        "usage: python -m impl_pandas null-merge --prereg PREREG.yaml --table reproduce.csv"
+        "usage: {prog} null-merge --prereg PREREG.yaml --table reproduce.csv"
         " --out OUT_DIR PART.csv [PART.csv ...]"
     ),
 }
+# What the shard commands read from a prereg (its measured columns, seed, null_draws):
+# the leaderboard's own parser here; the trials prereg's in trials/shards.py.
+NullKeysOf = Callable[[Any, str], prereg_mod.NullKeys]
 OPTIONS = {
     DRAWS: ("--prereg", "--table", "--draws", "--out"),
     MERGE: ("--prereg", "--table", "--out"),
@@ -263,11 +268,11 @@ def _load(prereg: str, table: str, parts: list[str]) -> tuple[Any, list[list[str
     return doc, rows
 
 
-def null_draws(opts: dict[str, str]) -> None:
+def null_draws(opts: dict[str, str], keys_of: NullKeysOf = prereg_mod.parse_null_keys) -> None:
     """Write PART.csv: count(d) of every column of the table, A <= d < B."""
     prereg, table_path, out = opts["--prereg"], opts["--table"], opts["--out"]
     doc, rows = _load(prereg, table_path, [])
-    keys = prereg_mod.parse_null_keys(doc, prereg)
+    keys = keys_of(doc, prereg)
     wanted = _draw_range(opts["--draws"], keys.null_draws, prereg)
     table = _check_table(table_path, rows, keys.measured)
     lines: list[list[str]] = []
@@ -278,12 +283,14 @@ def null_draws(opts: dict[str, str]) -> None:
     write_all(folder or ".", {name: render(nulls.PART_HEADER, lines)})
 
 
-def null_merge(opts: dict[str, str], parts: list[str]) -> None:
+def null_merge(
+    opts: dict[str, str], parts: list[str], keys_of: NullKeysOf = prereg_mod.parse_null_keys
+) -> None:
     """Write OUT_DIR/nulls.csv and OUT_DIR/null_hist.csv from the table and the parts."""
     prereg, table_path, out = opts["--prereg"], opts["--table"], opts["--out"]
     doc, rows = _load(prereg, table_path, parts)
     part_rows = [_read_csv(path, nulls.PART_HEADER) for path in parts]
-    keys = prereg_mod.parse_null_keys(doc, prereg)
+    keys = keys_of(doc, prereg)
     table = _check_table(table_path, rows, keys.measured)
     counts = _check_parts(parts, part_rows, table, keys.null_draws)
     null_rows, hist_rows = nulls.summarize(table.tables, counts, keys.null_draws)
@@ -296,21 +303,27 @@ def null_merge(opts: dict[str, str], parts: list[str]) -> None:
     )
 
 
-def main(command: str, argv: list[str]) -> int:
+def main(
+    command: str,
+    argv: list[str],
+    keys_of: NullKeysOf = prereg_mod.parse_null_keys,
+    prog: str = PROG,
+) -> int:
     """Run one shard command; exit 0, or 2 on unusable input (one stderr line)."""
+    usage = USAGE[command].format(prog=prog)
     if argv[:1] in (["-h"], ["--help"]):
-        sys.stdout.write(USAGE[command] + "\n")
+        sys.stdout.write(usage + "\n")
         return 0
     try:
         opts, rest = _parse_argv(command, argv)
     except UsageError as exc:
-        sys.stderr.write(f"{USAGE[command]}\n{command}: error: {exc}\n")
+        sys.stderr.write(f"{usage}\n{command}: error: {exc}\n")
         return 2
     try:
         if command == DRAWS:
-            null_draws(opts)
+            null_draws(opts, keys_of)
         else:
-            null_merge(opts, rest)
+            null_merge(opts, rest, keys_of)
     except InputError as err:
         return report(err)
     return 0

@@ -15,7 +15,9 @@ import io
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from . import prereg
 from .errors import InputError, report
@@ -34,6 +36,17 @@ from .write import render_csv, write_file, write_outputs
 _DECIMAL = re.compile(r"[0-9]+")
 _DRAWS = re.compile(r"([0-9]+):([0-9]+)")
 _BITS = re.compile(r"[01]*")
+
+
+@dataclass(frozen=True)
+class PreregReader:
+    """How the shard commands read a prereg: the file (unreadable), then the null's keys."""
+
+    load: Callable[[str], Any]
+    settings: Callable[[Any, str], prereg.NullSettings]
+
+
+LEADERBOARD = PreregReader(prereg.load, prereg.null_settings)  # cells v1; trials: trials/shards.py
 
 
 def _bad(path: str, detail: str) -> InputError:
@@ -144,12 +157,14 @@ def _draw_range(text: str, draws: int, path: str) -> tuple[int, int]:
     return start, stop
 
 
-def draws_part(prereg_path: str, table_path: str, draws: str) -> bytes:
+def draws_part(
+    prereg_path: str, table_path: str, draws: str, reader: PreregReader = LEADERBOARD
+) -> bytes:
     """The bytes of PART.csv: count(d) per column (by name) for the draws A <= d < B."""
     _require_files([prereg_path, table_path])
-    doc = prereg.load(prereg_path)
+    doc = reader.load(prereg_path)
     rows = _read_csv(table_path, REPRODUCE_HEADER)
-    settings = prereg.null_settings(doc, prereg_path)
+    settings = reader.settings(doc, prereg_path)
     start, stop = _draw_range(draws, settings.null_draws, prereg_path)
     table = _table(rows, settings.measured, table_path)
     out: list[list[str]] = []
@@ -198,13 +213,15 @@ def _part_counts(
     return out
 
 
-def merge(prereg_path: str, table_path: str, parts: list[str]) -> dict[str, bytes]:
+def merge(
+    prereg_path: str, table_path: str, parts: list[str], reader: PreregReader = LEADERBOARD
+) -> dict[str, bytes]:
     """The bytes of nulls.csv and null_hist.csv from the table and the parts."""
     _require_files([prereg_path, table_path, *parts])
-    doc = prereg.load(prereg_path)
+    doc = reader.load(prereg_path)
     rows = _read_csv(table_path, REPRODUCE_HEADER)
     part_rows = [_read_csv(p, PART_HEADER) for p in parts]
-    settings = prereg.null_settings(doc, prereg_path)
+    settings = reader.settings(doc, prereg_path)
     table = _table(rows, settings.measured, table_path)
     counts = _part_counts(parts, part_rows, table, settings.null_draws)
     null_rows: list[list[str]] = []
@@ -235,10 +252,12 @@ def _draws_joined(argv: list[str]) -> list[str]:
     return out
 
 
-def draws_main(argv: list[str]) -> int:
+def draws_main(
+    argv: list[str], reader: PreregReader = LEADERBOARD, prog: str = "python -m impl_pyarrow"
+) -> int:
     """python -m impl_pyarrow null-draws --prereg P --table T --draws A:B --out PART.csv"""
     parser = argparse.ArgumentParser(
-        prog="python -m impl_pyarrow null-draws",
+        prog=f"{prog} null-draws",
         description="Count a range of the permutation null's draws from reproduce.csv.",
     )
     parser.add_argument("--prereg", required=True, help="preregistration YAML")
@@ -247,7 +266,7 @@ def draws_main(argv: list[str]) -> int:
     parser.add_argument("--out", required=True, help="part file to write (CSV)")
     args = parser.parse_args(_draws_joined(argv))
     try:
-        data = draws_part(args.prereg, args.table, args.draws)
+        data = draws_part(args.prereg, args.table, args.draws, reader)
         parent = os.path.dirname(args.out)
         if parent:
             os.makedirs(parent, exist_ok=True)
@@ -259,10 +278,12 @@ def draws_main(argv: list[str]) -> int:
     return 0
 
 
-def merge_main(argv: list[str]) -> int:
+def merge_main(
+    argv: list[str], reader: PreregReader = LEADERBOARD, prog: str = "python -m impl_pyarrow"
+) -> int:
     """python -m impl_pyarrow null-merge --prereg P --table T --out DIR PART.csv [...]"""
     parser = argparse.ArgumentParser(
-        prog="python -m impl_pyarrow null-merge",
+        prog=f"{prog} null-merge",
         description="Merge part files of null draws into nulls.csv and null_hist.csv.",
     )
     parser.add_argument("--prereg", required=True, help="preregistration YAML")
@@ -271,7 +292,7 @@ def merge_main(argv: list[str]) -> int:
     parser.add_argument("parts", nargs="+", metavar="PART.csv", help="part files, any order")
     args = parser.parse_args(argv)
     try:
-        files = merge(args.prereg, args.table, args.parts)
+        files = merge(args.prereg, args.table, args.parts, reader)
         write_outputs(args.out, files)
     except InputError as err:
         return report(err)

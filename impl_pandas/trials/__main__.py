@@ -1,6 +1,7 @@
-"""Command line: python -m impl_pandas.trials --prereg P --bundle B --out DIR.
+"""Command line: python -m impl_pandas.trials --prereg P --bundle B --out DIR [--no-draws].
 
-The same as `python -m impl_pandas trials --prereg P --bundle B --out DIR`."""
+The same as `python -m impl_pandas trials --prereg P --bundle B --out DIR`. Also the
+null's shard commands `null-draws` and `null-merge` (section 9.1, shards.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ from .pipeline import run
 
 def main(argv: list[str] | None = None) -> int:
     """Run the trial-level recompute; exit 0, or 2 with one stderr line on unusable input."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] in (["null-draws"], ["null-merge"]):  # section 9.1: the null in shards
+        from .shards import main as shards_main
+
+        return shards_main(argv[0], argv[1:])
     parser = argparse.ArgumentParser(prog="python -m impl_pandas trials", description=__doc__)
     parser.add_argument("--prereg", required=True, help="preregistration (YAML, trials v1)")
     parser.add_argument("--bundle", required=True, help="bundle directory")
@@ -21,12 +27,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--lock", default=None, help="the lock's files.json: read only the bytes it hashed"
     )
+    parser.add_argument(
+        "--no-draws",
+        action="store_true",
+        help="write reproduce.csv instead of nulls.csv and null_hist.csv (section 9.1)",
+    )
     args = parser.parse_args(argv)
     from ..locked import locked_bundle
 
     try:
         with locked_bundle(args.bundle, args.lock) as bundle:
-            files = run(args.prereg, bundle)
+            files = run(args.prereg, bundle, draws=not args.no_draws)
     except InputError as err:
         return report(err)
     write_all(args.out, files)

@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
 from .. import read
-from ..errors import InputError
 from ..values import NULL_KIND, format_float
 from ..write import render
 from ..yaml_reader import read_prereg
 from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
+from .blocks import set_aside
 from .prereg import REGISTRY, parse, table_names
-
-_ARM = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
-_HEAD = re.compile(r"[0-9a-f]{64}")
 
 TASKS_HEADER = [
     "entry",
@@ -114,31 +110,14 @@ def _entry_line(entry: str, policy: str, s: stats.EntryStats) -> list[str]:
     ]
 
 
-def _amends_shape(block: Any, path: str) -> None:
-    """amends: {arm: <arm name>, head: <64 lower-case hex digits>}, nothing else."""
-    ok = isinstance(block, dict) and sorted(block) == ["arm", "head"]
-    arm, head = (block.get("arm"), block.get("head")) if ok else (None, None)
-    ok = ok and isinstance(arm, str) and isinstance(head, str)
-    ok = ok and _ARM.fullmatch(arm) is not None and _HEAD.fullmatch(head) is not None
-    if not ok:
-        raise InputError("bad_prereg", path, "amends must be {arm: <arm name>, head: <64 hex>}")
-
-
-def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
-    """Compute the eight output files (bytes); InputError on unusable input.
+def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
+    """Compute the output files (bytes); InputError on unusable input.
 
     Classes in the order of section 5; within a class, files in the order
-    prereg, leaderboard, source table."""
+    prereg, leaderboard, source table. Without `draws` (section 9.1), the
+    null's table reproduce.csv replaces nulls.csv and null_hist.csv."""
     doc = load_document(prereg_path)  # missing_file, unreadable (prereg)
-    # Section 16: the optional `runs` block is read by .overruns, not by .prereg.
-    runs_raw = doc.get("runs") if isinstance(doc, dict) else None
-    if isinstance(doc, dict) and "runs" in doc:
-        doc = {k: v for k, v in doc.items() if k != "runs"}
-    # The optional `amends` block names the sealed arm this one amends; the
-    # referee checks it (docs/seal.md). Its shape is checked here, then set aside.
-    if isinstance(doc, dict) and "amends" in doc:
-        _amends_shape(doc["amends"], prereg_path)
-        doc = {k: v for k, v in doc.items() if k != "amends"}
+    doc, runs_raw = set_aside(doc, prereg_path)
     board_name, source_name = table_names(doc)
     paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
     for path in paths:  # missing_file
@@ -238,6 +217,7 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     recovery_rows: list[list[str]] = []
     null_lines: list[list[str]] = []
     hist_lines: list[list[str]] = []
+    reproduce_lines: list[list[str]] = []
     if lb is not None:
         assert board_table is not None and board_table.frame is not None
         values = {
@@ -250,17 +230,20 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         judged = judge.build(lb, names, kinds, values, ids, all_stats, run_values)
         cells, census = judged.cells, judged.census
         recovery, recovery_rows = judged.recovery, judged.recovery_rows
-        null_lines, hist_lines = nulls.build(
-            lb,
-            kinds,
-            values,
-            ids,
-            all_stats,
-            judged.classes,
-            pre.seed,
-            pre.null_draws,
-            run_values,
-        )
+        null_table = nulls.tables(lb, kinds, values, ids, all_stats, judged.classes, run_values)
+        if draws:
+            null_lines, hist_lines = nulls.build(
+                lb, null_table, judged.classes, pre.seed, pre.null_draws
+            )
+        else:
+            reproduce_lines = nulls.reproduce_rows(null_table)
+    if draws:
+        null_files = {
+            "nulls.csv": render(nulls.NULLS_HEADER, null_lines),
+            "null_hist.csv": render(nulls.HIST_HEADER, hist_lines),
+        }
+    else:
+        null_files = {"reproduce.csv": render(nulls.REPRODUCE_HEADER, reproduce_lines)}
     return {
         "tasks.csv": render(TASKS_HEADER, task_lines),
         "entries.csv": render(ENTRIES_HEADER, entry_lines),
@@ -268,8 +251,7 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         "census.csv": render(judge.CENSUS_HEADER, census),
         "recovery.csv": render(judge.RECOVERY_HEADER, recovery),
         "recovery_rows.csv": render(judge.RECOVERY_ROWS_HEADER, recovery_rows),
-        "nulls.csv": render(nulls.NULLS_HEADER, null_lines),
-        "null_hist.csv": render(nulls.HIST_HEADER, hist_lines),
+        **null_files,
         "runs.csv": render(overruns.RUNS_HEADER, runs_lines),
         "pass_k.csv": render(overruns.PASSK_HEADER, pk_lines),
         "pass_k_tasks.csv": render(passk.HEADER, pk_task_lines),

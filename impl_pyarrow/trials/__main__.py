@@ -1,7 +1,8 @@
 """Command line: python -m impl_pyarrow.trials --prereg P --bundle B --out DIR.
 
 The contract's form, ``python -m impl_pyarrow trials --prereg P --bundle B --out DIR``,
-lands here too.
+lands here too, and so do the null's shard commands ``trials null-draws`` and
+``trials null-merge`` (section 9.1, shards.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,11 @@ from .run import run
 
 def main(argv: list[str] | None = None) -> int:
     """Run the trial-level recompute; 0 on success, 2 on unusable input, 1 if output fails."""
+    args_in = sys.argv[1:] if argv is None else argv
+    if args_in[:1] in (["null-draws"], ["null-merge"]):  # section 9.1, no Arrow
+        from .shards import main as shards_main
+
+        return shards_main(args_in[0], args_in[1:])
     parser = argparse.ArgumentParser(
         prog="python -m impl_pyarrow trials",
         description="Recompute scores from a trial table or a task-level registry (trials v1).",
@@ -23,12 +29,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bundle", required=True, help="bundle directory")
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--lock", default=None, help="lock/files.json: the bytes to read")
-    args = parser.parse_args(argv)
+    parser.add_argument(
+        "--no-draws",
+        action="store_true",
+        help="write reproduce.csv in place of nulls.csv and null_hist.csv (section 9.1)",
+    )
+    args = parser.parse_args(args_in)
     from ..locked import LockedBundle
 
     try:
         with LockedBundle(args.bundle, args.lock) as bundle:
-            run(args.prereg, bundle, args.out)
+            run(args.prereg, bundle, args.out, draws=not args.no_draws)
     except InputError as err:
         return report(err)
     except OSError as exc:

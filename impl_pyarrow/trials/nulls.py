@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import nullcount
+from ..nullcount import mask_text
 from .judge import (
     Judged,
     OverRuns,
@@ -23,6 +24,7 @@ from .tries import TriesValues
 # the stream, the counting and the summary lines are the leaderboard null's
 # (nullcount.py); only the masks (row tolerances, unpublished rows) differ here
 NULLS_HEADER, HIST_HEADER = nullcount.NULLS_HEADER, nullcount.HIST_HEADER
+REPRODUCE_HEADER = nullcount.REPRODUCE_HEADER
 
 
 def _masks(
@@ -89,3 +91,20 @@ def nulls_rows(
         rows.append(row)
         hist.extend(lines)
     return rows, hist
+
+
+def reproduce_rows(
+    board: Board,
+    lb: LeaderboardData,
+    pubs: dict[str, list[Published]],
+    stats: dict[tuple[str, str], EntryStats],
+    over_runs: OverRuns,
+    tries_values: TriesValues | None = None,
+) -> list[list[str]]:
+    """Rows of reproduce.csv (section 9.1): per measured column (by name), row j's mask as text."""
+    n = len(lb.row_ids)
+    rows: list[list[str]] = []
+    for column in sorted(board.measured):
+        masks = _masks(board, column, lb, pubs[column], stats, over_runs, tries_values)
+        rows.extend([column, rid, mask_text(m, n)] for rid, m in zip(lb.row_ids, masks))
+    return rows

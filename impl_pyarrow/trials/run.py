@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..read import bundle_path
 from ..values import format_float
 from ..write import render_csv, write_outputs
 from . import csvtable, overruns, spec, tables, tries
+from .blocks import without_blocks
 from .errors import fail
 from .judge import (
     CELLS_HEADER,
@@ -19,7 +18,7 @@ from .judge import (
     judge,
     recovery_rows,
 )
-from .nulls import HIST_HEADER, NULLS_HEADER, nulls_rows
+from .nulls import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER, nulls_rows, reproduce_rows
 from .pertask import (
     TaskValue,
     registry_entries,
@@ -121,38 +120,12 @@ def entry_line(st: EntryStats) -> list[str]:
     ]
 
 
-HEX_DIGITS = frozenset("0123456789abcdef")
-ARM_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-ARM_REST = ARM_FIRST | frozenset("._-")
+def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
+    """Every output file's bytes; raises TrialInputError on unusable input.
 
-
-def check_amends_block(block: Any, path: str) -> None:
-    """The amended arm's name and head: a mapping of exactly those two strings."""
-    if not isinstance(block, dict) or set(block) != {"arm", "head"}:
-        raise fail("bad_prereg", path, "key amends must map exactly arm and head")
-    arm, head = block["arm"], block["head"]
-    good_arm = (
-        isinstance(arm, str)
-        and 0 < len(arm) <= 100
-        and arm[0] in ARM_FIRST
-        and set(arm) <= ARM_REST
-    )
-    good_head = isinstance(head, str) and len(head) == 64 and set(head) <= HEX_DIGITS
-    if not (good_arm and good_head):
-        raise fail("bad_prereg", path, "key amends: arm is not an arm name or head not 64 hex")
-
-
-def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
-    """Every output file's bytes; raises TrialInputError on unusable input."""
-    doc = spec.load(prereg_path)
-    # Section 16: the optional `runs` block is read by .overruns, not by spec.
-    runs_raw = doc.get("runs") if isinstance(doc, dict) else None
-    if isinstance(doc, dict) and "runs" in doc:
-        doc = {k: v for k, v in doc.items() if k != "runs"}
-    # `amends` (optional) is the referee's business: checked for shape, then dropped.
-    if isinstance(doc, dict) and "amends" in doc:
-        check_amends_block(doc["amends"], prereg_path)
-        doc = {k: v for k, v in doc.items() if k != "amends"}
+    Without `draws` (section 9.1) reproduce.csv, the null's table, takes the
+    place of nulls.csv and null_hist.csv."""
+    doc, runs_raw = without_blocks(spec.load(prereg_path), prereg_path)
     lb_name, src_name = spec.table_names(doc, prereg_path)
     lb_path = None if lb_name is None else bundle_path(bundle_dir, lb_name)
     src_path = bundle_path(bundle_dir, src_name)
@@ -266,11 +239,24 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         cells_out = cells_rows(board, lb_data, judged)
         census_out = census_rows(board, lb_data, judged, pubs)
         rec_out, rec_rows_out = recovery_rows(board, lb_data, judged, pubs)
-        null_out, hist_out = nulls_rows(
-            board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws, over_runs, tries_values
-        )
+        if draws:
+            null_out, hist_out = nulls_rows(
+                board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws, over_runs, tries_values
+            )
+            table_out: list[list[str]] = []
+        else:
+            null_out, hist_out = [], []
+            table_out = reproduce_rows(board, lb_data, pubs, stats, over_runs, tries_values)
     else:
         cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
+        table_out = []
+    if draws:
+        null_files = {
+            "nulls.csv": render_csv(NULLS_HEADER, null_out),
+            "null_hist.csv": render_csv(HIST_HEADER, hist_out),
+        }
+    else:
+        null_files = {"reproduce.csv": render_csv(REPRODUCE_HEADER, table_out)}
     return {
         "tasks.csv": render_csv(TASKS_HEADER, task_lines),
         "entries.csv": render_csv(ENTRIES_HEADER, entry_lines),
@@ -278,15 +264,14 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         "census.csv": render_csv(CENSUS_HEADER, census_out),
         "recovery.csv": render_csv(RECOVERY_HEADER, rec_out),
         "recovery_rows.csv": render_csv(RECOVERY_ROWS_HEADER, rec_rows_out),
-        "nulls.csv": render_csv(NULLS_HEADER, null_out),
-        "null_hist.csv": render_csv(HIST_HEADER, hist_out),
+        **null_files,
         "runs.csv": render_csv(overruns.RUNS_HEADER, runs_out),
         "pass_k.csv": render_csv(overruns.PASSK_HEADER, pk_out),
         "pass_k_tasks.csv": render_csv(tries.HEADER, pk_task_rows),
     }
 
 
-def run(prereg_path: str, bundle_dir: str, out_dir: str) -> None:
-    """Compute everything, then write the eight files of section 9 into OUT_DIR."""
-    files = compute(prereg_path, bundle_dir)
+def run(prereg_path: str, bundle_dir: str, out_dir: str, draws: bool = True) -> None:
+    """Compute everything, then write the files of section 9 (9.1 without draws) into OUT_DIR."""
+    files = compute(prereg_path, bundle_dir, draws)
     write_outputs(out_dir, files)

@@ -16,16 +16,12 @@ BUNDLE_FILES = {
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
 }
 CONTROLS = sorted(_PREREG.get("controls") or {})
-# Null draws run in this many jobs per recompute run (an execution setting, not
-# the method: the merged result is the same bytes for any count).
-NULL_DRAWS = _PREREG.get("null_draws")
-NULL_SHARDS = config.get("null_shards", 1)
-if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHARDS > NULL_DRAWS > 0:
-    refuse(
-        "bad_config",
-        _config_source("null_shards"),
-        f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
-    )
+
+
+# Null draws run in NULL_SHARDS jobs per recompute run, shard i drawing null_range(i).
+include: "null_shards.smk"
+
+
 check_bundle(
     BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
 )
@@ -53,11 +49,6 @@ wildcard_constraints:
 
 def bundle_file(role):
     return f"{BUNDLE}/{BUNDLE_FILES[role]}"
-
-
-def null_range(shard):
-    """Shard i of NULL_SHARDS draws the contiguous range A:B, sizes differing by at most one."""
-    return f"{shard * NULL_DRAWS // NULL_SHARDS}:{(shard + 1) * NULL_DRAWS // NULL_SHARDS}"
 
 
 def run_dir(impl, run):

@@ -5,6 +5,7 @@
 #   recovery.csv, recovery_rows.csv, intervals.csv, entries.csv, census_rows.csv   the trial census
 #   settings/                                    the settings census (trials source)
 #   compare/                                     compare-runs (when the prereg has `compare`)
+#   recompute/<impl>/run<n>/reproduce.csv, null-draws/<shard>.csv   the null's table and shards
 import json
 import shlex
 from pathlib import Path
@@ -12,13 +13,10 @@ from pathlib import Path
 import yaml
 
 
-if config.get("null_shards", 1) != 1:
-    # Not ignored in silence: the trials contract draws its null in one process.
-    refuse(
-        "bad_config",
-        _config_source("null_shards"),
-        "at null_shards: a trials arm draws its null in one job (trials v1 has no shards)",
-    )
+# the null's shards (section 9.1): their number and ranges, as for a leaderboard arm
+include: "null_shards.smk"
+
+
 SOURCE = _PREREG["source"]
 LEADERBOARD = _PREREG.get("leaderboard")
 COMPARE = _PREREG.get("compare")
@@ -62,11 +60,15 @@ TRIAL_FILES = [
     "pass_k_tasks",
 ]
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
+# what the recompute itself writes (--no-draws): the null's table instead of the null,
+# which the shards draw and the merge writes (rules null_draws_trials, null_merge_trials)
+RECOMPUTE_FILES = [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")] + ["reproduce"]
 
 
 wildcard_constraints:
     impl="pandas|pyarrow",
     run=r"\d+",
+    shard=r"\d+",
 
 
 def trials_module(impl):
