@@ -17,7 +17,6 @@ import re
 import sys
 from dataclasses import dataclass
 
-from . import prereg
 from .errors import InputError, report
 from .nullcount import (
     HIST_HEADER,
@@ -29,6 +28,7 @@ from .nullcount import (
     summary,
     text_mask,
 )
+from .prereg import cells as prereg
 from .write import render_csv, write_file, write_outputs
 
 _DECIMAL = re.compile(r"[0-9]+")

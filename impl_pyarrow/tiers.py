@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .prereg import Tolerance
+from .prereg.fields import Tolerance
 
 NO_DATA = "no_data"
 DIVERGENT = "divergent"

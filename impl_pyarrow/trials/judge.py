@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..prereg.fields import Tolerance
+from ..prereg.trials import OVER_RUNS, Board, Measured, Recipe
 from ..values import format_float, format_fraction, published_decimal
 from .grid import binary_digits, cell_closure, is_switch_point, to_grid
-from .spec import OVER_RUNS, Board, Measured, Recipe, Tolerance
 from .stats import EntryStats
 from .tables import LeaderboardData
 from .tries import TriesValues

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from .. import nullcount
+from ..prereg.trials import Board
 from .judge import (
     Judged,
     OverRuns,
@@ -15,7 +16,6 @@ from .judge import (
     row_tolerance,
     tier,
 )
-from .spec import Board
 from .stats import EntryStats
 from .tables import LeaderboardData
 from .tries import TriesValues

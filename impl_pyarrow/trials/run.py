@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..errors import fail
+from ..prereg import trials as prereg
 from ..read import bundle_path
 from ..values import format_float
 from ..write import render_csv, write_outputs
-from . import csvtable, overruns, spec, tables, tries
-from .errors import fail
+from . import csvtable, overruns, tables, tries
 from .judge import (
     CELLS_HEADER,
     CENSUS_HEADER,
@@ -121,39 +120,11 @@ def entry_line(st: EntryStats) -> list[str]:
     ]
 
 
-HEX_DIGITS = frozenset("0123456789abcdef")
-ARM_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
-ARM_REST = ARM_FIRST | frozenset("._-")
-
-
-def check_amends_block(block: Any, path: str) -> None:
-    """The amended arm's name and head: a mapping of exactly those two strings."""
-    if not isinstance(block, dict) or set(block) != {"arm", "head"}:
-        raise fail("bad_prereg", path, "key amends must map exactly arm and head")
-    arm, head = block["arm"], block["head"]
-    good_arm = (
-        isinstance(arm, str)
-        and 0 < len(arm) <= 100
-        and arm[0] in ARM_FIRST
-        and set(arm) <= ARM_REST
-    )
-    good_head = isinstance(head, str) and len(head) == 64 and set(head) <= HEX_DIGITS
-    if not (good_arm and good_head):
-        raise fail("bad_prereg", path, "key amends: arm is not an arm name or head not 64 hex")
-
-
 def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     """Every output file's bytes; raises TrialInputError on unusable input."""
-    doc = spec.load(prereg_path)
-    # Section 16: the optional `runs` block is read by .overruns, not by spec.
-    runs_raw = doc.get("runs") if isinstance(doc, dict) else None
-    if isinstance(doc, dict) and "runs" in doc:
-        doc = {k: v for k, v in doc.items() if k != "runs"}
-    # `amends` (optional) is the referee's business: checked for shape, then dropped.
-    if isinstance(doc, dict) and "amends" in doc:
-        check_amends_block(doc["amends"], prereg_path)
-        doc = {k: v for k, v in doc.items() if k != "amends"}
-    lb_name, src_name = spec.table_names(doc, prereg_path)
+    doc = prereg.load(prereg_path)
+    prereg.check_amends(doc, prereg_path)
+    lb_name, src_name = prereg.table_names(doc, prereg_path)
     lb_path = None if lb_name is None else bundle_path(bundle_dir, lb_name)
     src_path = bundle_path(bundle_dir, src_name)
     for path in (lb_path, src_path):
@@ -168,8 +139,8 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         )
     src_file = tables.open_parquet(src_path)
 
-    pr = spec.validate(doc, prereg_path, runs_declared=runs_raw is not None)
-    runs_block = overruns.read_block(runs_raw, prereg_path)
+    pr = prereg.validate(doc, prereg_path)
+    runs_block = pr.runs
     src = pr.source
     board = pr.leaderboard
     src_names = src_file.schema_arrow.names

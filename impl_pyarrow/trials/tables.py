@@ -12,9 +12,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..errors import fail
+from ..prereg.trials import Board, Source, TrialsPrereg
 from ..values import base_type, format_value, python_list
-from .errors import fail
-from .spec import Board, Source, TrialsPrereg
 
 TRIAL_COLUMNS: tuple[str, ...] = (
     "run",
