@@ -6,12 +6,12 @@ from fractions import Fraction
 
 from .. import nullcount
 from ..prereg.trials import Board
+from ..tiers import is_integer_tier
 from .judge import (
     Judged,
     OverRuns,
     Published,
     cell_grid,
-    is_integer_tier,
     recipe_value,
     row_tolerance,
     tier,

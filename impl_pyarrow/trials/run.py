@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import fail
+from .. import checks
 from ..prereg import trials as prereg
-from ..read import bundle_path
+from ..read import bundle_path, open_parquet, read_some, require_file
 from ..values import format_float
 from ..write import render_csv, write_outputs
 from . import csvtable, overruns, tables, tries
@@ -128,16 +128,14 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     lb_path = None if lb_name is None else bundle_path(bundle_dir, lb_name)
     src_path = bundle_path(bundle_dir, src_name)
     for path in (lb_path, src_path):
-        if path is not None and not tables.is_regular_file(path):
-            raise fail("missing_file", path, "no such regular file")
+        if path is not None:
+            require_file(path)
     if lb_path is not None and lb_path.endswith(".csv"):  # text until its declared types apply
         lb_table = csvtable.read_text_table(lb_path)
     else:
-        lb_file = None if lb_path is None else tables.open_parquet(lb_path)
-        lb_table = (
-            None if lb_file is None or lb_path is None else tables.read_table(lb_file, lb_path)
-        )
-    src_file = tables.open_parquet(src_path)
+        lb_file = None if lb_path is None else open_parquet(lb_path, layout=False)
+        lb_table = None if lb_file is None or lb_path is None else read_some(lb_file, lb_path)
+    src_file = open_parquet(src_path, layout=False)
 
     pr = prereg.validate(doc, prereg_path)
     runs_block = pr.runs
@@ -145,12 +143,12 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     board = pr.leaderboard
     src_names = src_file.schema_arrow.names
     if board is not None and lb_table is not None and lb_path is not None:
-        tables.missing_column(tables.leaderboard_names(board), lb_table.column_names, lb_path)
-    tables.missing_column(tables.source_names(src), src_names, src_path)
+        checks.missing_column(tables.leaderboard_names(board), lb_table.column_names, lb_path)
+    checks.missing_column(tables.source_names(src), src_names, src_path)
     if board is not None and lb_table is not None and lb_path is not None:
         tables.undeclared_column(board, lb_table.column_names, lb_path)
-        tables.duplicate_column(lb_table.column_names, lb_path)
-    tables.duplicate_column(src_names, src_path)
+        checks.duplicate_column(lb_table.column_names, lb_path)
+    checks.duplicate_column(src_names, src_path)
     text_numbers: frozenset[str] = frozenset()
     if board is not None and lb_table is not None and lb_path is not None:
         if board.column_types is not None:
@@ -161,7 +159,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         tables.leaderboard_types(board, lb_table.schema, lb_path, text_numbers)
     tables.source_types(src, src_file.schema_arrow, src_path)
     optional = [c for c in tables.OPTIONAL_TRIAL_COLUMNS if src.kind == "trials" and c in src_names]
-    src_table = tables.read_table(src_file, src_path, tables.source_names(src) + optional)
+    src_table = read_some(src_file, src_path, tables.source_names(src) + optional)
 
     # bad_key, then duplicate_key (leaderboard, then source); unknown_row; bad_value
     lb_ids: list[str] = []
@@ -224,7 +222,7 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
             if n in src_names
         ]
         runs_out, pk_out, over_runs = overruns.compute(
-            tables.read_table(src_file, src_path, names), pr.policies, runs_block, pr.scale
+            read_some(src_file, src_path, names), pr.policies, runs_block, pr.scale
         )
     pk_task_rows: list[list[str]] = []
     tries_values: tries.TriesValues = {}
