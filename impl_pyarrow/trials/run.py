@@ -5,9 +5,8 @@ from __future__ import annotations
 from .. import checks
 from ..prereg import trials as prereg
 from ..read import bundle_path, open_parquet, read_some, require_file
-from ..values import format_float
-from ..write import render_csv, write_outputs
-from . import csvtable, overruns, tables, tries
+from ..write import write_outputs
+from . import csvtable, outputs, overruns, tables, tries
 from .judge import (
     CELLS_HEADER,
     CENSUS_HEADER,
@@ -19,6 +18,7 @@ from .judge import (
     recovery_rows,
 )
 from .nulls import HIST_HEADER, NULLS_HEADER, nulls_rows
+from .outputs import text_table
 from .pertask import (
     TaskValue,
     registry_entries,
@@ -27,97 +27,7 @@ from .pertask import (
     trial_entries,
     trial_task,
 )
-from .stats import COUNT_NAMES, BootStream, EntryStats, entry_stats
-
-TASKS_HEADER = [
-    "entry",
-    "policy",
-    "task",
-    "copies",
-    "selected",
-    "scored",
-    "errored",
-    "unscored",
-    "excluded",
-    "zeros_added",
-    "values",
-    "reward_mean",
-    "pass_share",
-    "reward_exact",
-]
-ENTRIES_HEADER = [
-    "entry",
-    "policy",
-    "tasks",
-    "tasks_left_out",
-    "unordered_tasks",
-    "rounded_tasks",
-    *COUNT_NAMES,
-    "reward_macro",
-    "reward_ci95",
-    "reward_boot_low",
-    "reward_boot_high",
-    "reward_bound",
-    "reward_ci95_bound",
-    "pass_macro",
-    "pass_ci95",
-    "pass_boot_low",
-    "pass_boot_high",
-]
-
-
-def _i(x: int | None) -> str:
-    return "" if x is None else str(x)
-
-
-def _f(x: float | None) -> str:
-    return "" if x is None else format_float(x)
-
-
-def task_line(entry: str, policy: str, t: TaskValue) -> list[str]:
-    if t.unordered:
-        return [entry, policy, t.task, _i(t.copies), *[""] * 10]
-    exact = "" if t.exact is None else ("true" if t.exact else "false")
-    return [
-        entry,
-        policy,
-        t.task,
-        _i(t.copies),
-        _i(t.selected),
-        _i(t.scored),
-        _i(t.errored),
-        _i(t.unscored),
-        _i(t.excluded),
-        _i(t.zeros_added),
-        _i(t.values),
-        _f(t.mean),
-        _f(t.pass_share),
-        exact,
-    ]
-
-
-def entry_line(st: EntryStats) -> list[str]:
-    rb = st.reward_boot or (None, None)
-    pb = st.pass_boot or (None, None)
-    return [
-        st.entry,
-        st.policy,
-        str(st.tasks),
-        str(st.tasks_left_out),
-        _i(st.unordered_tasks),
-        str(st.rounded_tasks),
-        *[_i(st.counts[c]) for c in COUNT_NAMES],
-        _f(st.reward_macro),
-        _f(st.reward_ci95),
-        _f(rb[0]),
-        _f(rb[1]),
-        _f(st.reward_bound),
-        _f(st.reward_ci95_bound),
-        _f(st.pass_macro),
-        _f(st.pass_ci95),
-        _f(pb[0]),
-        _f(pb[1]),
-    ]
+from .stats import BootStream, EntryStats, entry_stats
 
 
 def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
@@ -208,10 +118,6 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     for (entry, pname), tvals in per_task.items():
         stats[(entry, pname)] = entry_stats(entry, pname, tvals, pr.scale, stream, registry)
 
-    task_lines = [task_line(e, p, t) for (e, p), tv in per_task.items() for t in tv]
-    task_lines.sort(key=lambda r: (r[0], r[1], r[2]))
-    entry_lines = [entry_line(stats[key]) for key in sorted(stats)]
-
     runs_out: list[list[str]] = []
     pk_out: list[list[str]] = []
     over_runs: dict[str, dict[str, dict[str, float | None]]] = {}
@@ -240,19 +146,21 @@ def compute(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         )
     else:
         cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
-    return {
-        "tasks.csv": render_csv(TASKS_HEADER, task_lines),
-        "entries.csv": render_csv(ENTRIES_HEADER, entry_lines),
-        "cells.csv": render_csv(CELLS_HEADER, cells_out),
-        "census.csv": render_csv(CENSUS_HEADER, census_out),
-        "recovery.csv": render_csv(RECOVERY_HEADER, rec_out),
-        "recovery_rows.csv": render_csv(RECOVERY_ROWS_HEADER, rec_rows_out),
-        "nulls.csv": render_csv(NULLS_HEADER, null_out),
-        "null_hist.csv": render_csv(HIST_HEADER, hist_out),
-        "runs.csv": render_csv(overruns.RUNS_HEADER, runs_out),
-        "pass_k.csv": render_csv(overruns.PASSK_HEADER, pk_out),
-        "pass_k_tasks.csv": render_csv(tries.HEADER, pk_task_rows),
-    }
+    return outputs.files(
+        {
+            "tasks.csv": outputs.tasks_table(per_task),
+            "entries.csv": outputs.entries_table(stats),
+            "cells.csv": text_table(CELLS_HEADER, cells_out),
+            "census.csv": text_table(CENSUS_HEADER, census_out),
+            "recovery.csv": text_table(RECOVERY_HEADER, rec_out),
+            "recovery_rows.csv": text_table(RECOVERY_ROWS_HEADER, rec_rows_out),
+            "nulls.csv": text_table(NULLS_HEADER, null_out),
+            "null_hist.csv": text_table(HIST_HEADER, hist_out),
+            "runs.csv": text_table(overruns.RUNS_HEADER, runs_out),
+            "pass_k.csv": text_table(overruns.PASSK_HEADER, pk_out),
+            "pass_k_tasks.csv": text_table(tries.HEADER, pk_task_rows),
+        }
+    )
 
 
 def run(prereg_path: str, bundle_dir: str, out_dir: str) -> None:
