@@ -11,7 +11,10 @@ text of a trials prereg's disclosure), so these tests fail without the change.
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -27,7 +30,7 @@ LINE = re.compile(r"^error\[(?P<cls>[a-z_]+)\]: (?P<file>[^:]+): (?P<detail>.+)$
 def _imports(path: Path) -> set[str]:
     """Every module a source file imports, resolved to its dotted name."""
     here = path.relative_to(ROOT).with_suffix("").parts
-    package = here[:-1] if here[-1] != "__init__" else here[:-1]
+    package = here[:-1]  # a module's package; an __init__'s is its own folder
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
@@ -75,6 +78,30 @@ def test_schema_files_sit_where_the_contestant_looks() -> None:
     assert res.code == 0, res.stderr
     where, ok = res.stdout.split()
     assert Path(where) == PKG.parent / "workflow" / "schemas" and ok == "True"
+
+
+def test_a_clone_shaped_copy_finds_its_schemas(impl_envs, demo_bundle, tmp_path) -> None:
+    """The package copied beside workflow/schemas/ (as secondseat/project.py lays out an
+    installed run) runs; without the schemas it refuses with one line, naming the file."""
+    folder = tmp_path / "project"
+    shutil.copytree(PKG, folder / "impl_pyarrow", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(folder)}
+
+    def recompute(out: str) -> subprocess.CompletedProcess:
+        cmd = [str(impl_python("pyarrow")), "-m", "impl_pyarrow", "--prereg",
+               str(ROOT / "prereg" / "demo.yaml"), "--bundle", str(demo_bundle),
+               "--out", str(tmp_path / out), "--no-draws"]  # fmt: skip
+        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True)
+
+    res = recompute("without")
+    lines = res.stderr.splitlines()
+    assert res.returncode == 2 and len(lines) == 1, res.stderr
+    schema = folder / "workflow" / "schemas" / "prereg.schema.yaml"
+    assert lines[0].startswith(f"error[missing_file]: {schema}: "), lines[0]
+    shutil.copytree(ROOT / "workflow" / "schemas", folder / "workflow" / "schemas")
+    res = recompute("with")
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "with" / "cells.csv").is_file() and not (tmp_path / "without").exists()
 
 
 def _refusal(res) -> tuple[str, str, str]:

@@ -96,6 +96,11 @@ def expect_kind(doc: dict[str, Any], path: str, want: str, fail: Any = InputErro
 def check(doc: dict[str, Any], path: str, want: str, fail: Any = InputError) -> None:
     """The document is a prereg of kind `want` and meets that kind's schema."""
     expect_kind(doc, path, want, fail)
-    found = jsonschema.exceptions.best_match(validator(want).iter_errors(doc))
+    try:
+        strict = validator(want)
+    except OSError as exc:  # an incomplete copy of the project, not a fault of the prereg
+        where = str(SCHEMAS / SCHEMA_FILES[want])
+        raise fail("missing_file", where, f"the {want} prereg schema cannot be read: {exc}")
+    found = jsonschema.exceptions.best_match(strict.iter_errors(doc))
     if found is not None:
         raise fail("bad_prereg", path, _violation(found))
