@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .keys import chunk_codes, dictionary_form
-from .prereg import Prereg
+from .prereg.cells import Prereg
 from .values import python_list
 
 # memoryview formats of the numeric buffers a mean reads (native byte order and sizes)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from .prereg import Measured, Prereg
+from .prereg.cells import Measured, Prereg
 from .recipes import Recomputed
 from .tiers import DIVERGENT, NO_DATA, is_integer_tier, numeric_tier, string_tier
 from .values import format_float, format_fraction, format_value, published_decimal, python_list

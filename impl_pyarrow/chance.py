@@ -9,7 +9,7 @@ from math import gcd
 from typing import Any
 
 from .cells import Leaderboard, published_key
-from .prereg import Prereg
+from .prereg.cells import Prereg
 from .recipes import Lattice, Recomputed
 
 CHANCE_HEADER = [

@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 
 from .errors import InputError
 from .keys import chunk_codes, dictionary_form, row_codes
-from .prereg import Prereg
+from .prereg.cells import Prereg
 from .values import base_type, format_value, is_number_type
 
 # Buckets of the quick duplicate-key test (few enough for Arrow's counting sort).

@@ -1,4 +1,8 @@
-"""Input error classes of the contract and their one-line report."""
+"""Input error classes of both contracts and their one-line report.
+
+The leaderboard part (cells v1, docs/contract.md) and the trials part (trials v1,
+docs/trials-contract.md, section 5) report alike; each contract has its own classes,
+in the order it checks them."""
 
 from __future__ import annotations
 
@@ -26,6 +30,25 @@ ERROR_CLASSES: tuple[str, ...] = (
 )
 
 
+# Classes in the order the trials contract checks them.
+TRIAL_ERROR_CLASSES: tuple[str, ...] = (
+    "missing_file",
+    "too_large",  # the prereg file only, as the next two
+    "unreadable",
+    "yaml_alias",
+    "yaml_duplicate_key",
+    "bad_prereg",
+    "missing_column",
+    "undeclared_column",
+    "duplicate_column",
+    "bad_type",
+    "bad_key",
+    "duplicate_key",
+    "unknown_row",
+    "bad_value",
+)
+
+
 class InputError(Exception):
     """Unusable input: reported as `error[<class>]: <file>: <detail>`, exit 2."""
 
@@ -43,6 +66,17 @@ class InputError(Exception):
         """The single stderr line, newlines in the detail flattened."""
         detail = " ".join(str(self.detail).split())
         return f"error[{self.error_class}]: {self.file}: {detail}"
+
+
+class TrialInputError(InputError):
+    """Unusable input to the trials part: the trials contract's classes."""
+
+    CLASSES = TRIAL_ERROR_CLASSES
+
+
+def fail(error_class: str, file: str, detail: str) -> TrialInputError:
+    """The trials part's error to raise."""
+    return TrialInputError(error_class, file, detail)
 
 
 def report(err: InputError) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .cells import Leaderboard, published_key
 from .nullcount import draw_counts, mask_text, observed, summary
-from .prereg import Measured, Prereg
+from .prereg.cells import Measured, Prereg
 from .recipes import Recomputed
 from .tiers import round_half_even
 

@@ -23,11 +23,13 @@ def require_file(path: str) -> None:
         raise InputError("missing_file", path, "no such regular file")
 
 
-def open_parquet(path: str) -> pq.ParquetFile:
+def open_parquet(path: str, layout: bool = True) -> pq.ParquetFile:
     """Open a parquet file and read its footer; unreadable on failure.
 
     Arrow looks for the magic bytes only at the end; a parquet file starts with
-    them too, so a file whose head is not ``PAR1`` is refused here."""
+    them too, so a file whose head is not ``PAR1`` is refused here. With `layout`
+    (cells v1, which lists the encodings and codecs it reads), so is a column
+    chunk of another encoding or codec; the trials contract lists none."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(4)
@@ -42,8 +44,17 @@ def open_parquet(path: str) -> pq.ParquetFile:
         _ = pf.schema_arrow
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"not a readable parquet file: {exc}") from None
-    check_layout(pf, path)
+    if layout:
+        check_layout(pf, path)
     return pf
+
+
+def read_some(pf: pq.ParquetFile, path: str, names: list[str] | None = None) -> pa.Table:
+    """The named columns (or every column) as stored; unreadable on a corrupted data page."""
+    try:
+        return pf.read(columns=names, use_threads=True)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise InputError("unreadable", path, f"cannot read parquet data: {exc}") from None
 
 
 def read_all(pf: pq.ParquetFile, path: str) -> pa.Table:

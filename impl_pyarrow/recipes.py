@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from .aggregate import Groups, population_key, run_values
 from .errors import InputError
-from .prereg import SINGLE_VALUE_POLICY, Measured, Prereg
+from .prereg.cells import SINGLE_VALUE_POLICY, Measured, Prereg
 from .values import format_value
 
 # recomputed[column][row position][policy] -> float, str or None (no data)

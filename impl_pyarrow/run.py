@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from . import checks, prereg
+from . import checks
 from .aggregate import aggregate
 from .cells import CELLS_HEADER, CENSUS_HEADER, cells_rows, census_rows, judge, leaderboard
 from .chance import CHANCE_HEADER, chance_rows
 from .nullcount import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER
 from .nulls import column_masks, nulls_rows, reproduce_rows
+from .prereg import cells as prereg
 from .read import (
     bundle_path,
     keys_increasing,

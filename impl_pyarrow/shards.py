@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import prereg
 from .errors import InputError, report
 from .nullcount import (
     HIST_HEADER,
@@ -31,6 +30,7 @@ from .nullcount import (
     summary,
     text_mask,
 )
+from .prereg import cells as prereg
 from .write import render_csv, write_file, write_outputs
 
 _DECIMAL = re.compile(r"[0-9]+")

@@ -1,10 +1,13 @@
-"""Tier of a recomputed value against the published one, by exact arithmetic."""
+"""Tier of a recomputed value against the published one, by exact arithmetic.
+
+The tier names and the thresholds' rule serve the leaderboard part and the trials
+part alike (trials/judge.py adds its grids and certain tiers)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from .prereg import Tolerance
+from .prereg.fields import Tolerance
 
 NO_DATA = "no_data"
 DIVERGENT = "divergent"
@@ -28,12 +31,18 @@ def numeric_tier(
     r = Fraction(recomputed)
     diff = abs(published - r)
     d = tol.exact_decimals
+    assert d is not None  # a leaderboard tolerance always names its decimals
     if round_half_even(published, d) == round_half_even(r, d):
         return "0", diff
+    return threshold_tier(diff, tol), diff
+
+
+def threshold_tier(diff: Fraction, tol: Tolerance) -> str:
+    """Past tier 0: the first k with diff <= t_k, else divergent."""
     for k, t in enumerate(tol.tiers, start=1):
         if diff <= t:
-            return str(k), diff
-    return DIVERGENT, diff
+            return str(k)
+    return DIVERGENT
 
 
 def string_tier(published: str | None, recomputed: str | None) -> str:

@@ -6,6 +6,10 @@ import csv
 import io
 import os
 import tempfile
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the null-draws subcommands write CSV without importing Arrow
+    import pyarrow as pa
 
 
 def render_csv(header: list[str], rows: list[list[str]]) -> bytes:
@@ -15,6 +19,14 @@ def render_csv(header: list[str], rows: list[list[str]]) -> bytes:
     writer.writerow(header)
     writer.writerows(rows)
     return buf.getvalue().encode("utf-8")
+
+
+def render_table(table: pa.Table) -> bytes:
+    """A table of string columns as `render_csv` writes it: its names the header, a null
+    an empty field."""
+    columns = [column.to_pylist() for column in table.columns]
+    rows = [["" if v is None else v for v in row] for row in zip(*columns)]
+    return render_csv(table.column_names, rows)
 
 
 def _umask() -> int:

@@ -236,16 +236,15 @@ print(json.dumps(out))
 """,
     "pyarrow": """
 import json, sys
-from impl_pyarrow import prereg
 from impl_pyarrow.errors import InputError
-from impl_pyarrow.trials import spec
+from impl_pyarrow.prereg import cells, trials
 out = {}
 for kind, path in json.loads(sys.stdin.read()):
     try:
         if kind == "trials":
-            spec.validate(spec.load(path), path)
+            trials.validate(trials.load(path), path)
         else:
-            prereg.validate(prereg.load(path), path)
+            cells.validate(cells.load(path), path)
         out[path] = "ok"
     except InputError as e:
         out[path] = e.error_class

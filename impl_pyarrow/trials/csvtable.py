@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
 
-from .errors import fail
+from ..errors import fail
 
 # a typed field must match in full; an empty field is null whatever the type
 FIELD_FORMS = {

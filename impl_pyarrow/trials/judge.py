@@ -7,9 +7,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..prereg.fields import Tolerance
+from ..prereg.trials import OVER_RUNS, Board, Measured, Recipe
+from ..tiers import DIVERGENT, NO_DATA, is_integer_tier, threshold_tier
 from ..values import format_float, format_fraction, published_decimal
 from .grid import binary_digits, cell_closure, is_switch_point, to_grid
-from .spec import OVER_RUNS, Board, Measured, Recipe, Tolerance
 from .stats import EntryStats
 from .tables import LeaderboardData
 from .tries import TriesValues
@@ -17,8 +19,6 @@ from .tries import TriesValues
 # (entry, policy) -> run measure -> value (section 16.3), as overruns.compute gives it
 OverRuns = dict[str, dict[str, dict[str, float | None]]]
 
-NO_DATA = "no_data"
-DIVERGENT = "divergent"
 NOT_PUBLISHED = "not_published"
 UNDETERMINED = "undetermined"
 
@@ -59,10 +59,6 @@ RECOVERY_ROWS_HEADER = [
 ]
 
 
-def is_integer_tier(tier: str) -> bool:
-    return tier.isdigit()
-
-
 @dataclass(frozen=True)
 class Published:
     """A published number: exact decimal, or none (null/NaN: not published; infinity: a claim)."""
@@ -89,11 +85,7 @@ def tier(p: Fraction, r: Fraction, tol: Tolerance, d: int, rule: str = "half_eve
     |P - R| <= t_k."""
     if to_grid(p, d, rule) == to_grid(r, d, rule):
         return "0"
-    diff = abs(p - r)
-    for k, t in enumerate(tol.tiers, start=1):
-        if diff <= t:
-            return str(k)
-    return DIVERGENT
+    return threshold_tier(abs(p - r), tol)
 
 
 def certain_tier(

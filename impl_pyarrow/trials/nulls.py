@@ -6,17 +6,17 @@ from fractions import Fraction
 
 from .. import nullcount
 from ..nullcount import mask_text
+from ..prereg.trials import Board
+from ..tiers import is_integer_tier
 from .judge import (
     Judged,
     OverRuns,
     Published,
     cell_grid,
-    is_integer_tier,
     recipe_value,
     row_tolerance,
     tier,
 )
-from .spec import Board
 from .stats import EntryStats
 from .tables import LeaderboardData
 from .tries import TriesValues

@@ -10,11 +10,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..errors import fail
 from ..formatting import format_float
-from .errors import fail
 
-UNITS = ("tb_run", "attempt")
-RUNS_KEYS = ("pass_k", "unit")
 MEASURES = (
     "run_mean",
     "se_runs_sample",
@@ -26,25 +24,6 @@ MEASURES = (
 )
 RUNS_HEADER = ["entry", "policy", "unit", "runs", "trials", "run_rates", *MEASURES]
 PASSK_HEADER = ["entry", "policy", "k", "tasks", "tasks_left_out", "pass_at_k", "pass_pow_k"]
-
-
-def read_block(raw: Any, path: str) -> dict[str, Any] | None:
-    """The optional top-level ``runs`` block."""
-    if raw is None:
-        return None
-    if not isinstance(raw, dict) or tuple(sorted(raw)) != RUNS_KEYS:
-        raise fail("bad_prereg", path, "runs must be a mapping with keys unit and pass_k")
-    unit = raw["unit"]
-    if unit not in UNITS:
-        raise fail("bad_prereg", path, f"runs.unit {unit!r} is not one of {UNITS}")
-    ks = raw["pass_k"]
-    if not isinstance(ks, list) or not all(type(k) is int for k in ks):
-        raise fail("bad_prereg", path, "runs.pass_k is not a list of integers")
-    if min(ks, default=1) < 1:
-        raise fail("bad_prereg", path, "runs.pass_k holds k < 1 (k = 0 is refused)")
-    if len(ks) != len(set(ks)):
-        raise fail("bad_prereg", path, "runs.pass_k repeats a k")
-    return {"unit": unit, "pass_k": sorted(ks)}
 
 
 def _sqrt_q(q: Fraction) -> float:

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from .spec import Policy, Source
+from ..prereg.trials import Policy, Source
 from .tables import RegistryCell, TrialRow
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from ..read import bundle_path
-from ..values import format_float
-from ..write import render_csv, write_outputs
-from . import csvtable, overruns, spec, tables, tries
-from .blocks import without_blocks
-from .errors import fail
+from .. import checks
+from ..prereg import trials as prereg
+from ..read import bundle_path, open_parquet, read_some, require_file
+from ..write import write_outputs
+from . import csvtable, outputs, overruns, tables, tries
 from .judge import (
     CELLS_HEADER,
     CENSUS_HEADER,
@@ -19,6 +18,7 @@ from .judge import (
     recovery_rows,
 )
 from .nulls import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER, nulls_rows, reproduce_rows
+from .outputs import text_table
 from .pertask import (
     TaskValue,
     registry_entries,
@@ -27,97 +27,7 @@ from .pertask import (
     trial_entries,
     trial_task,
 )
-from .stats import COUNT_NAMES, BootStream, EntryStats, entry_stats
-
-TASKS_HEADER = [
-    "entry",
-    "policy",
-    "task",
-    "copies",
-    "selected",
-    "scored",
-    "errored",
-    "unscored",
-    "excluded",
-    "zeros_added",
-    "values",
-    "reward_mean",
-    "pass_share",
-    "reward_exact",
-]
-ENTRIES_HEADER = [
-    "entry",
-    "policy",
-    "tasks",
-    "tasks_left_out",
-    "unordered_tasks",
-    "rounded_tasks",
-    *COUNT_NAMES,
-    "reward_macro",
-    "reward_ci95",
-    "reward_boot_low",
-    "reward_boot_high",
-    "reward_bound",
-    "reward_ci95_bound",
-    "pass_macro",
-    "pass_ci95",
-    "pass_boot_low",
-    "pass_boot_high",
-]
-
-
-def _i(x: int | None) -> str:
-    return "" if x is None else str(x)
-
-
-def _f(x: float | None) -> str:
-    return "" if x is None else format_float(x)
-
-
-def task_line(entry: str, policy: str, t: TaskValue) -> list[str]:
-    if t.unordered:
-        return [entry, policy, t.task, _i(t.copies), *[""] * 10]
-    exact = "" if t.exact is None else ("true" if t.exact else "false")
-    return [
-        entry,
-        policy,
-        t.task,
-        _i(t.copies),
-        _i(t.selected),
-        _i(t.scored),
-        _i(t.errored),
-        _i(t.unscored),
-        _i(t.excluded),
-        _i(t.zeros_added),
-        _i(t.values),
-        _f(t.mean),
-        _f(t.pass_share),
-        exact,
-    ]
-
-
-def entry_line(st: EntryStats) -> list[str]:
-    rb = st.reward_boot or (None, None)
-    pb = st.pass_boot or (None, None)
-    return [
-        st.entry,
-        st.policy,
-        str(st.tasks),
-        str(st.tasks_left_out),
-        _i(st.unordered_tasks),
-        str(st.rounded_tasks),
-        *[_i(st.counts[c]) for c in COUNT_NAMES],
-        _f(st.reward_macro),
-        _f(st.reward_ci95),
-        _f(rb[0]),
-        _f(rb[1]),
-        _f(st.reward_bound),
-        _f(st.reward_ci95_bound),
-        _f(st.pass_macro),
-        _f(st.pass_ci95),
-        _f(pb[0]),
-        _f(pb[1]),
-    ]
+from .stats import BootStream, EntryStats, entry_stats
 
 
 def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
@@ -125,34 +35,33 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
 
     Without `draws` (section 9.1) reproduce.csv, the null's table, takes the
     place of nulls.csv and null_hist.csv."""
-    doc, runs_raw = without_blocks(spec.load(prereg_path), prereg_path)
-    lb_name, src_name = spec.table_names(doc, prereg_path)
+    doc = prereg.load(prereg_path)
+    prereg.check_amends(doc, prereg_path)
+    lb_name, src_name = prereg.table_names(doc, prereg_path)
     lb_path = None if lb_name is None else bundle_path(bundle_dir, lb_name)
     src_path = bundle_path(bundle_dir, src_name)
     for path in (lb_path, src_path):
-        if path is not None and not tables.is_regular_file(path):
-            raise fail("missing_file", path, "no such regular file")
+        if path is not None:
+            require_file(path)
     if lb_path is not None and lb_path.endswith(".csv"):  # text until its declared types apply
         lb_table = csvtable.read_text_table(lb_path)
     else:
-        lb_file = None if lb_path is None else tables.open_parquet(lb_path)
-        lb_table = (
-            None if lb_file is None or lb_path is None else tables.read_table(lb_file, lb_path)
-        )
-    src_file = tables.open_parquet(src_path)
+        lb_file = None if lb_path is None else open_parquet(lb_path, layout=False)
+        lb_table = None if lb_file is None or lb_path is None else read_some(lb_file, lb_path)
+    src_file = open_parquet(src_path, layout=False)
 
-    pr = spec.validate(doc, prereg_path, runs_declared=runs_raw is not None)
-    runs_block = overruns.read_block(runs_raw, prereg_path)
+    pr = prereg.validate(doc, prereg_path)
+    runs_block = pr.runs
     src = pr.source
     board = pr.leaderboard
     src_names = src_file.schema_arrow.names
     if board is not None and lb_table is not None and lb_path is not None:
-        tables.missing_column(tables.leaderboard_names(board), lb_table.column_names, lb_path)
-    tables.missing_column(tables.source_names(src), src_names, src_path)
+        checks.missing_column(tables.leaderboard_names(board), lb_table.column_names, lb_path)
+    checks.missing_column(tables.source_names(src), src_names, src_path)
     if board is not None and lb_table is not None and lb_path is not None:
         tables.undeclared_column(board, lb_table.column_names, lb_path)
-        tables.duplicate_column(lb_table.column_names, lb_path)
-    tables.duplicate_column(src_names, src_path)
+        checks.duplicate_column(lb_table.column_names, lb_path)
+    checks.duplicate_column(src_names, src_path)
     text_numbers: frozenset[str] = frozenset()
     if board is not None and lb_table is not None and lb_path is not None:
         if board.column_types is not None:
@@ -163,7 +72,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
         tables.leaderboard_types(board, lb_table.schema, lb_path, text_numbers)
     tables.source_types(src, src_file.schema_arrow, src_path)
     optional = [c for c in tables.OPTIONAL_TRIAL_COLUMNS if src.kind == "trials" and c in src_names]
-    src_table = tables.read_table(src_file, src_path, tables.source_names(src) + optional)
+    src_table = read_some(src_file, src_path, tables.source_names(src) + optional)
 
     # bad_key, then duplicate_key (leaderboard, then source); unknown_row; bad_value
     lb_ids: list[str] = []
@@ -212,10 +121,6 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     for (entry, pname), tvals in per_task.items():
         stats[(entry, pname)] = entry_stats(entry, pname, tvals, pr.scale, stream, registry)
 
-    task_lines = [task_line(e, p, t) for (e, p), tv in per_task.items() for t in tv]
-    task_lines.sort(key=lambda r: (r[0], r[1], r[2]))
-    entry_lines = [entry_line(stats[key]) for key in sorted(stats)]
-
     runs_out: list[list[str]] = []
     pk_out: list[list[str]] = []
     over_runs: dict[str, dict[str, dict[str, float | None]]] = {}
@@ -226,7 +131,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
             if n in src_names
         ]
         runs_out, pk_out, over_runs = overruns.compute(
-            tables.read_table(src_file, src_path, names), pr.policies, runs_block, pr.scale
+            read_some(src_file, src_path, names), pr.policies, runs_block, pr.scale
         )
     pk_task_rows: list[list[str]] = []
     tries_values: tries.TriesValues = {}
@@ -252,23 +157,25 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
         table_out = []
     if draws:
         null_files = {
-            "nulls.csv": render_csv(NULLS_HEADER, null_out),
-            "null_hist.csv": render_csv(HIST_HEADER, hist_out),
+            "nulls.csv": text_table(NULLS_HEADER, null_out),
+            "null_hist.csv": text_table(HIST_HEADER, hist_out),
         }
     else:
-        null_files = {"reproduce.csv": render_csv(REPRODUCE_HEADER, table_out)}
-    return {
-        "tasks.csv": render_csv(TASKS_HEADER, task_lines),
-        "entries.csv": render_csv(ENTRIES_HEADER, entry_lines),
-        "cells.csv": render_csv(CELLS_HEADER, cells_out),
-        "census.csv": render_csv(CENSUS_HEADER, census_out),
-        "recovery.csv": render_csv(RECOVERY_HEADER, rec_out),
-        "recovery_rows.csv": render_csv(RECOVERY_ROWS_HEADER, rec_rows_out),
-        **null_files,
-        "runs.csv": render_csv(overruns.RUNS_HEADER, runs_out),
-        "pass_k.csv": render_csv(overruns.PASSK_HEADER, pk_out),
-        "pass_k_tasks.csv": render_csv(tries.HEADER, pk_task_rows),
-    }
+        null_files = {"reproduce.csv": text_table(REPRODUCE_HEADER, table_out)}
+    return outputs.files(
+        {
+            "tasks.csv": outputs.tasks_table(per_task),
+            "entries.csv": outputs.entries_table(stats),
+            "cells.csv": text_table(CELLS_HEADER, cells_out),
+            "census.csv": text_table(CENSUS_HEADER, census_out),
+            "recovery.csv": text_table(RECOVERY_HEADER, rec_out),
+            "recovery_rows.csv": text_table(RECOVERY_ROWS_HEADER, rec_rows_out),
+            **null_files,
+            "runs.csv": text_table(overruns.RUNS_HEADER, runs_out),
+            "pass_k.csv": text_table(overruns.PASSK_HEADER, pk_out),
+            "pass_k_tasks.csv": text_table(tries.HEADER, pk_task_rows),
+        }
+    )
 
 
 def run(prereg_path: str, bundle_dir: str, out_dir: str, draws: bool = True) -> None:

@@ -2,7 +2,7 @@
 
 The part files, the table checks, the counting and the merge are the
 leaderboard's shard commands (impl_pyarrow.shards); what differs is how the
-prereg is read: as a trials v1 prereg (spec.validate), its leaderboard's
+prereg is read: as a trials v1 prereg (prereg.trials), its leaderboard's
 measured columns being the ones the table covers (none without a leaderboard).
 Pure Python: no Arrow is imported.
 """
@@ -11,24 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..prereg import NullSettings
+from ..prereg import trials as prereg
+from ..prereg.cells import NullSettings
 from ..shards import PreregReader, draws_main, merge_main
-from . import spec
-from .blocks import without_blocks
 
 PROG = "python -m impl_pyarrow trials"
 
 
 def null_settings(doc: Any, path: str) -> NullSettings:
     """seed, null_draws and the measured column names of a trials prereg (bad_prereg)."""
-    doc, runs_raw = without_blocks(doc, path)
-    pr = spec.validate(doc, path, runs_declared=runs_raw is not None)
+    prereg.check_amends(doc, path)
+    pr = prereg.validate(doc, path)
     board = pr.leaderboard
     measured = tuple(board.measured) if board is not None else ()
     return NullSettings(measured=measured, seed=pr.seed, null_draws=pr.null_draws)
 
 
-TRIALS = PreregReader(spec.load, null_settings)
+TRIALS = PreregReader(prereg.load, null_settings)
 
 
 def main(command: str, argv: list[str]) -> int:

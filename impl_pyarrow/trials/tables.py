@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ..errors import fail
+from ..prereg.trials import Board, Source, TrialsPrereg
 from ..values import base_type, format_value, python_list
-from .errors import fail
-from .spec import Board, Source, TrialsPrereg
 
 TRIAL_COLUMNS: tuple[str, ...] = (
     "run",
@@ -31,36 +29,6 @@ OPTIONAL_TRIAL_COLUMNS: tuple[str, ...] = ("verifier_broken", "reward_regraded")
 CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 
 
-def is_regular_file(path: str) -> bool:
-    """True for an existing regular file (symlinks followed)."""
-    return os.path.isfile(path)
-
-
-def open_parquet(path: str) -> pq.ParquetFile:
-    """Open a parquet file (PAR1 at both ends, a readable footer); unreadable otherwise."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4)
-    except OSError as exc:
-        raise fail("unreadable", path, f"cannot read: {exc.strerror or exc}") from None
-    if head != b"PAR1":
-        raise fail("unreadable", path, "not a parquet file (magic bytes missing at the start)")
-    try:
-        pf = pq.ParquetFile(path, memory_map=True)
-        _ = pf.schema_arrow
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        raise fail("unreadable", path, f"not a readable parquet file: {exc}") from None
-    return pf
-
-
-def read_table(pf: pq.ParquetFile, path: str, names: list[str] | None = None) -> pa.Table:
-    """The named columns (or every column); unreadable on a corrupted data page."""
-    try:
-        return pf.read(columns=names, use_threads=True)
-    except (OSError, ValueError, pa.ArrowException) as exc:
-        raise fail("unreadable", path, f"cannot read parquet data: {exc}") from None
-
-
 def leaderboard_names(board: Board) -> list[str]:
     """Leaderboard columns the prereg names, in prereg order, without repeats."""
     names = [*board.row_key, *board.structural, *board.no_antecedent, *board.table_columns()]
@@ -75,13 +43,6 @@ def source_names(src: Source) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def missing_column(required: list[str], present: list[str], path: str) -> None:
-    have = set(present)
-    for name in required:
-        if name not in have:
-            raise fail("missing_column", path, f"no column {name!r}")
-
-
 def undeclared_column(board: Board, present: list[str], path: str) -> None:
     declared = {*board.structural, *board.no_antecedent, *board.table_columns()}
     for name in present:
@@ -89,14 +50,6 @@ def undeclared_column(board: Board, present: list[str], path: str) -> None:
             raise fail("undeclared_column", path, f"column {name!r} is declared published: false")
         if name not in declared:
             raise fail("undeclared_column", path, f"column {name!r} is not classified")
-
-
-def duplicate_column(present: list[str], path: str) -> None:
-    seen: set[str] = set()
-    for name in present:
-        if name in seen:
-            raise fail("duplicate_column", path, f"column {name!r} occurs twice")
-        seen.add(name)
 
 
 def _is_string(typ: pa.DataType) -> bool:

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..formatting import format_fraction
+from ..prereg.trials import Board
 from .pertask import TaskValue
-from .spec import Board
 
 HEADER = [
     "entry",

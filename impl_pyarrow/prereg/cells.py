@@ -1,15 +1,15 @@
-"""Reading and validating the preregistration (YAML)."""
+"""The leaderboard prereg (cells v1): after its schema (.document), what a schema cannot say."""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from itertools import pairwise
 from typing import Any
 
-from .errors import InputError
-from .plain_yaml import load_plain
+from ..errors import InputError
+from . import document
+from .fields import Tolerance, is_int, tiers
 
 RECIPES: tuple[str, ...] = ("rate", "mean", "mean_of_columns", "single_value")
 # Allowed `nulls` values per policy recipe.
@@ -29,15 +29,6 @@ class Policy:
     nulls: str
     # a mean policy's population: only instance rows whose column of this name is not null
     population: str | None = None
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """Tier rules: exact decimals for tier 0, then thresholds t1, t2, ... (exact)."""
-
-    name: str
-    exact_decimals: int
-    tiers: tuple[Fraction, ...]
 
 
 @dataclass(frozen=True)
@@ -83,15 +74,11 @@ class Prereg:
 
 def load(path: str) -> Any:
     """Read the prereg file as plain data (plain_yaml.py: missing_file ... bad_prereg)."""
-    return load_plain(path, InputError)
+    return document.load(path)
 
 
 def _bad(path: str, detail: str) -> InputError:
     return InputError("bad_prereg", path, detail)
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _mapping(doc: Any, key: str, path: str, where: str = "") -> dict[Any, Any]:
@@ -127,23 +114,12 @@ def bundle_files(doc: Any, path: str) -> tuple[str, str]:
     """The leaderboard and instance file names, needed before the bundle checks."""
     if not isinstance(doc, dict):
         raise _bad(path, "document is not a mapping")
+    document.expect_kind(doc, path, document.LEADERBOARD)
     bundle = _mapping(doc, "bundle", path)
     return (
         _string(bundle, "leaderboard", path, "bundle."),
         _string(bundle, "instances", path, "bundle."),
     )
-
-
-def _exact_decimal(x: Any) -> Fraction | None:
-    """A YAML number as the decimal its repr prints; None if not a finite number."""
-    if _is_int(x):
-        return Fraction(x)
-    if isinstance(x, float):
-        try:
-            return Fraction(repr(x))
-        except ValueError:
-            return None
-    return None
 
 
 def _tolerance(tolerances: dict[Any, Any], name: str, path: str) -> Tolerance:
@@ -156,24 +132,12 @@ def _tolerance(tolerances: dict[Any, Any], name: str, path: str) -> Tolerance:
     if "exact_decimals" not in spec:
         raise _bad(path, f"missing key {where}exact_decimals")
     decimals = spec["exact_decimals"]
-    if not _is_int(decimals) or decimals < 0:
+    if not is_int(decimals) or decimals < 0:
         raise _bad(path, f"key {where}exact_decimals is not a non-negative integer")
     if "tiers" not in spec:
         raise _bad(path, f"missing key {where}tiers")
-    raw_tiers = spec["tiers"]
-    if not isinstance(raw_tiers, list):
-        raise _bad(path, f"key {where}tiers is not a list")
-    tiers: list[Fraction] = []
-    for t in raw_tiers:
-        q = _exact_decimal(t)
-        if q is None:
-            raise _bad(path, f"key {where}tiers holds a value that is not a finite number")
-        tiers.append(q)
-    if any(q <= 0 for q in tiers):
-        raise _bad(path, f"key {where}tiers holds a value that is not positive")
-    if any(b <= a for a, b in pairwise(tiers)):
-        raise _bad(path, f"key {where}tiers does not strictly increase")
-    return Tolerance(name=name, exact_decimals=decimals, tiers=tuple(tiers))
+    found = tiers(spec["tiers"], where, lambda detail: _bad(path, detail))
+    return Tolerance(name=name, exact_decimals=decimals, tiers=found)
 
 
 def _policy(policies: dict[Any, Any], name: str, recipe: str, column: str, path: str) -> Policy:
@@ -244,7 +208,7 @@ def _measured(
         if "scale" not in spec:
             raise _bad(path, f"missing key {where}scale")
         scale = spec["scale"]
-        if not _is_int(scale):
+        if not is_int(scale):
             raise _bad(path, f"key {where}scale is not an integer")
     for p in pols:
         used[p] = _policy(policies, p, recipe, name, path)
@@ -292,12 +256,12 @@ def _draw_settings(doc: dict[Any, Any], path: str) -> tuple[int, int]:
     if "seed" not in doc:
         raise _bad(path, "missing key seed")
     seed = doc["seed"]
-    if not _is_int(seed):
+    if not is_int(seed):
         raise _bad(path, "key seed is not an integer")
     if "null_draws" not in doc:
         raise _bad(path, "missing key null_draws")
     draws = doc["null_draws"]
-    if not _is_int(draws) or draws < 1:
+    if not is_int(draws) or draws < 1:
         raise _bad(path, "key null_draws is not a positive integer")
     return seed, draws
 
@@ -335,10 +299,11 @@ class NullSettings:
 def null_settings(doc: Any, path: str) -> NullSettings:
     """The measured column names, seed and null_draws; bad_prereg as the full validation.
 
-    Only the keys these involve are checked (columns.measured, seed, null_draws),
-    each as `validate` checks it and in the same order."""
+    The schema first, as `validate`; then only the keys these involve
+    (columns.measured, seed, null_draws), each as `validate` checks it, in its order."""
     if not isinstance(doc, dict):
         raise _bad(path, "document is not a mapping")
+    document.check(doc, path, document.LEADERBOARD)
     columns = _mapping(doc, "columns", path)
     measured_raw = _mapping(columns, "measured", path, "columns.")
     for name in measured_raw:
@@ -349,8 +314,9 @@ def null_settings(doc: Any, path: str) -> NullSettings:
 
 
 def validate(doc: Any, path: str) -> Prereg:
-    """Check every key this contestant needs; bad_prereg on the first problem."""
+    """The schema, then every key this contestant needs; bad_prereg on the first problem."""
     leaderboard, instances = bundle_files(doc, path)
+    document.check(doc, path, document.LEADERBOARD)
     bundle = doc["bundle"]
     row_id = _string(bundle, "row_id", path, "bundle.")
     instance_key = _string_list(bundle, "instance_key", path, "bundle.")

@@ -1,16 +1,15 @@
-"""Reading and validating a trials-v1 preregistration (section 4)."""
+"""The trials prereg (trials v1, section 4; runs block, section 16): after its schema
+(.document), what a schema cannot say."""
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
-from fractions import Fraction
-from itertools import pairwise
 from typing import Any
 
-from ..plain_yaml import load_plain
-from .errors import TrialInputError, fail
+from ..errors import TrialInputError, fail
+from . import document
+from .fields import Tolerance, is_int, tiers
 
 PER_TASK_MEASURES: tuple[str, ...] = (
     "reward_macro",
@@ -113,16 +112,6 @@ MAX_DRAWS = 1_000_000
 
 
 @dataclass(frozen=True)
-class Tolerance:
-    """Exact decimals for tier 0 (None: as many as the published text prints), then
-    thresholds t1 < t2 < ... (exact decimals)."""
-
-    name: str
-    exact_decimals: int | None
-    tiers: tuple[Fraction, ...]
-
-
-@dataclass(frozen=True)
 class Policy:
     """A registry policy (registry_means) or a trial-selection rule."""
 
@@ -205,19 +194,16 @@ class TrialsPrereg:
     seed: int
     bootstrap_draws: int
     null_draws: int
+    runs: dict[str, Any] | None = None  # section 16: {"unit": ..., "pass_k": sorted ks}
 
 
 def load(path: str) -> Any:
     """Read the prereg file as plain data, as the leaderboard's (plain_yaml.py)."""
-    return load_plain(path, fail)
+    return document.load(path, fail)
 
 
 def _bad(path: str, detail: str) -> TrialInputError:
     return fail("bad_prereg", path, detail)
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _keys(doc: Any, keys: tuple[str, ...], path: str, where: str) -> dict[Any, Any]:
@@ -257,7 +243,7 @@ def _int(
     doc: dict[Any, Any], key: str, path: str, where: str, low: int, high: int | None = None
 ) -> int:
     value = doc[key]
-    if not _is_int(value) or value < low or (high is not None and value > high):
+    if not is_int(value) or value < low or (high is not None and value > high):
         rng = f">= {low}" if high is None else f"in {low}..{high}"
         raise _bad(path, f"key {where}{key} is not an integer {rng}")
     return int(value)
@@ -273,6 +259,7 @@ def table_names(doc: Any, path: str) -> tuple[str | None, str]:
     """(leaderboard table or None, source table): needed before the bundle files are opened."""
     if not isinstance(doc, dict):
         raise _bad(path, "document is not a mapping")
+    document.expect_kind(doc, path, document.TRIALS, fail)
     for key in ("source", "leaderboard"):
         if key not in doc:
             raise _bad(path, f"missing key {key}")
@@ -336,23 +323,8 @@ def _tolerances(raw: Any, path: str) -> dict[str, Tolerance]:
             if spec["exact_decimals"] == "published"
             else _int(spec, "exact_decimals", path, w, 0, 12)
         )
-        tiers_raw = spec["tiers"]
-        if not isinstance(tiers_raw, list):
-            raise _bad(path, f"key {w}tiers is not a list")
-        tiers: list[Fraction] = []
-        for t in tiers_raw:
-            if _is_int(t):
-                q = Fraction(t)
-            elif isinstance(t, float) and math.isfinite(t):
-                q = Fraction(repr(t))
-            else:
-                raise _bad(path, f"key {w}tiers holds a value that is not a finite number")
-            if q <= 0:
-                raise _bad(path, f"key {w}tiers holds a value that is not positive")
-            tiers.append(q)
-        if any(b <= a for a, b in pairwise(tiers)):
-            raise _bad(path, f"key {w}tiers does not strictly increase")
-        out[name] = Tolerance(name=name, exact_decimals=decimals, tiers=tuple(tiers))
+        found = tiers(spec["tiers"], w, lambda detail: _bad(path, detail))
+        out[name] = Tolerance(name=name, exact_decimals=decimals, tiers=found)
     return out
 
 
@@ -367,7 +339,7 @@ def _nullable_int(spec: dict[Any, Any], key: str, path: str, where: str) -> int 
     value = spec[key]
     if value is None:
         return None
-    if not _is_int(value) or value < 1:
+    if not is_int(value) or value < 1:
         raise _bad(path, f"key {where}{key} is neither null nor an integer >= 1")
     return int(value)
 
@@ -609,8 +581,62 @@ def _board(
     )
 
 
-def validate(doc: Any, path: str, runs_declared: bool = False) -> TrialsPrereg:
-    """Every key of section 4; bad_prereg on the first problem."""
+HEX_DIGITS = frozenset("0123456789abcdef")
+ARM_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+ARM_REST = ARM_FIRST | frozenset("._-")
+UNITS = ("tb_run", "attempt")
+RUNS_KEYS = ("pass_k", "unit")
+
+
+def check_amends(doc: Any, path: str) -> None:
+    """`amends` (optional, the referee's business): a mapping of exactly an arm name and
+    a 64-hex head. Checked before the bundle files are looked for."""
+    if not isinstance(doc, dict) or "amends" not in doc:
+        return
+    block = doc["amends"]
+    if not isinstance(block, dict) or set(block) != {"arm", "head"}:
+        raise _bad(path, "key amends must map exactly arm and head")
+    arm, head = block["arm"], block["head"]
+    good_arm = (
+        isinstance(arm, str)
+        and 0 < len(arm) <= 100
+        and arm[0] in ARM_FIRST
+        and set(arm) <= ARM_REST
+    )
+    good_head = isinstance(head, str) and len(head) == 64 and set(head) <= HEX_DIGITS
+    if not (good_arm and good_head):
+        raise _bad(path, "key amends: arm is not an arm name or head not 64 hex")
+
+
+def _runs_block(raw: Any, path: str) -> dict[str, Any] | None:
+    """The optional top-level ``runs`` block (section 16)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or tuple(sorted(raw)) != RUNS_KEYS:
+        raise _bad(path, "runs must be a mapping with keys unit and pass_k")
+    unit = raw["unit"]
+    if unit not in UNITS:
+        raise _bad(path, f"runs.unit {unit!r} is not one of {UNITS}")
+    ks = raw["pass_k"]
+    if not isinstance(ks, list) or not all(type(k) is int for k in ks):
+        raise _bad(path, "runs.pass_k is not a list of integers")
+    if min(ks, default=1) < 1:
+        raise _bad(path, "runs.pass_k holds k < 1 (k = 0 is refused)")
+    if len(ks) != len(set(ks)):
+        raise _bad(path, "runs.pass_k repeats a k")
+    return {"unit": unit, "pass_k": sorted(ks)}
+
+
+def validate(full: Any, path: str) -> TrialsPrereg:
+    """The schema, then every key of section 4, then the runs block; bad_prereg on the
+    first problem. ``amends`` is checked by `check_amends` and left to the referee."""
+    if not isinstance(full, dict):
+        raise _bad(path, "document is not a mapping")
+    document.check(full, path, document.TRIALS, fail)
+    check_amends(full, path)
+    runs_raw = full.get("runs")
+    doc = {k: v for k, v in full.items() if k not in ("runs", "amends")}
+    runs_declared = runs_raw is not None
     doc = _keys(doc, TOP_KEYS, path, "")
     _const(doc, "version", 1, path)
     _const(doc, "kind", "trials", path)
@@ -651,4 +677,5 @@ def validate(doc: Any, path: str, runs_declared: bool = False) -> TrialsPrereg:
         seed=seed,
         bootstrap_draws=boot,
         null_draws=nulls,
+        runs=_runs_block(runs_raw, path),
     )
