@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .floats import format_float
-from .prereg import NO_POLICY, SINGLE_VALUE, Measured, Prereg
+from .prereg.leaderboard import NO_POLICY, SINGLE_VALUE, Measured, Prereg
 from .read import Table
 from .recipes import Recomputed
 from .tiers import (

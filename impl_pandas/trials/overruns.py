@@ -11,11 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import BAD_PREREG, MISSING_COLUMN, InputError
+from ..errors import MISSING_COLUMN, InputError
 from ..floats import format_float
 
-UNITS = ("tb_run", "attempt")
-RUNS_KEYS = ("unit", "pass_k")
 RUNS_HEADER = [
     "entry",
     "policy",
@@ -32,24 +30,6 @@ RUNS_HEADER = [
     "se_clustered_tasks_inspect",
 ]
 PASSK_HEADER = ["entry", "policy", "k", "tasks", "tasks_left_out", "pass_at_k", "pass_pow_k"]
-
-
-def parse_block(raw: Any, path: str) -> dict[str, Any] | None:
-    """The optional top-level ``runs`` block: {unit, pass_k}."""
-    if raw is None:
-        return None
-    if not isinstance(raw, dict) or sorted(raw) != sorted(RUNS_KEYS):
-        raise InputError(BAD_PREREG, path, f"runs must be a mapping with keys {RUNS_KEYS}")
-    if raw["unit"] not in UNITS:
-        raise InputError(BAD_PREREG, path, f"runs.unit must be one of {', '.join(UNITS)}")
-    ks = raw["pass_k"]
-    if not isinstance(ks, list) or any(isinstance(k, bool) or not isinstance(k, int) for k in ks):
-        raise InputError(BAD_PREREG, path, "runs.pass_k must be a list of integers")
-    if any(k < 1 for k in ks):
-        raise InputError(BAD_PREREG, path, "runs.pass_k: k must be >= 1 (k = 0 is refused)")
-    if len(set(ks)) != len(ks):
-        raise InputError(BAD_PREREG, path, "runs.pass_k lists a k twice")
-    return {"unit": raw["unit"], "pass_k": sorted(ks)}
 
 
 def _values(frame: pd.DataFrame, policy: Any) -> pd.DataFrame | None:

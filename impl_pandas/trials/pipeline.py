@@ -3,19 +3,13 @@
 from __future__ import annotations
 
 import os
-import re
-from typing import Any
 
-from .. import read
-from ..errors import InputError
+from .. import checks, read
+from ..prereg import load_document
+from ..prereg.trials import REGISTRY, parse, table_names
 from ..values import NULL_KIND, format_float
 from ..write import render
-from ..yaml_reader import read_prereg
 from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
-from .prereg import REGISTRY, parse, table_names
-
-_ARM = re.compile(r"[a-z0-9][a-z0-9._-]{0,99}")
-_HEAD = re.compile(r"[0-9a-f]{64}")
 
 TASKS_HEADER = [
     "entry",
@@ -52,11 +46,6 @@ ENTRIES_HEADER = [
     "pass_boot_low",
     "pass_boot_high",
 ]
-
-
-def load_document(path: str) -> Any:
-    """Read the YAML prereg strictly, as the leaderboard's (yaml_reader.py)."""
-    return read_prereg(path)
 
 
 def _int(x: int | None) -> str:
@@ -114,31 +103,12 @@ def _entry_line(entry: str, policy: str, s: stats.EntryStats) -> list[str]:
     ]
 
 
-def _amends_shape(block: Any, path: str) -> None:
-    """amends: {arm: <arm name>, head: <64 lower-case hex digits>}, nothing else."""
-    ok = isinstance(block, dict) and sorted(block) == ["arm", "head"]
-    arm, head = (block.get("arm"), block.get("head")) if ok else (None, None)
-    ok = ok and isinstance(arm, str) and isinstance(head, str)
-    ok = ok and _ARM.fullmatch(arm) is not None and _HEAD.fullmatch(head) is not None
-    if not ok:
-        raise InputError("bad_prereg", path, "amends must be {arm: <arm name>, head: <64 hex>}")
-
-
 def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     """Compute the eight output files (bytes); InputError on unusable input.
 
     Classes in the order of section 5; within a class, files in the order
     prereg, leaderboard, source table."""
-    doc = load_document(prereg_path)  # missing_file, unreadable (prereg)
-    # Section 16: the optional `runs` block is read by .overruns, not by .prereg.
-    runs_raw = doc.get("runs") if isinstance(doc, dict) else None
-    if isinstance(doc, dict) and "runs" in doc:
-        doc = {k: v for k, v in doc.items() if k != "runs"}
-    # The optional `amends` block names the sealed arm this one amends; the
-    # referee checks it (docs/seal.md). Its shape is checked here, then set aside.
-    if isinstance(doc, dict) and "amends" in doc:
-        _amends_shape(doc["amends"], prereg_path)
-        doc = {k: v for k, v in doc.items() if k != "amends"}
+    doc = load_document(prereg_path)  # missing_file ... bad_prereg from reading (prereg)
     board_name, source_name = table_names(doc)
     paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
     for path in paths:  # missing_file
@@ -150,21 +120,20 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
         else (csvboard.load_csv(p, p) if p.endswith(".csv") else read.load_table(p, p))
         for p in paths
     ]
-    pre = parse(doc, prereg_path, has_runs=runs_raw is not None)  # bad_prereg
-    runs_block = overruns.parse_block(runs_raw, prereg_path)
+    pre = parse(doc, prereg_path)  # bad_prereg: the schema, then the prereg's own checks
     board_table = loaded[0] if pre.leaderboard is not None else None
     source_table = loaded[1]
     assert source_table is not None
     lb = pre.leaderboard
     if lb is not None:
         assert board_table is not None
-        tables.missing_columns(board_table, tables.leaderboard_names(lb))  # missing_column
-    tables.missing_columns(source_table, tables.source_names(pre.source))
+        checks.missing_columns(board_table, tables.leaderboard_names(lb))  # missing_column
+    checks.missing_columns(source_table, tables.source_names(pre.source))
     if lb is not None:
         assert board_table is not None
-        tables.undeclared_columns(board_table, lb)  # undeclared_column
-        tables.duplicate_columns(board_table)  # duplicate_column
-    tables.duplicate_columns(source_table)
+        checks.undeclared_columns(board_table, lb.kind_of(), lb.unpublished)  # undeclared_column
+        checks.duplicate_columns(board_table)  # duplicate_column
+    checks.duplicate_columns(source_table)
     if lb is not None:
         assert board_table is not None
         if lb.types is not None:  # a CSV field that is not of its declared type: bad_type
@@ -217,10 +186,10 @@ def run(prereg_path: str, bundle_dir: str) -> dict[str, bytes]:
     runs_lines: list[list[str]] = []
     pk_lines: list[list[str]] = []
     run_values: judge.RunValues = {}
-    if runs_block is not None and not registry:
+    if pre.runs is not None and not registry:
         assert source_table.frame is not None
         runs_lines, pk_lines, run_values = overruns.entry_lines(
-            source_table.frame, pre.policies, runs_block, pre.scale
+            source_table.frame, pre.policies, pre.runs, pre.scale
         )
 
     pk_task_lines: list[list[str]] = []
