@@ -10,10 +10,11 @@ from typing import Any
 
 import pandas as pd
 
+from ..floats import format_float, format_float_or_empty
 from ..prereg.common import NO_POLICY, Tolerance
 from ..prereg.trials import RUN_MEASURES, Leaderboard, Measured, Rule
 from ..tiers import DIVERGENT, NO_DATA, format_abs_diff
-from ..values import INTEGER, format_float, format_value, is_null
+from ..values import INTEGER, format_value, is_null
 from .csvboard import DECIMAL
 from .rounding import exact_text, on_boundary, preimage, rounded, to_decimal
 from .stats import EntryStats
@@ -197,10 +198,6 @@ class Cell:
     shown: str  # the recomputed field as written
 
 
-def _float(x: float | None) -> str:
-    return "" if x is None else format_float(x)
-
-
 def _tolerance(col: Measured, row_id: str) -> Tolerance:
     return col.row_tolerances.get(row_id, col.tolerance)
 
@@ -372,7 +369,7 @@ def build(
                 r.shown,
                 format_abs_diff(r.diff),
                 r.tier,
-                _float(r.bound),
+                format_float_or_empty(r.bound),
                 r.certain,
             ]
             for r in cells.itertuples(index=False)

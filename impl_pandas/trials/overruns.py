@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import MISSING_COLUMN, InputError
-from ..floats import format_float
+from ..floats import format_float, format_float_or_empty
 
 RUNS_HEADER = [
     "entry",
@@ -45,10 +45,6 @@ def _values(frame: pd.DataFrame, policy: Any) -> pd.DataFrame | None:
     f = f[keep].copy()
     f["value"] = f["reward"].where(f["status"] == "scored", 0.0).astype("float64")
     return f
-
-
-def _fmt(x: float | None) -> str:
-    return "" if x is None else format_float(x)
 
 
 def _se_over_runs(rates: np.ndarray, ddof: int) -> float | None:
@@ -138,7 +134,7 @@ def entry_lines(
                     str(rates.size),
                     str(n),
                     ";".join(format_float(r * s) for r in rates),
-                    *[_fmt(vals[m]) for m in RUNS_HEADER[6:]],
+                    *[format_float_or_empty(vals[m]) for m in RUNS_HEADER[6:]],
                 ]
             )
             per_task = f.groupby("task", sort=True)["value"].agg(
@@ -183,5 +179,5 @@ def _pass_k_lines(found: list[tuple[Any, ...]]) -> list[list[str]]:
     for col in ("k", "tasks", "tasks_left_out"):
         table[col] = table[col].map(str)
     for col in ("pass_at_k", "pass_pow_k"):
-        table[col] = table[col].map(_fmt)
+        table[col] = table[col].map(format_float_or_empty)
     return table.to_numpy().tolist()

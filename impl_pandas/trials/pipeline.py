@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 
 from .. import checks, read
+from ..floats import format_float_or_empty
 from ..prereg import load_document
 from ..prereg.trials import REGISTRY, parse, table_names
-from ..values import NULL_KIND, format_float
+from ..values import NULL_KIND
 from ..write import render
 from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
 
@@ -52,10 +53,6 @@ def _int(x: int | None) -> str:
     return "" if x is None else str(x)
 
 
-def _float(x: float | None) -> str:
-    return "" if x is None else format_float(x)
-
-
 def _bool(x: bool | None) -> str:
     return "" if x is None else ("true" if x else "false")
 
@@ -73,8 +70,8 @@ def _task_line(entry: str, policy: str, t: tasks.TaskValue) -> list[str]:
         _int(t.excluded),
         _int(t.zeros_added),
         _int(t.values),
-        _float(t.mean),
-        _float(t.pass_share),
+        format_float_or_empty(t.mean),
+        format_float_or_empty(t.pass_share),
         _bool(t.exact),
     ]
 
@@ -90,16 +87,16 @@ def _entry_line(entry: str, policy: str, s: stats.EntryStats) -> list[str]:
         _int(s.unordered_tasks),
         _int(s.rounded_tasks),
         *[_int(s.counts[name]) for name in stats.COUNT_FIELDS],
-        _float(s.reward_macro),
-        _float(s.reward_ci95),
-        _float(rb[0]),
-        _float(rb[1]),
-        _float(s.reward_bound),
-        _float(s.reward_ci95_bound),
-        _float(s.pass_macro),
-        _float(s.pass_ci95),
-        _float(pb[0]),
-        _float(pb[1]),
+        format_float_or_empty(s.reward_macro),
+        format_float_or_empty(s.reward_ci95),
+        format_float_or_empty(rb[0]),
+        format_float_or_empty(rb[1]),
+        format_float_or_empty(s.reward_bound),
+        format_float_or_empty(s.reward_ci95_bound),
+        format_float_or_empty(s.pass_macro),
+        format_float_or_empty(s.pass_ci95),
+        format_float_or_empty(pb[0]),
+        format_float_or_empty(pb[1]),
     ]
 
 
