@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .floats import format_float
-from .prereg import NO_POLICY, SINGLE_VALUE, Measured, Prereg
+from .floats import format_float_or_empty
+from .prereg.leaderboard import NO_POLICY, SINGLE_VALUE, Measured, Prereg
 from .read import Table
 from .recipes import Recomputed
 from .tiers import (
@@ -111,7 +111,7 @@ def judge(col: Measured, board: Table, recomputed: Recomputed) -> Judged:
     assert tol is not None
     pubs = [published_exact(published_number(v, kind), tol) for v in raw]
     recs = [{p: recomputed_exact(r[p], tol) for p in col.policies} for r in rec]
-    shown = [{p: "" if r[p] is None else format_float(r[p]) for p in col.policies} for r in rec]
+    shown = [{p: format_float_or_empty(r[p]) for p in col.policies} for r in rec]
     return Judged(col, pubs, recs, shown)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .cells import Judged
-from .prereg import SINGLE_VALUE, Chance
+from .prereg.leaderboard import SINGLE_VALUE, Chance
 from .recipes import Steps
 from .tiers import Exact
 

@@ -15,7 +15,7 @@ from .errors import (
     UNSUPPORTED_TYPE,
     InputError,
 )
-from .prereg import NUMERIC_RECIPES, Prereg
+from .prereg.leaderboard import NUMERIC_RECIPES, Prereg
 from .read import Table
 from .values import NULL_KIND, NUMERIC_KINDS, OTHER, format_value
 
@@ -41,10 +41,16 @@ def missing_columns(table: Table, wanted: list[str]) -> None:
             raise InputError(MISSING_COLUMN, table.display, f"column '{name}' is not in the table")
 
 
-def undeclared_columns(table: Table, prereg: Prereg) -> None:
-    """undeclared_column for the first leaderboard column the prereg does not classify."""
-    kinds = prereg.kind_of()
+def undeclared_columns(
+    table: Table, kinds: dict[str, str], unpublished: tuple[str, ...] = ()
+) -> None:
+    """undeclared_column for the first leaderboard column the prereg does not classify
+    (`kinds`, a kind_of()), or declares not published (trials v1, section 16.5)."""
     for name in table.names:
+        if name in unpublished:  # declared not published, yet the table has it
+            raise InputError(
+                UNDECLARED_COLUMN, table.display, f"column '{name}' is declared published: false"
+            )
         if name not in kinds:
             raise InputError(
                 UNDECLARED_COLUMN, table.display, f"column '{name}' is not classified by the prereg"

@@ -19,6 +19,10 @@ BAD_TYPE = "bad_type"
 AMBIGUOUS_VALUE = "ambiguous_value"
 BAD_SHARDS = "bad_shards"  # the shard commands only (shards.py)
 BUNDLE_CHANGED = "bundle_changed"  # --lock: bytes other than the lock hashed (locked.py)
+# trials v1 only (docs/trials-contract.md section 5; trials/tables.py)
+BAD_KEY = "bad_key"
+UNKNOWN_ROW = "unknown_row"
+BAD_VALUE = "bad_value"
 
 EXIT_INPUT = 2
 

@@ -13,3 +13,8 @@ def format_float(x: float) -> str:
         return "inf" if x > 0 else "-inf"
     text = f"{x:.6f}"
     return "0.000000" if text == "-0.000000" else text
+
+
+def format_float_or_empty(x: float | None) -> str:
+    """format_float, or the empty field for a value that is absent (None)."""
+    return "" if x is None else format_float(x)

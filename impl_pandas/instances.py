@@ -32,7 +32,7 @@ import pandas as pd
 
 from .checks import duplicate_keys
 from .errors import BAD_TYPE, UNREADABLE, InputError
-from .prereg import MEAN, RATE, SINGLE_VALUE, Prereg
+from .prereg.leaderboard import MEAN, RATE, SINGLE_VALUE, Prereg
 from .read import Table, load_table, raw_strings, read_group, utf8
 from .values import BOOLEAN, NUMERIC_KINDS, STRING, is_null
 

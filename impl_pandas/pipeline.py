@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from . import cells, chance, checks, instances, nulls, read, recipes
-from . import prereg as prereg_mod
+from .prereg import leaderboard as prereg_mod
+from .prereg import load_document
 from .values import format_value
 from .write import render
 
@@ -25,7 +26,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
 
     Classes are checked in the contract's table order; within a class, files in
     the order prereg, leaderboard, instances."""
-    doc = prereg_mod.load_document(prereg_path)  # missing_file, unreadable (prereg)
+    doc = load_document(prereg_path)  # missing_file, unreadable (prereg)
     paths = [
         None if name is None else os.path.join(bundle_dir, name)
         for name in (
@@ -45,7 +46,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
 
     checks.missing_columns(board, checks.leaderboard_names(pre))  # missing_column
     checks.missing_columns(inst, checks.instance_names(pre))
-    checks.undeclared_columns(board, pre)  # undeclared_column
+    checks.undeclared_columns(board, pre.kind_of())  # undeclared_column
     checks.duplicate_columns(board)  # duplicate_column
     checks.duplicate_columns(inst)
     checks.leaderboard_unsupported(board, pre)  # unsupported_type

@@ -10,7 +10,15 @@ import pandas as pd
 
 from .errors import AMBIGUOUS_VALUE, InputError
 from .instances import Instances, Runs
-from .prereg import MEAN, MEAN_OF_COLUMNS, NO_POLICY, RATE, SINGLE_VALUE, Measured, Prereg
+from .prereg.leaderboard import (
+    MEAN,
+    MEAN_OF_COLUMNS,
+    NO_POLICY,
+    RATE,
+    SINGLE_VALUE,
+    Measured,
+    Prereg,
+)
 from .read import Table
 from .runsums import RunSums
 from .values import divide, exact_total, format_value

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 
 from . import nulls
-from . import prereg as prereg_mod
 from .errors import BAD_SHARDS, MISSING_FILE, UNREADABLE, InputError, report
+from .prereg import leaderboard as prereg_mod
+from .prereg import load_document
 from .write import render, write_all
 
 DRAWS = "null-draws"
@@ -263,7 +264,7 @@ def _load(prereg: str, table: str, parts: list[str]) -> tuple[Any, list[list[str
     """missing_file for any file, then unreadable for the prereg and the table (YAML, rows)."""
     for path in (prereg, table, *parts):
         _require_file(path)
-    doc = prereg_mod.load_document(prereg)
+    doc = load_document(prereg)
     rows = _read_csv(table, nulls.REPRODUCE_HEADER)
     return doc, rows
 

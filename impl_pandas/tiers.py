@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .prereg import Tolerance
+from .prereg.common import Tolerance
 from .values import INTEGER, format_fraction6, is_null
 
 NO_DATA = "no_data"

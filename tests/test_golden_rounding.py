@@ -43,6 +43,7 @@ tolerances:
 seed: 1
 null_draws: 10
 chance: {epsilon: 1.0e-12, threshold: 0.001}
+controls: {}
 disclosure: {auditor: the tests, relations: [], publication: not published}
 """
 

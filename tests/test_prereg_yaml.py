@@ -221,14 +221,12 @@ CONTESTANT = {
 import json, sys
 from impl_pandas import prereg
 from impl_pandas.errors import InputError
-from impl_pandas.trials import pipeline, prereg as trials_prereg
+from impl_pandas.prereg import leaderboard, trials
 out = {}
 for kind, path in json.loads(sys.stdin.read()):
     try:
-        if kind == "trials":
-            trials_prereg.parse(pipeline.load_document(path), path)
-        else:
-            prereg.parse(prereg.load_document(path), path)
+        doc = prereg.load_document(path)
+        (trials if kind == "trials" else leaderboard).parse(doc, path)
         out[path] = "ok"
     except InputError as e:
         out[path] = e.cls

@@ -10,17 +10,18 @@ from typing import Any
 
 import pandas as pd
 
-from ..values import INTEGER, format_float, format_fraction6, format_value, is_null
+from ..floats import format_float, format_float_or_empty
+from ..prereg.common import NO_POLICY, Tolerance
+from ..prereg.trials import RUN_MEASURES, Leaderboard, Measured, Rule
+from ..tiers import DIVERGENT, NO_DATA, format_abs_diff
+from ..values import INTEGER, format_value, is_null
 from .csvboard import DECIMAL
-from .prereg import NO_POLICY, RUN_MEASURES, Leaderboard, Measured, Rule, Tolerance
 from .rounding import exact_text, on_boundary, preimage, rounded, to_decimal
 from .stats import EntryStats
 
 # entry -> policy -> run measure -> value (None: no data), from .overruns
 RunValues = dict[str, dict[str, dict[str, float | None]]]
 
-NO_DATA = "no_data"
-DIVERGENT = "divergent"
 NOT_PUBLISHED = "not_published"
 UNDETERMINED = "undetermined"
 REPRODUCED = "reproduced"
@@ -184,11 +185,6 @@ def shown_recomputed(rec: float | None, d: int, rule: str) -> str:
     return exact_text(rec) if near or on_boundary(to_decimal(rec), d, rule) else text
 
 
-def is_integer_tier(value: str) -> bool:
-    """True for tiers 0, 1, 2, ..."""
-    return value.isdigit()
-
-
 @dataclass(frozen=True)
 class Cell:
     """One measured cell under one rule (policy, measure, rounding)."""
@@ -200,14 +196,6 @@ class Cell:
     tier: str
     certain: str
     shown: str  # the recomputed field as written
-
-
-def _diff(diff: Fraction | None) -> str:
-    return "" if diff is None else format_fraction6(diff)
-
-
-def _float(x: float | None) -> str:
-    return "" if x is None else format_float(x)
 
 
 def _tolerance(col: Measured, row_id: str) -> Tolerance:
@@ -283,7 +271,7 @@ def _census_and_recovery(group: pd.DataFrame) -> pd.Series:
     census = [
         str(hit["level"].iloc[0]) if len(hit) else "",
         _joined(sorted(hit["policy"])),
-        _diff(min(diffs)) if len(diffs) else "",
+        format_abs_diff(min(diffs)) if len(diffs) else "",
     ]
     recovery = [
         _joined(f"{p}:{t}" for p, t in zip(hit["policy"], hit["level"], strict=True)),
@@ -379,9 +367,9 @@ def build(
                 r.policy,
                 r.published,
                 r.shown,
-                _diff(r.diff),
+                format_abs_diff(r.diff),
                 r.tier,
-                _float(r.bound),
+                format_float_or_empty(r.bound),
                 r.certain,
             ]
             for r in cells.itertuples(index=False)

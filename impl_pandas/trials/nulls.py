@@ -8,18 +8,18 @@ from typing import Any
 import numpy as np
 
 from .. import nulls as leaderboard_nulls
+from ..prereg.trials import Leaderboard
+from ..tiers import is_integer_tier
 from ..values import format_value
 from .judge import (
     NOT_PUBLISHED,
     REPRODUCED,
     RunValues,
     grid,
-    is_integer_tier,
     published_number,
     rule_value,
     tier,
 )
-from .prereg import Leaderboard
 from .stats import EntryStats
 
 # the permutation null's arithmetic is the leaderboard's (nulls.py): one stream,

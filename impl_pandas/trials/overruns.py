@@ -11,11 +11,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import BAD_PREREG, MISSING_COLUMN, InputError
-from ..floats import format_float
+from ..errors import MISSING_COLUMN, InputError
+from ..floats import format_float, format_float_or_empty
 
-UNITS = ("tb_run", "attempt")
-RUNS_KEYS = ("unit", "pass_k")
 RUNS_HEADER = [
     "entry",
     "policy",
@@ -34,24 +32,6 @@ RUNS_HEADER = [
 PASSK_HEADER = ["entry", "policy", "k", "tasks", "tasks_left_out", "pass_at_k", "pass_pow_k"]
 
 
-def parse_block(raw: Any, path: str) -> dict[str, Any] | None:
-    """The optional top-level ``runs`` block: {unit, pass_k}."""
-    if raw is None:
-        return None
-    if not isinstance(raw, dict) or sorted(raw) != sorted(RUNS_KEYS):
-        raise InputError(BAD_PREREG, path, f"runs must be a mapping with keys {RUNS_KEYS}")
-    if raw["unit"] not in UNITS:
-        raise InputError(BAD_PREREG, path, f"runs.unit must be one of {', '.join(UNITS)}")
-    ks = raw["pass_k"]
-    if not isinstance(ks, list) or any(isinstance(k, bool) or not isinstance(k, int) for k in ks):
-        raise InputError(BAD_PREREG, path, "runs.pass_k must be a list of integers")
-    if any(k < 1 for k in ks):
-        raise InputError(BAD_PREREG, path, "runs.pass_k: k must be >= 1 (k = 0 is refused)")
-    if len(set(ks)) != len(ks):
-        raise InputError(BAD_PREREG, path, "runs.pass_k lists a k twice")
-    return {"unit": raw["unit"], "pass_k": sorted(ks)}
-
-
 def _values(frame: pd.DataFrame, policy: Any) -> pd.DataFrame | None:
     """The trials' values under a policy (copies, errored, unscored); None when the policy
     selects or pads (run statistics are defined for select all, no slots only)."""
@@ -65,10 +45,6 @@ def _values(frame: pd.DataFrame, policy: Any) -> pd.DataFrame | None:
     f = f[keep].copy()
     f["value"] = f["reward"].where(f["status"] == "scored", 0.0).astype("float64")
     return f
-
-
-def _fmt(x: float | None) -> str:
-    return "" if x is None else format_float(x)
 
 
 def _se_over_runs(rates: np.ndarray, ddof: int) -> float | None:
@@ -158,7 +134,7 @@ def entry_lines(
                     str(rates.size),
                     str(n),
                     ";".join(format_float(r * s) for r in rates),
-                    *[_fmt(vals[m]) for m in RUNS_HEADER[6:]],
+                    *[format_float_or_empty(vals[m]) for m in RUNS_HEADER[6:]],
                 ]
             )
             per_task = f.groupby("task", sort=True)["value"].agg(
@@ -203,5 +179,5 @@ def _pass_k_lines(found: list[tuple[Any, ...]]) -> list[list[str]]:
     for col in ("k", "tasks", "tasks_left_out"):
         table[col] = table[col].map(str)
     for col in ("pass_at_k", "pass_pow_k"):
-        table[col] = table[col].map(_fmt)
+        table[col] = table[col].map(format_float_or_empty)
     return table.to_numpy().tolist()

@@ -10,8 +10,8 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
+from ..prereg.trials import Leaderboard
 from ..values import format_fraction6
-from .prereg import Leaderboard
 from .tasks import TaskValue
 
 HEADER = [

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from .. import read
-from ..values import NULL_KIND, format_float
+from .. import checks, read
+from ..floats import format_float_or_empty
+from ..prereg import load_document
+from ..prereg.trials import REGISTRY, parse, table_names
+from ..values import NULL_KIND
 from ..write import render
-from ..yaml_reader import read_prereg
 from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
-from .blocks import set_aside
-from .prereg import REGISTRY, parse, table_names
 
 TASKS_HEADER = [
     "entry",
@@ -50,17 +49,8 @@ ENTRIES_HEADER = [
 ]
 
 
-def load_document(path: str) -> Any:
-    """Read the YAML prereg strictly, as the leaderboard's (yaml_reader.py)."""
-    return read_prereg(path)
-
-
 def _int(x: int | None) -> str:
     return "" if x is None else str(x)
-
-
-def _float(x: float | None) -> str:
-    return "" if x is None else format_float(x)
 
 
 def _bool(x: bool | None) -> str:
@@ -80,8 +70,8 @@ def _task_line(entry: str, policy: str, t: tasks.TaskValue) -> list[str]:
         _int(t.excluded),
         _int(t.zeros_added),
         _int(t.values),
-        _float(t.mean),
-        _float(t.pass_share),
+        format_float_or_empty(t.mean),
+        format_float_or_empty(t.pass_share),
         _bool(t.exact),
     ]
 
@@ -97,16 +87,16 @@ def _entry_line(entry: str, policy: str, s: stats.EntryStats) -> list[str]:
         _int(s.unordered_tasks),
         _int(s.rounded_tasks),
         *[_int(s.counts[name]) for name in stats.COUNT_FIELDS],
-        _float(s.reward_macro),
-        _float(s.reward_ci95),
-        _float(rb[0]),
-        _float(rb[1]),
-        _float(s.reward_bound),
-        _float(s.reward_ci95_bound),
-        _float(s.pass_macro),
-        _float(s.pass_ci95),
-        _float(pb[0]),
-        _float(pb[1]),
+        format_float_or_empty(s.reward_macro),
+        format_float_or_empty(s.reward_ci95),
+        format_float_or_empty(rb[0]),
+        format_float_or_empty(rb[1]),
+        format_float_or_empty(s.reward_bound),
+        format_float_or_empty(s.reward_ci95_bound),
+        format_float_or_empty(s.pass_macro),
+        format_float_or_empty(s.pass_ci95),
+        format_float_or_empty(pb[0]),
+        format_float_or_empty(pb[1]),
     ]
 
 
@@ -116,8 +106,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     Classes in the order of section 5; within a class, files in the order
     prereg, leaderboard, source table. Without `draws` (section 9.1), the
     null's table reproduce.csv replaces nulls.csv and null_hist.csv."""
-    doc = load_document(prereg_path)  # missing_file, unreadable (prereg)
-    doc, runs_raw = set_aside(doc, prereg_path)
+    doc = load_document(prereg_path)  # missing_file ... bad_prereg from reading (prereg)
     board_name, source_name = table_names(doc)
     paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
     for path in paths:  # missing_file
@@ -129,21 +118,20 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
         else (csvboard.load_csv(p, p) if p.endswith(".csv") else read.load_table(p, p))
         for p in paths
     ]
-    pre = parse(doc, prereg_path, has_runs=runs_raw is not None)  # bad_prereg
-    runs_block = overruns.parse_block(runs_raw, prereg_path)
+    pre = parse(doc, prereg_path)  # bad_prereg: the schema, then the prereg's own checks
     board_table = loaded[0] if pre.leaderboard is not None else None
     source_table = loaded[1]
     assert source_table is not None
     lb = pre.leaderboard
     if lb is not None:
         assert board_table is not None
-        tables.missing_columns(board_table, tables.leaderboard_names(lb))  # missing_column
-    tables.missing_columns(source_table, tables.source_names(pre.source))
+        checks.missing_columns(board_table, tables.leaderboard_names(lb))  # missing_column
+    checks.missing_columns(source_table, tables.source_names(pre.source))
     if lb is not None:
         assert board_table is not None
-        tables.undeclared_columns(board_table, lb)  # undeclared_column
-        tables.duplicate_columns(board_table)  # duplicate_column
-    tables.duplicate_columns(source_table)
+        checks.undeclared_columns(board_table, lb.kind_of(), lb.unpublished)  # undeclared_column
+        checks.duplicate_columns(board_table)  # duplicate_column
+    checks.duplicate_columns(source_table)
     if lb is not None:
         assert board_table is not None
         if lb.types is not None:  # a CSV field that is not of its declared type: bad_type
@@ -196,10 +184,10 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     runs_lines: list[list[str]] = []
     pk_lines: list[list[str]] = []
     run_values: judge.RunValues = {}
-    if runs_block is not None and not registry:
+    if pre.runs is not None and not registry:
         assert source_table.frame is not None
         runs_lines, pk_lines, run_values = overruns.entry_lines(
-            source_table.frame, pre.policies, runs_block, pre.scale
+            source_table.frame, pre.policies, pre.runs, pre.scale
         )
 
     pk_task_lines: list[list[str]] = []

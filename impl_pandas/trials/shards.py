@@ -13,17 +13,15 @@ from __future__ import annotations
 from typing import Any
 
 from .. import shards as leaderboard_shards
-from ..prereg import NullKeys
-from .blocks import set_aside
-from .prereg import parse
+from ..prereg.leaderboard import NullKeys
+from ..prereg.trials import parse
 
 PROG = "python -m impl_pandas trials"
 
 
 def null_keys(doc: Any, path: str) -> NullKeys:
     """The measured columns (none without a leaderboard), seed, null_draws (bad_prereg)."""
-    doc, runs_raw = set_aside(doc, path)
-    pre = parse(doc, path, has_runs=runs_raw is not None)
+    pre = parse(doc, path)
     measured = tuple(sorted(pre.leaderboard.measured)) if pre.leaderboard is not None else ()
     return NullKeys(measured=measured, seed=pre.seed, null_draws=pre.null_draws)
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 from blake3 import blake3
 
-from .prereg import Source
+from ..prereg.trials import Source
 from .tasks import TaskValue
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -12,21 +11,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..errors import (
-    BAD_TYPE,
-    DUPLICATE_COLUMN,
-    DUPLICATE_KEY,
-    MISSING_COLUMN,
-    UNDECLARED_COLUMN,
-    InputError,
-)
+from ..errors import BAD_KEY, BAD_TYPE, BAD_VALUE, DUPLICATE_KEY, UNKNOWN_ROW, InputError
+from ..prereg.trials import REGISTRY, Leaderboard, Source
 from ..read import Table
 from ..values import BOOLEAN, FLOATING, INTEGER, NUMERIC_KINDS, STRING, is_null
-from .prereg import REGISTRY, Leaderboard, Source
 
-BAD_KEY = "bad_key"
-UNKNOWN_ROW = "unknown_row"
-BAD_VALUE = "bad_value"
 TRIAL_COLUMNS = ("run", "task", "trial_id", "copy", "status", "reward", "started_at")
 STATUSES = ("scored", "errored", "unscored")
 # Optional columns (section 6.3): absent means no broken verifier and no regrade.
@@ -70,38 +59,6 @@ def source_names(source: Source) -> list[str]:
             source.perfect_count,
         ]
     return list(TRIAL_COLUMNS)
-
-
-def missing_columns(table: Table, wanted: list[str]) -> None:
-    """missing_column for the first named column absent from the table."""
-    present = set(table.names)
-    for name in wanted:
-        if name not in present:
-            raise InputError(MISSING_COLUMN, table.display, f"column '{name}' is not in the table")
-
-
-def undeclared_columns(table: Table, board: Leaderboard) -> None:
-    """undeclared_column for the first leaderboard column the prereg does not classify."""
-    kinds = board.kind_of()
-    for name in table.names:
-        if name in board.unpublished:  # declared not published, yet the table has it
-            raise InputError(
-                UNDECLARED_COLUMN, table.display, f"column '{name}' is declared published: false"
-            )
-        if name not in kinds:
-            raise InputError(
-                UNDECLARED_COLUMN, table.display, f"column '{name}' is not classified by the prereg"
-            )
-
-
-def duplicate_columns(table: Table) -> None:
-    """duplicate_column for the first name that occurs twice."""
-    counts = Counter(table.names)
-    for name in table.names:
-        if counts[name] > 1:
-            raise InputError(
-                DUPLICATE_COLUMN, table.display, f"column '{name}' occurs {counts[name]} times"
-            )
 
 
 def _want_kind(table: Table, name: str, kinds: tuple[str, ...], what: str) -> None:

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 
-from .prereg import Policy, Source
+from ..prereg.trials import Policy, Source
 from .tables import RegistryRow
 
 GROUP = ["run", "task"]

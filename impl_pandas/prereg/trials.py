@@ -1,15 +1,14 @@
-"""Loading and validating a trials-v1 preregistration (contract trials v1, section 4)."""
+"""A trials-v1 prereg (contract trials v1, section 4): its own checks after the schema."""
 
 from __future__ import annotations
 
-import itertools
-import math
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
-from ..errors import BAD_PREREG, InputError
+from . import TRIALS as KIND
+from . import validate
+from .common import Checker, Tolerance, classified_once, column_kinds, tiers
 
 REGISTRY = "registry"
 TRIALS = "trials"
@@ -32,7 +31,6 @@ CSV_TYPES = ("string", "integer", "decimal", "boolean")  # section 4.3
 PUBLISHED_GRID = "published"  # exact_decimals: the published text's own decimals
 REGISTRY_MEANS = ("exact_where_possible", "rounded_score")
 BUILTINS = ("attempted", "scored")
-NO_POLICY = "-"
 
 _TOP_KEYS = (
     "version",
@@ -51,6 +49,9 @@ _TOP_KEYS = (
     "compare",
     "disclosure",
 )
+# Optional top-level keys: `runs` (section 16, read by _runs); `amends`, the sealed
+# arm this one amends, is the referee's (docs/seal.md): its shape is the schema's.
+_TOP_OPTIONAL = ("runs", "amends")
 _REGISTRY_SOURCE = (
     "kind",
     "table",
@@ -87,19 +88,10 @@ _TRIAL_POLICY_OPTIONAL = {
     "broken_verifier": ("as_zero", "exclude_task_both_sides", "exclude_trial"),
 }
 _TOLERANCE = ("exact_decimals", "tiers")
-_NAME = re.compile(r"[a-z0-9][a-z0-9._-]*", re.ASCII)
 _POLICY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*", re.ASCII)
 _MAX_DRAWS = 1_000_000
-
-
-@dataclass(frozen=True)
-class Tolerance:
-    """Tier rules: the grid of tier 0 (decimals; None = the published text's own) and
-    the tier bounds as exact decimals."""
-
-    name: str
-    exact_decimals: int | None
-    tiers: tuple[Fraction, ...]
+RUN_UNITS = ("tb_run", "attempt")  # section 16: what one run of an entry is
+_RUNS = ("unit", "pass_k")
 
 
 @dataclass(frozen=True)
@@ -161,10 +153,7 @@ class Leaderboard:
 
     def kind_of(self) -> dict[str, str]:
         """Leaderboard column name to its kind."""
-        kinds = {name: "structural" for name in self.structural}
-        kinds.update({name: "no_antecedent" for name in self.no_antecedent})
-        kinds.update({name: "measured" for name in self.measured})
-        return kinds
+        return column_kinds(self.structural, self.no_antecedent, self.measured)
 
 
 @dataclass(frozen=True)
@@ -194,6 +183,7 @@ class Prereg:
     seed: int = 0
     bootstrap_draws: int = 1
     null_draws: int = 1
+    runs: dict[str, Any] | None = None  # section 16: {unit, pass_k (ascending)}, if declared
 
 
 def table_names(doc: Any) -> tuple[str | None, str | None]:
@@ -210,76 +200,7 @@ def table_names(doc: Any) -> tuple[str | None, str | None]:
     return pick(doc.get("leaderboard")), pick(doc.get("source"))
 
 
-class _Checker:
-    """Typed access to the parsed document; every failure is bad_prereg."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def fail(self, detail: str) -> InputError:
-        return InputError(BAD_PREREG, self.path, detail)
-
-    def block(self, value: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
-        """A mapping with exactly these keys (missing first, then unknown)."""
-        if not isinstance(value, dict):
-            raise self.fail(f"{where} must be a mapping")
-        for key in keys:
-            if key not in value:
-                raise self.fail(f"key '{_dotted(where, key)}' is missing")
-        for key in value:
-            if key not in keys:
-                raise self.fail(f"unknown key '{_dotted(where, str(key))}'")
-        return value
-
-    def string(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise self.fail(f"{where} must be a string")
-        return value
-
-    def choice(self, value: Any, where: str, allowed: tuple[str, ...]) -> str:
-        if not isinstance(value, str) or value not in allowed:
-            raise self.fail(f"{where} must be one of {', '.join(allowed)}")
-        return value
-
-    def integer(self, value: Any, where: str, low: int, high: int | None = None) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(f"{where} must be an integer")
-        if value < low or (high is not None and value > high):
-            bound = f">= {low}" if high is None else f"in {low}..{high}"
-            raise self.fail(f"{where} must be {bound}")
-        return value
-
-    def strings(self, value: Any, where: str, nonempty: bool) -> list[str]:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise self.fail(f"{where} must be a list of strings")
-        if nonempty and not value:
-            raise self.fail(f"{where} must not be empty")
-        if len(set(value)) != len(value):
-            raise self.fail(f"{where} lists a name twice")
-        return value
-
-    def column(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or not value:
-            raise self.fail(f"{where} must be a non-empty string")
-        return value
-
-    def columns(self, value: Any, where: str, nonempty: bool) -> list[str]:
-        names = self.strings(value, where, nonempty)
-        if any(not v for v in names):
-            raise self.fail(f"{where} must not hold an empty name")
-        return names
-
-    def file(self, value: Any, where: str) -> str:
-        if not isinstance(value, str) or not value or "/" in value:
-            raise self.fail(f"{where} must be a file name inside the bundle folder (no '/')")
-        return value
-
-
-def _dotted(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
-
-
-def _source(chk: _Checker, raw: Any) -> Source:
+def _source(chk: Checker, raw: Any) -> Source:
     if not isinstance(raw, dict):
         raise chk.fail("source must be a mapping")
     kind = chk.choice(raw.get("kind"), "source.kind", (REGISTRY, TRIALS))
@@ -309,7 +230,7 @@ def _source(chk: _Checker, raw: Any) -> Source:
     )
 
 
-def _tolerances(chk: _Checker, raw: Any) -> dict[str, Tolerance]:
+def _tolerances(chk: Checker, raw: Any) -> dict[str, Tolerance]:
     if not isinstance(raw, dict):
         raise chk.fail("tolerances must be a mapping")
     out: dict[str, Tolerance] = {}
@@ -321,25 +242,11 @@ def _tolerances(chk: _Checker, raw: Any) -> dict[str, Tolerance]:
         decimals: int | None = None
         if spec["exact_decimals"] != PUBLISHED_GRID:
             decimals = chk.integer(spec["exact_decimals"], f"{where}.exact_decimals", 0, 12)
-        items = spec["tiers"]
-        if not isinstance(items, list):
-            raise chk.fail(f"{where}.tiers must be a list of numbers")
-        tiers: list[Fraction] = []
-        for item in items:
-            if isinstance(item, bool) or not isinstance(item, (int, float)):
-                raise chk.fail(f"{where}.tiers must be a list of numbers")
-            if isinstance(item, float) and not math.isfinite(item):
-                raise chk.fail(f"{where}.tiers must be finite")
-            tiers.append(Fraction(repr(item)) if isinstance(item, float) else Fraction(item))
-        if any(t <= 0 for t in tiers):
-            raise chk.fail(f"{where}.tiers must be positive")
-        if any(b <= a for a, b in itertools.pairwise(tiers)):
-            raise chk.fail(f"{where}.tiers must strictly increase")
-        out[name] = Tolerance(name, decimals, tuple(tiers))
+        out[name] = Tolerance(name, decimals, tiers(chk, spec["tiers"], where))
     return out
 
 
-def _policy(chk: _Checker, name: str, raw: Any, source_kind: str) -> Policy:
+def _policy(chk: Checker, name: str, raw: Any, source_kind: str) -> Policy:
     where = f"policies.{name}"
     if source_kind == REGISTRY:
         spec = chk.block(raw, where, _REGISTRY_POLICY)
@@ -371,7 +278,7 @@ def _policy(chk: _Checker, name: str, raw: Any, source_kind: str) -> Policy:
     return Policy(name, None, select, k, copies, errored, unscored, empty, slots, **optional)
 
 
-def _trial_policy_optional(chk: _Checker, raw: Any, where: str) -> dict[str, str]:
+def _trial_policy_optional(chk: Checker, raw: Any, where: str) -> dict[str, str]:
     """The optional reward / broken_verifier keys of a trial policy that are present."""
     if not isinstance(raw, dict):
         return {}
@@ -382,7 +289,7 @@ def _trial_policy_optional(chk: _Checker, raw: Any, where: str) -> dict[str, str
     }
 
 
-def _policies(chk: _Checker, raw: Any, source_kind: str) -> dict[str, Policy]:
+def _policies(chk: Checker, raw: Any, source_kind: str) -> dict[str, Policy]:
     if not isinstance(raw, dict):
         raise chk.fail("policies must be a mapping")
     out: dict[str, Policy] = {}
@@ -405,7 +312,7 @@ def _optional(raw: Any, keys: tuple[str, ...]) -> tuple[Any, dict[str, Any]]:
     return {k: v for k, v in raw.items() if k not in keys}, {k: raw[k] for k in keys if k in raw}
 
 
-def _measures(chk: _Checker, raw: Any, where: str, has_runs: bool) -> tuple[list[str], bool]:
+def _measures(chk: Checker, raw: Any, where: str, has_runs: bool) -> tuple[list[str], bool]:
     """(measures, listed): a measure name, or a non-empty list of unique names."""
     listed = isinstance(raw, list)
     names = chk.strings(raw, where, nonempty=True) if listed else [raw]
@@ -416,7 +323,7 @@ def _measures(chk: _Checker, raw: Any, where: str, has_runs: bool) -> tuple[list
     return names, listed
 
 
-def _roundings(chk: _Checker, extra: dict[str, Any], where: str) -> tuple[list[str], bool]:
+def _roundings(chk: Checker, extra: dict[str, Any], where: str) -> tuple[list[str], bool]:
     """(roundings, listed): the column's optional rounding list; absent = half_even."""
     if "rounding" not in extra:
         return ["half_even"], False
@@ -426,7 +333,7 @@ def _roundings(chk: _Checker, extra: dict[str, Any], where: str) -> tuple[list[s
     return names, True
 
 
-def _pass_k(chk: _Checker, extra: dict[str, Any], where: str, measures: list[str]) -> int | None:
+def _pass_k(chk: Checker, extra: dict[str, Any], where: str, measures: list[str]) -> int | None:
     """The column's k (section 16.5): required iff it names pass_at_k or pass_hat_k; an
     int (not a bool, not 2.0) of at least 1."""
     named = [m for m in measures if m in PASS_K_MEASURES]
@@ -444,7 +351,7 @@ def _pass_k(chk: _Checker, extra: dict[str, Any], where: str, measures: list[str
     return k
 
 
-def _types(chk: _Checker, raw: Any, table: str, columns: list[str]) -> dict[str, str] | None:
+def _types(chk: Checker, raw: Any, table: str, columns: list[str]) -> dict[str, str] | None:
     """The declared types of a CSV leaderboard (every column, exactly); None for parquet."""
     is_csv = table.endswith(".csv")
     if raw is None:
@@ -466,7 +373,7 @@ def _types(chk: _Checker, raw: Any, table: str, columns: list[str]) -> dict[str,
 
 
 def _leaderboard(
-    chk: _Checker,
+    chk: Checker,
     raw: Any,
     policies: dict[str, Policy],
     tolerances: dict[str, Tolerance],
@@ -481,17 +388,8 @@ def _leaderboard(
     columns = chk.block(spec["columns"], "leaderboard.columns", _COLUMNS)
     structural = chk.columns(columns["structural"], "leaderboard.columns.structural", False)
     no_ante = chk.columns(columns["no_antecedent"], "leaderboard.columns.no_antecedent", False)
-    measured_raw = columns["measured"]
-    if not isinstance(measured_raw, dict):
-        raise chk.fail("leaderboard.columns.measured must be a mapping")
-    for key in measured_raw:
-        if not isinstance(key, str):
-            raise chk.fail("leaderboard.columns.measured keys must be strings")
-    seen: set[str] = set()
-    for name in [*structural, *no_ante, *measured_raw]:
-        if name in seen:
-            raise chk.fail(f"column '{name}' is classified more than once")
-        seen.add(name)
+    measured_raw = chk.name_keys(columns["measured"], "leaderboard.columns.measured")
+    classified_once(chk, structural, no_ante, measured_raw)
     unpublished = tuple(
         n for n, c in measured_raw.items() if isinstance(c, dict) and "published" in c
     )
@@ -554,19 +452,32 @@ def _leaderboard(
     )
 
 
-def parse(doc: Any, path: str, has_runs: bool = False) -> Prereg:
-    """Validate the whole document (bad_prereg on the first problem)."""
-    chk = _Checker(path)
-    top = chk.block(doc, "", _TOP_KEYS) if isinstance(doc, dict) else None
-    if top is None:
-        raise chk.fail("the document must be a mapping")
-    if type(top["version"]) is not int or top["version"] != 1:  # 1.0 and true are not 1
-        raise chk.fail("version must be 1")
-    if top["kind"] != "trials":
-        raise chk.fail("kind must be trials")
-    name = top["name"]
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise chk.fail("name must match ^[a-z0-9][a-z0-9._-]*$")
+def _runs(chk: Checker, doc: dict[str, Any]) -> dict[str, Any] | None:
+    """The optional top-level `runs` block (section 16): {unit, pass_k}."""
+    if "runs" not in doc:
+        return None
+    raw = doc["runs"]
+    if not isinstance(raw, dict) or sorted(raw) != sorted(_RUNS):
+        raise chk.fail(f"runs must be a mapping with keys {_RUNS}")
+    unit = chk.choice(raw["unit"], "runs.unit", RUN_UNITS)
+    ks = raw["pass_k"]
+    if not isinstance(ks, list) or any(isinstance(k, bool) or not isinstance(k, int) for k in ks):
+        raise chk.fail("runs.pass_k must be a list of integers")
+    if any(k < 1 for k in ks):
+        raise chk.fail("runs.pass_k: k must be >= 1 (k = 0 is refused)")
+    if len(set(ks)) != len(ks):
+        raise chk.fail("runs.pass_k lists a k twice")
+    return {"unit": unit, "pass_k": sorted(ks)}
+
+
+def parse(doc: Any, path: str) -> Prereg:
+    """The schema (trials-prereg.schema.yaml), then the whole document (bad_prereg)."""
+    validate(doc, path, KIND)
+    chk = Checker(path)
+    runs = _runs(chk, doc)
+    has_runs = runs is not None
+    top = chk.block({k: v for k, v in doc.items() if k not in _TOP_OPTIONAL}, "", _TOP_KEYS)
+    # version, kind and name are the schema's alone (const 1, const trials, a slug)
     source = _source(chk, top["source"])
     tolerances = _tolerances(chk, top["tolerances"])
     policies = _policies(chk, top["policies"], source.kind)
@@ -587,4 +498,4 @@ def parse(doc: Any, path: str, has_runs: bool = False) -> Prereg:
     # `controls`, `compare` and `disclosure` are the referee's: present (checked above),
     # not read here; a control's perturbed bundle is recomputed like any other.
     chk.block(top["disclosure"], "disclosure", ("auditor", "relations", "publication"))
-    return Prereg(source, leaderboard, policies, scale, seed, boot, nulls)
+    return Prereg(source, leaderboard, policies, scale, seed, boot, nulls, runs)
