@@ -19,8 +19,8 @@ import blake3
 import polars as pl
 import pytest
 
-from audit import amends, versus
 from audit.errors import AuditError
+from audit.seal import amends, versus
 from tests.conftest import ROOT, annex_head, read_csv_rows, run_audit, run_dag
 
 DEMO = ROOT / "prereg" / "demo.yaml"
@@ -200,7 +200,7 @@ def _census(path: Path, rows: list[tuple[str, str, str, str, str, str]]) -> Path
 
 
 def test_versus_moves_each_way(tmp_path: Path) -> None:
-    """Hand-written census pairs, one cell per kind of move (the rule in audit/versus.py)."""
+    """Hand-written census pairs, one cell per kind of move (the rule in audit/seal/versus.py)."""
     a = _census(
         tmp_path / "a.csv",
         [
@@ -373,7 +373,7 @@ def test_amendment_prereg_refreshes_the_head_and_the_blake3(sealed, tmp_path: Pa
 
 
 def test_the_lock_refuses_other_bundle_content() -> None:
-    """audit.amends.check_content, as the lock calls it with the tables it hashed."""
+    """audit.seal.amends.check_content, as the lock calls it with the tables it hashed."""
     parent = {
         "bundle": {
             "leaderboard": {"content_digest": "a" * 64},

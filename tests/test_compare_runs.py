@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
-from audit import stats
+from audit.trials import stats
 from tests.conftest import ROOT, run_audit
 
 SAMPLE = ROOT / ".." / "shared" / "bundles" / "benchflow-trials-sample" / "jobs"

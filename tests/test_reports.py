@@ -1,5 +1,5 @@
-"""Reports from templates (audit/render.py, audit/templates/) and "What this does not show"
-(audit/limits.py), on hand-built inputs whose expected text is worked out below."""
+"""Reports from templates (audit/report/render.py, audit/report/templates/) and "What this does not show"
+(audit/report/limits.py), on hand-built inputs whose expected text is worked out below."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit import limits, render
+from audit.report import limits, render
 
 # A leaderboard prereg reduced to what limits reads: a score tolerance with two tiers
 # beyond exact (so tier 2 is the loosest), and an exact-text column.
@@ -206,7 +206,7 @@ def test_html_from_the_template() -> None:
 
 
 def test_every_plot_labels_both_axes_even_with_nothing_to_draw() -> None:
-    from audit import plots
+    from audit.report import plots
 
     # (svg, x label, y label): the labels are SVG text (svg.fonttype none), so present as written
     settings = [{"setting": "model", "status": "recorded", "value": "m", "trials": "3"}]

@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.versus import build
+    from audit.seal.versus import build
 
     s = build(args.parent_annex, args.res, args.out_csv, args.out_json)
     m = s["moved"]
