@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from audit.report import limits, render
+from audit.trials.census import TrialsCensusSummary
 
 # A leaderboard prereg reduced to what limits reads: a score tolerance with two tiers
 # beyond exact (so tier 2 is the loosest), and an exact-text column.
@@ -130,7 +130,22 @@ def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> No
     )
     classes = {"structural": 2, "no_antecedent": 0, "reproduced": 2, "divergent": 0}
     classes |= {"no_data": 0, "not_published": 2}
-    (tmp_path / "census.json").write_text(json.dumps({"classes": classes, "source": "trials"}))
+    # 2 rows (a|x, b|x) x 3 columns; the measured cells are a|x's two reproduced ones
+    summary = TrialsCensusSummary(
+        arm_prereg="limits",
+        prereg_blake3="0" * 64,
+        source="trials",
+        rows=2,
+        columns=3,
+        cells=6,
+        classes=classes,
+        measured_cells=2,
+        exactly_one_rule=0,
+        rows_with_one_rule=0,
+        entries=3,
+        unpublished_columns=[],
+    )
+    (tmp_path / "census.json").write_text(summary.to_json())
     items = limits.lines(tmp_path, TRIALS_DOC, trials=True)
     text = "\n".join(items)
     assert "1 of the 3 recomputed entries have nothing published for them" in text

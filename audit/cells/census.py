@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -25,6 +27,29 @@ P_NOT_COMPUTABLE_TEXT = (
     "in that column, so no dealing can reproduce a cell and there is no chance level to "
     "set the observed count against."
 )
+
+
+@dataclass(frozen=True)
+class CensusSummary:
+    """census.json of a leaderboard arm: the totals the report and the certificate read."""
+
+    arm_prereg: str  # the prereg's name
+    prereg_blake3: str
+    rows: int  # leaderboard rows, columns and cells (rows x columns)
+    columns: int
+    cells: int
+    classes: dict[str, int]  # cells per class (CLASSES), in census.json's order
+    with_antecedent: int  # reproduced + divergent + no_data
+    instance_rows: int
+    chance: dict[str, Any]  # the prereg's chance section (epsilon, threshold)
+    constructed: list[str]  # columns flagged constructed, in prereg order
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def read(cls, path: Path) -> CensusSummary:
+        return cls(**json.loads(path.read_text(encoding="utf-8")))
 
 
 def _check_agreement(path: str) -> None:
@@ -146,7 +171,7 @@ def check_complete(census: pl.DataFrame, rows: int, cols: int, path: str) -> dic
 
 def summarise(
     agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
-) -> dict:
+) -> CensusSummary:
     _check_agreement(agreement)
     doc = prereg_mod.load(prereg_path)
     lock = json.loads(Path(lock_path).read_text(encoding="utf-8"))
@@ -156,20 +181,20 @@ def summarise(
     rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
     totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"))
     table = column_table(census, nulls, doc, chance)
-    summary = {
-        "arm_prereg": doc["name"],
-        "prereg_blake3": lock["prereg"]["blake3"],
-        "rows": rows,
-        "columns": cols,
-        "cells": rows * cols,
-        "classes": totals,
-        "with_antecedent": totals["reproduced"] + totals["divergent"] + totals["no_data"],
-        "instance_rows": lock["bundle"]["instances"]["rows"],
-        "chance": doc["chance"],
-        "constructed": table.filter(pl.col("constructed") == "yes")["column"].to_list(),
-    }
+    summary = CensusSummary(
+        arm_prereg=doc["name"],
+        prereg_blake3=lock["prereg"]["blake3"],
+        rows=rows,
+        columns=cols,
+        cells=rows * cols,
+        classes=totals,
+        with_antecedent=totals["reproduced"] + totals["divergent"] + totals["no_data"],
+        instance_rows=lock["bundle"]["instances"]["rows"],
+        chance=doc["chance"],
+        constructed=table.filter(pl.col("constructed") == "yes")["column"].to_list(),
+    )
     out = Path(out_dir)
-    write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(out / "census.json", summary.to_json())
     write_atomic(out / "census_columns.csv", _csv(table))
     write_atomic(out / "census_cells.csv", (Path(contestant_dir) / "census.csv").read_bytes())
     write_atomic(out / "census_rows.csv", rows_csv(census, doc))
@@ -184,17 +209,17 @@ def _csv(table: pl.DataFrame) -> str:
     ).write_csv(line_terminator="\n", null_value="")
 
 
-def render(summary: dict, table: pl.DataFrame, doc: dict) -> str:
-    c = summary["classes"]
+def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
+    c = summary.classes
     lines = [
-        f"secondseat census: prereg {summary['arm_prereg']} (blake3 {summary['prereg_blake3'][:16]}...)",
-        f"{summary['cells']:,} cells = {summary['rows']} rows x {summary['columns']} columns",
+        f"secondseat census: prereg {summary.arm_prereg} (blake3 {summary.prereg_blake3[:16]}...)",
+        f"{summary.cells:,} cells = {summary.rows} rows x {summary.columns} columns",
         *[f"  {name:<14}{c[name]:>7,}" for name in CLASSES],
         (
-            f"{summary['with_antecedent']} cells with an antecedent: {c['reproduced']} reproduced, "
+            f"{summary.with_antecedent} cells with an antecedent: {c['reproduced']} reproduced, "
             f"{c['divergent']} divergent, {c['no_data']} no data"
         ),
-        *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
+        *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
         *disclosure.text(doc),
         "",
     ]
@@ -224,12 +249,12 @@ def render(summary: dict, table: pl.DataFrame, doc: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def chance_lines(summary: dict, measured: pl.DataFrame) -> list[str]:
+def chance_lines(summary: CensusSummary, measured: pl.DataFrame) -> list[str]:
     """Agreement beyond chance, one line per numeric measured column, then the flags in words."""
-    eps = float(summary["chance"]["epsilon"])
+    eps = float(summary.chance["epsilon"])
     out = [
         f"Agreement beyond chance (exact: within {eps:g} relative; flagged when the exact "
-        f"p < {summary['chance']['threshold']}):",
+        f"p < {summary.chance['threshold']}):",
         f"{'column':<30}{'cells':>6}{'certain':>8}{'tested':>7}{'exact':>6}"
         f"{'expected':>13}{'p':>13}  constructed",
     ]

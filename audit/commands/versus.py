@@ -25,9 +25,9 @@ def run(args: argparse.Namespace) -> int:
     from audit.seal.versus import build
 
     s = build(args.parent_annex, args.res, args.out_csv, args.out_json)
-    m = s["moved"]
+    m = s.moved
     print(
-        f"versus {s['parent']['arm']}: {m['reconciled']} reconciled, {m['diverged']} diverged,"
+        f"versus {s.parent.arm}: {m['reconciled']} reconciled, {m['diverged']} diverged,"
         f" {m['tier']} at another tier, {m['no']} unmoved"
     )
     return 0

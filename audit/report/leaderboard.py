@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from audit.cells import prereg
-from audit.cells.census import NO_INSTANCE_ROWS, constructed_words
+from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
 from audit.files import write_atomic
 from audit.report import limits, plots, render
@@ -38,7 +38,7 @@ def _control_points(res: Path) -> list[tuple[str, float, float, float]]:
 
 def build(res_dir: str, out_dir: str) -> None:
     res, out = Path(res_dir), Path(out_dir)
-    summary = json.loads((res / "census.json").read_text())
+    summary = CensusSummary.read(res / "census.json")
     columns = _csv(res / "census_columns.csv")
     cells = _csv(res / "census_cells.csv")
     agreement = json.loads((res / "agreement.json").read_text())
@@ -64,7 +64,7 @@ def build(res_dir: str, out_dir: str) -> None:
             "Census",
             "census",
             table=render.table(
-                [{"class": k, "cells": str(v)} for k, v in summary["classes"].items()],
+                [{"class": k, "cells": str(v)} for k, v in summary.classes.items()],
                 ["class", "cells"],
                 "census-table",
             ),
@@ -89,7 +89,7 @@ def build(res_dir: str, out_dir: str) -> None:
         )
     chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
     constructed = [
-        constructed_words(c, float(summary["chance"]["epsilon"]))
+        constructed_words(c, float(summary.chance["epsilon"]))
         for c in columns
         if c.get("constructed") == "yes"
     ]
@@ -150,15 +150,15 @@ def _chance_row(c: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _intro(summary: dict, agreement: dict) -> list[str]:
-    c = summary["classes"]
+def _intro(summary: CensusSummary, agreement: dict) -> list[str]:
+    c = summary.classes
     return [
-        f"{summary['cells']:,} cells ({summary['rows']} rows x {summary['columns']} columns) of the "
-        f"leaderboard under prereg `{summary['arm_prereg']}` (blake3 `{summary['prereg_blake3']}`).",
-        f"{summary['with_antecedent']} cells have an antecedent in the instance table: "
+        f"{summary.cells:,} cells ({summary.rows} rows x {summary.columns} columns) of the "
+        f"leaderboard under prereg `{summary.arm_prereg}` (blake3 `{summary.prereg_blake3}`).",
+        f"{summary.with_antecedent} cells have an antecedent in the instance table: "
         f"{c['reproduced']} reproduce at a declared tier, {c['divergent']} diverge under every "
         f"declared policy, {c['no_data']} have no data. {c['no_antecedent']} have no antecedent "
         f"and {c['structural']} are structural: neither kind is a failure.",
         f"The two implementations disagree on {agreement['disagreements']} cell(s).",
-        *([NO_INSTANCE_ROWS] if summary["instance_rows"] == 0 else []),
+        *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
     ]

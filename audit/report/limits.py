@@ -1,16 +1,19 @@
 """ "What this does not show": the one list that ends every report and every certificate.
 
-Both kinds (leaderboard and trials) read the same result files for it: census_cells.csv
-(class and best tier of every published cell), the contestant's nulls.csv (draws), and the
+Both kinds (leaderboard and trials) read the same result files for it: census.json (the
+totals per class, through each kind's census record), census_cells.csv (class and best
+tier of every published cell), the contestant's nulls.csv (draws), and the
 locked prereg (tolerances, null_draws). Each item is one Markdown line, without its bullet.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 from fractions import Fraction
 from pathlib import Path
+
+from audit.cells.census import CensusSummary
+from audit.trials.census import TrialsCensusSummary
 
 TITLE = "What this does not show"
 
@@ -178,8 +181,11 @@ def _draws(res: Path, doc: dict) -> int:
 
 def lines(res: Path, doc: dict, trials: bool) -> list[str]:
     """Every item of the section, in order, for the arm whose results are in ``res``."""
-    summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
-    c = summary["classes"]
+    if trials:
+        summary = TrialsCensusSummary.read(res / "census.json")
+        c, source = summary.classes, summary.source
+    else:
+        c, source = CensusSummary.read(res / "census.json").classes, None
     cells = _csv(res / "census_cells.csv")
     declared = "rules" if trials else "policies"
     counted = [
@@ -205,7 +211,7 @@ def lines(res: Path, doc: dict, trials: bool) -> list[str]:
         _nothing_published_trials(res, cells) if trials else _nothing_published_leaderboard(res),
         independence(res, cells, doc, trials),
     ]
-    if trials and summary.get("source") == "registry":
+    if source == "registry":
         out.append(
             "The per-task table is the publisher's own registry, not raw trials: agreement shows "
             "that the publisher's two tables are consistent with each other, not that the trials "

@@ -13,6 +13,7 @@ from audit.files import write_atomic
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns
 from audit.trials import prereg as trials_prereg
+from audit.trials.census import TrialsCensusSummary
 
 # every figure is always written (the rule declares them); the page shows those with data
 FIGURES = ("task_rewards.svg", "intervals.svg", "null_histograms.svg", "settings.svg")
@@ -110,28 +111,28 @@ def _figure(svgs: dict[str, str], name: str, alt: str) -> render.Figure:
     return render.Figure(name, alt, name.removesuffix(".svg").replace("_", "-"), svgs[name])
 
 
-def _intro(summary: dict, agreement: dict) -> list[str]:
-    c = summary["classes"]
+def _intro(summary: TrialsCensusSummary, agreement: dict) -> list[str]:
+    c = summary.classes
     published = (
         ": " + ", ".join(f"{c[k]} {k}" for k in c if c[k]) + ". "
-        f"{summary['exactly_one_rule']} of {summary['measured_cells']} published measured "
+        f"{summary.exactly_one_rule} of {summary.measured_cells} published measured "
         "cells are reproduced by exactly one declared rule."
-        if summary["cells"]
+        if summary.cells
         else ": no leaderboard, so nothing published to reproduce; the recompute stands alone."
     )
     return [
-        f"Prereg `{summary['arm_prereg']}` (blake3 `{summary['prereg_blake3']}`), "
-        f"{summary['source']} source. {summary['entries']} entries, each under every declared "
+        f"Prereg `{summary.arm_prereg}` (blake3 `{summary.prereg_blake3}`), "
+        f"{summary.source} source. {summary.entries} entries, each under every declared "
         "policy, recomputed by both contestants, each run twice with identical bytes; "
         f"{agreement['disagreements']} disagreement(s) between them.",
-        f"{summary['cells']} published cells ({summary['rows']} rows x {summary['columns']} "
+        f"{summary.cells} published cells ({summary.rows} rows x {summary.columns} "
         f"columns){published}",
     ]
 
 
 def build(res_dir: str, out_dir: str) -> None:
     res, out = Path(res_dir), Path(out_dir)
-    summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
+    summary = TrialsCensusSummary.read(res / "census.json")
     agreement = json.loads((res / "agreement.json").read_text(encoding="utf-8"))
     doc = trials_prereg.load(res / "lock" / "prereg.yaml")
     settings = _rows(res / "settings" / "settings_all.csv")
@@ -146,12 +147,12 @@ def build(res_dir: str, out_dir: str) -> None:
     }
     for name in FIGURES:
         write_atomic(out / name, svgs[name])
-    c = summary["classes"]
+    c = summary.classes
     sections = [
         _section(
             "Census",
             "census",
-            [{"class": k, "cells": str(v)} for k, v in c.items()] if summary["cells"] else [],
+            [{"class": k, "cells": str(v)} for k, v in c.items()] if summary.cells else [],
             ["class", "cells"],
             empty="No leaderboard: nothing published, nothing to classify.",
         )
@@ -290,7 +291,7 @@ def build(res_dir: str, out_dir: str) -> None:
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
     page = render.Page(
-        f"secondseat trials report: {summary['arm_prereg']}",
+        f"secondseat trials report: {summary.arm_prereg}",
         [*_intro(summary, agreement), vulns.line_of(res)],
         sections,
         limits.lines(res, doc, trials=True),
@@ -302,10 +303,10 @@ def build(res_dir: str, out_dir: str) -> None:
 def certificate(res: Path, doc: dict, head: str) -> str:
     from audit.seal.certificate import closing_lines, writer_lines
 
-    summary = json.loads((res / "census.json").read_text(encoding="utf-8"))
+    summary = TrialsCensusSummary.read(res / "census.json")
     lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
     shipped = json.loads((res / "lock" / "files.json").read_text(encoding="utf-8"))
-    c = summary["classes"]
+    c = summary.classes
     lines = [
         f"# Certificate: {doc['name']} (trials v1)",
         "",
@@ -325,10 +326,10 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         )
     lines += [
         "",
-        f"Of {summary['cells']} published cells: "
+        f"Of {summary.cells} published cells: "
         + ", ".join(f"{c[k]} {k}" for k in c if c[k])
-        + (". " if summary["cells"] else "none (no leaderboard). ")
-        + f"{summary['exactly_one_rule']} of {summary['measured_cells']} published measured cells "
+        + (". " if summary.cells else "none (no leaderboard). ")
+        + f"{summary.exactly_one_rule} of {summary.measured_cells} published measured cells "
         "are reproduced by exactly one declared rule.",
     ]
     for r in _rows(res / "recovery.csv"):

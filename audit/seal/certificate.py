@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit.cells.census import NO_INSTANCE_ROWS, constructed_words
+from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
 from audit.report import limits
 from audit.seal import versus, vulns
@@ -67,13 +67,13 @@ def _on_disclosed(control: dict[str, str], doc: dict) -> str:
 
 
 def render(res: Path, doc: dict, head: str) -> str:
-    summary = json.loads((res / "census.json").read_text())
+    summary = CensusSummary.read(res / "census.json")
     lock = json.loads((res / "lock" / "lock.json").read_text())
     shipped = json.loads((res / "lock" / "files.json").read_text())
     columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
     cells = _csv(res / "census_cells.csv")
     measured = doc["columns"]["measured"]
-    c = summary["classes"]
+    c = summary.classes
     out = [
         f"# Certificate: {doc['name']}",
         "",
@@ -88,7 +88,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         *writer_lines(shipped),
         vulns.line_of(res),
         "",
-        f"Of {summary['cells']:,} cells, {summary['with_antecedent']} have an antecedent; "
+        f"Of {summary.cells:,} cells, {summary.with_antecedent} have an antecedent; "
         f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "
         "Two independent implementations computed every cell, each twice, with identical bytes, "
         "and agreed on every cell.",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,41 @@ HEADER = [
     "moved",
 ]
 MOVES = ("reconciled", "diverged", "tier", "policies", "class", "no")
+
+
+@dataclass(frozen=True)
+class Parent:
+    arm: str
+    head: str  # the parent's annex head the amendment declares
+    totals: dict[str, int]  # measured cells per class, classes in code point order
+
+
+@dataclass(frozen=True)
+class Amendment:
+    arm: str
+    totals: dict[str, int]
+
+
+@dataclass(frozen=True)
+class VersusSummary:
+    """versus-<parent>.json: the two arms' totals, the moves, and the declared difference."""
+
+    parent: Parent
+    amendment: Amendment
+    moved: dict[str, int]  # cells per move, every one of MOVES
+    by_column: dict[str, dict[str, int]]  # column -> reconciled and diverged cells
+    reconciled: list[str]  # "row_id / column" of each reconciled cell
+    diverged: list[str]
+    declared: list[dict[str, str]]  # kind, key, parent, amendment (``declared``)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def read(cls, path: Path) -> VersusSummary:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        parent, amendment = Parent(**doc.pop("parent")), Amendment(**doc.pop("amendment"))
+        return cls(parent=parent, amendment=amendment, **doc)
 
 
 def _cells(path: Path) -> dict[tuple[str, str], dict[str, str]]:
@@ -163,7 +199,7 @@ def _show(v: Any) -> str:
     return json.dumps(v, sort_keys=True, ensure_ascii=False)
 
 
-def build(parent_annex: str, res_dir: str, out_csv: str, out_json: str) -> dict[str, Any]:
+def build(parent_annex: str, res_dir: str, out_csv: str, out_json: str) -> VersusSummary:
     """Write versus-<parent>.csv and versus-<parent>.json; return the summary."""
     annex, res = Path(parent_annex), Path(res_dir)
     manifest = json.loads((annex / "manifest.json").read_text(encoding="utf-8"))
@@ -178,32 +214,29 @@ def build(parent_annex: str, res_dir: str, out_csv: str, out_json: str) -> dict[
         if r["moved"] in ("reconciled", "diverged"):
             col = by_column.setdefault(r["column"], {"reconciled": 0, "diverged": 0})
             col[r["moved"]] += 1
-    summary = {
-        "parent": {
-            "arm": manifest["arm"],
-            "head": lock["amends"]["head"],
-            "totals": _totals(_cells(annex / "census_cells.csv")),
-        },
-        "amendment": {
-            "arm": Path(res_dir).name,
-            "totals": _totals(_cells(res / "census_cells.csv")),
-        },
-        "moved": {m: sum(r["moved"] == m for r in lines) for m in MOVES},
-        "by_column": dict(sorted(by_column.items())),
-        "reconciled": [
-            f"{r['row_id']} / {r['column']}" for r in lines if r["moved"] == "reconciled"
-        ],
-        "diverged": [f"{r['row_id']} / {r['column']}" for r in lines if r["moved"] == "diverged"],
-        "declared": declared(annex / "lock" / "prereg.yaml", res / "lock" / "prereg.yaml"),
-    }
+    summary = VersusSummary(
+        parent=Parent(
+            arm=manifest["arm"],
+            head=lock["amends"]["head"],
+            totals=_totals(_cells(annex / "census_cells.csv")),
+        ),
+        amendment=Amendment(
+            arm=Path(res_dir).name, totals=_totals(_cells(res / "census_cells.csv"))
+        ),
+        moved={m: sum(r["moved"] == m for r in lines) for m in MOVES},
+        by_column=dict(sorted(by_column.items())),
+        reconciled=[f"{r['row_id']} / {r['column']}" for r in lines if r["moved"] == "reconciled"],
+        diverged=[f"{r['row_id']} / {r['column']}" for r in lines if r["moved"] == "diverged"],
+        declared=declared(annex / "lock" / "prereg.yaml", res / "lock" / "prereg.yaml"),
+    )
     write_atomic(out_csv, buf.getvalue())
-    write_atomic(out_json, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(out_json, summary.to_json())
     return summary
 
 
-def _summary(res: Path) -> dict[str, Any] | None:
+def _summary(res: Path) -> VersusSummary | None:
     found = sorted(res.glob("versus-*.json"))
-    return json.loads(found[0].read_text(encoding="utf-8")) if found else None
+    return VersusSummary.read(found[0]) if found else None
 
 
 def _totals_text(t: dict[str, int]) -> str:
@@ -215,21 +248,21 @@ def paragraphs(res: Path) -> list[str] | None:
     s = _summary(res)
     if s is None:
         return None
-    p, a, m = s["parent"], s["amendment"], s["moved"]
+    p, a, m = s.parent, s.amendment, s.moved
     out = [
-        f"This arm, `{a['arm']}`, amends the sealed arm `{p['arm']}` (annex head"
-        f" `{p['head']}`), measured on the same bundle content. It is an arm of its own: nothing"
-        f" of it enters `{p['arm']}`'s certificate, and `{p['arm']}`'s files are not touched.",
-        f"Totals of measured cells: `{p['arm']}`: {_totals_text(p['totals'])};"
-        f" `{a['arm']}`: {_totals_text(a['totals'])}.",
+        f"This arm, `{a.arm}`, amends the sealed arm `{p.arm}` (annex head"
+        f" `{p.head}`), measured on the same bundle content. It is an arm of its own: nothing"
+        f" of it enters `{p.arm}`'s certificate, and `{p.arm}`'s files are not touched.",
+        f"Totals of measured cells: `{p.arm}`: {_totals_text(p.totals)};"
+        f" `{a.arm}`: {_totals_text(a.totals)}.",
         f"Cells that moved: {m['reconciled']} from not reproduced to reproduced,"
         f" {m['diverged']} from reproduced to not reproduced; {m['tier']} reproduce at another"
         f" best tier, {m['policies']} by other policies, {m['class']} changed class otherwise;"
-        f" {m['no']} did not move (versus-{p['arm']}.csv, one line per cell).",
+        f" {m['no']} did not move (versus-{p.arm}.csv, one line per cell).",
     ]
-    for col, n in s["by_column"].items():
+    for col, n in s.by_column.items():
         out.append(f"- {col}: {n['reconciled']} reconciled, {n['diverged']} diverged.")
-    why = [f"- {d['kind']}: `{d['key']}` {d['parent']} -> {d['amendment']}" for d in s["declared"]]
+    why = [f"- {d['kind']}: `{d['key']}` {d['parent']} -> {d['amendment']}" for d in s.declared]
     out.append("Why, as declared (the two locked preregs compared):")
     out += why or ["- (no declared difference: the two locked preregs differ only in name)"]
     return out
@@ -242,7 +275,7 @@ def certificate_lines(res: Path) -> list[str]:
         return []
     s = _summary(res)
     assert s is not None
-    out = ["", f"## Amendment of arm {s['parent']['arm']}", ""]
+    out = ["", f"## Amendment of arm {s.parent.arm}", ""]
     item = False
     for w in words:
         if out[-1] != "" and not (w.startswith("- ") and item):

@@ -7,6 +7,7 @@ canonical CSVs."""
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,33 @@ from audit.files import write_atomic
 from audit.trials.settings_census import _csv
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data", "not_published")
+
+
+@dataclass(frozen=True)
+class TrialsCensusSummary:
+    """census.json of a trials arm: the totals the report and the certificate read."""
+
+    arm_prereg: str  # the prereg's name
+    prereg_blake3: str
+    source: str  # the prereg's source kind (e.g. jobs, registry)
+    rows: int  # leaderboard rows, columns and cells (rows x columns); 0 with no leaderboard
+    columns: int
+    cells: int
+    classes: dict[str, int]  # cells per class (CLASSES), in census.json's order
+    measured_cells: int  # published measured cells (every class but not_published)
+    exactly_one_rule: int  # of those, the cells exactly one declared rule reproduces
+    rows_with_one_rule: int
+    entries: int  # recomputed entries
+    unpublished_columns: list[str]  # measured columns declared published: false
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def read(cls, path: Path) -> TrialsCensusSummary:
+        return cls(**json.loads(path.read_text(encoding="utf-8")))
+
+
 FILES = [
     "tasks.csv",
     "entries.csv",
@@ -71,7 +99,7 @@ def rule_parts(spec: dict[str, Any], rule: str) -> tuple[str, str]:
 
 def summarise(
     agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
-) -> dict[str, Any]:
+) -> TrialsCensusSummary:
     from audit.trials.prereg import load
 
     rep = json.loads(Path(agreement).read_text(encoding="utf-8"))
@@ -147,22 +175,22 @@ def summarise(
         if c["column"] in extra
     ]
     measured_cells = [r for r in recovery if r["class"] != "not_published"]
-    summary = {
-        "arm_prereg": doc["name"],
-        "prereg_blake3": lock["prereg"]["blake3"],
-        "source": doc["source"]["kind"],
-        "rows": rows,
-        "columns": cols,
-        "cells": rows * cols,
-        "classes": totals,
-        "measured_cells": len(measured_cells),
-        "exactly_one_rule": sum(1 for r in measured_cells if r["exactly_one"] == "true"),
-        "rows_with_one_rule": sum(1 for r in rec_rows if r["exactly_one"] == "true"),
-        "entries": len({e["entry"] for e in entries}),
-        "unpublished_columns": extra,
-    }
+    summary = TrialsCensusSummary(
+        arm_prereg=doc["name"],
+        prereg_blake3=lock["prereg"]["blake3"],
+        source=doc["source"]["kind"],
+        rows=rows,
+        columns=cols,
+        cells=rows * cols,
+        classes=totals,
+        measured_cells=len(measured_cells),
+        exactly_one_rule=sum(1 for r in measured_cells if r["exactly_one"] == "true"),
+        rows_with_one_rule=sum(1 for r in rec_rows if r["exactly_one"] == "true"),
+        entries=len({e["entry"] for e in entries}),
+        unpublished_columns=extra,
+    )
     out = Path(out_dir)
-    write_atomic(out / "census.json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    write_atomic(out / "census.json", summary.to_json())
     for name in ("census.csv", "recovery.csv", "recovery_rows.csv", "entries.csv"):
         dst = "census_cells.csv" if name == "census.csv" else name
         write_atomic(out / dst, (cdir / name).read_bytes())
@@ -176,7 +204,7 @@ def summarise(
 
 
 def render(
-    summary: dict[str, Any],
+    summary: TrialsCensusSummary,
     recovery: list[dict[str, str]],
     rec_rows: list[dict[str, str]],
     intervals: list[list[str]],
@@ -184,11 +212,11 @@ def render(
     doc: dict[str, Any],
     recomputed_only: list[list[str]] | None = None,
 ) -> str:
-    c = summary["classes"]
+    c = summary.classes
     lines = [
-        f"secondseat trials census: prereg {summary['arm_prereg']} "
-        f"(blake3 {summary['prereg_blake3'][:16]}...), {summary['source']} source",
-        f"{summary['cells']} published cells = {summary['rows']} rows x {summary['columns']} columns",
+        f"secondseat trials census: prereg {summary.arm_prereg} "
+        f"(blake3 {summary.prereg_blake3[:16]}...), {summary.source} source",
+        f"{summary.cells} published cells = {summary.rows} rows x {summary.columns} columns",
         *[f"  {name:<14}{c[name]:>6}" for name in CLASSES],
         *disclosure.text(doc),
         "",

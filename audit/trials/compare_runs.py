@@ -198,6 +198,14 @@ def _power(pa: Fraction, pb: Fraction, alpha: float, power: float, n_a: int, n_b
     }
 
 
+def _test_json(t: stats.PermutationTest) -> dict[str, Any]:
+    """A permutation test as compare.json carries it: p (and p_min where stated) to six places."""
+    out: dict[str, Any] = {"method": t.method, "count": t.count, "total": t.total, "p": F6(t.p)}
+    if t.p_min is not None:
+        out["p_min"] = F6(t.p_min)
+    return out
+
+
 def compare(
     spec_a: str | list[str],
     spec_b: str | list[str],
@@ -320,14 +328,14 @@ def compare(
         "excluded_tasks": pr["excluded_tasks"],
         "control_runs": controls,
         "broken_verifiers": {"a": _broken_listing(rows_a), "b": _broken_listing(rows_b)},
-        "mean_difference": F6(ti["mean"]),
-        "sd_difference": _opt(ti["sd"]),
-        "t_df": ti["df"],
-        "t_quantile": _opt(ti["q"]),
-        "t_low": _opt(ti["low"]),
-        "t_high": _opt(ti["high"]),
-        "sign_flip": {**sf, "p": F6(sf["p"]), "p_min": F6(sf["p_min"])},
-        "within_task": {**wt, "p": F6(wt["p"])},
+        "mean_difference": F6(ti.mean),
+        "sd_difference": _opt(ti.sd),
+        "t_df": ti.df,
+        "t_quantile": _opt(ti.q),
+        "t_low": _opt(ti.low),
+        "t_high": _opt(ti.high),
+        "sign_flip": _test_json(sf),
+        "within_task": _test_json(wt),
         "pass_k": pass_k,
         "power": _power(
             Fraction(side_a["passes"], side_a["values"]),

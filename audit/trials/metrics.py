@@ -64,7 +64,7 @@ def metrics(
     e_low, e_high = stats.clopper_pearson(k, n)
     doc.update(
         {
-            "score": F6(100 * ti["mean"]),
+            "score": F6(100 * ti.mean),
             "score_rule": "100 x the mean over tasks of each task's mean reward",
             "mean_reward": F6(sum((x for v in vals for x in v), Fraction(0)) / n),
             "values": n,
@@ -74,11 +74,11 @@ def metrics(
             "solve_rate_exact": [stats.fmt_float(e_low), stats.fmt_float(e_high)],
             "tasks_solved": sum(1 for v in vals if any(x == 1 for x in v)),
             "task_interval": None
-            if ti["df"] is None
+            if ti.df is None
             else {
-                "t_low": stats.fmt_float(100 * ti["low"]),
-                "t_high": stats.fmt_float(100 * ti["high"]),
-                "df": ti["df"],
+                "t_low": stats.fmt_float(100 * ti.low),
+                "t_high": stats.fmt_float(100 * ti.high),
+                "df": ti.df,
             },
         }
     )

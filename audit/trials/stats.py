@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from itertools import combinations
 
@@ -19,6 +20,32 @@ EPS = Fraction(1, 10**12)
 LIMIT_KEYS = 1 << 20  # convolution keys, or relabellings of one task
 LIMIT_STEP = 1 << 24  # (key, value) pairs combined in one convolution step
 WILSON_Z = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    """A permutation test's outcome: ``count`` of ``total`` relabellings (exact: every one;
+    Monte Carlo: the seeded draws) at least as extreme as the observed statistic."""
+
+    method: str  # "exact" or "monte_carlo"
+    count: int
+    total: int
+    p: Fraction
+    # the smallest p the test can give (sign flip: 2/2^n exact, 1/(1 + draws) Monte Carlo);
+    # None where the test does not state it (the within-task test)
+    p_min: Fraction | None = None
+
+
+@dataclass(frozen=True)
+class TInterval:
+    """The mean of per-task values and its 95% t interval; no spread below two tasks."""
+
+    mean: Fraction
+    sd: float | None
+    df: int | None
+    q: float | None  # the t quantile at 0.975, df degrees of freedom
+    low: float | None
+    high: float | None
 
 
 def fmt_fraction(x: Fraction | int) -> str:
@@ -126,7 +153,7 @@ def convolve(dists: Sequence[dict[Fraction, int]]) -> dict[Fraction, int]:
     return acc
 
 
-def sign_flip(d: Sequence[Fraction], seed: int, draws: int) -> dict:
+def sign_flip(d: Sequence[Fraction], seed: int, draws: int) -> PermutationTest:
     """Two-sided sign-flip test over tasks: count of |sum s_t d_t| >= |sum d_t| - eps."""
     n = len(d)
     obs = abs(sum(d, Fraction(0)))
@@ -135,13 +162,7 @@ def sign_flip(d: Sequence[Fraction], seed: int, draws: int) -> dict:
         dist = convolve([{x: 2} if x == 0 else {x: 1, -x: 1} for x in d])
         count = sum(m for s, m in dist.items() if abs(s) >= obs - EPS)
         total = 2**n
-        return {
-            "method": "exact",
-            "count": count,
-            "total": total,
-            "p": Fraction(count, total),
-            "p_min": Fraction(2, total),
-        }
+        return PermutationTest("exact", count, total, Fraction(count, total), Fraction(2, total))
     except TooLarge:
         count = 0
         for i in range(draws):
@@ -150,13 +171,9 @@ def sign_flip(d: Sequence[Fraction], seed: int, draws: int) -> dict:
                 Fraction(0),
             )
             count += abs(s) >= obs - EPS
-        return {
-            "method": "monte_carlo",
-            "count": count,
-            "total": draws,
-            "p": Fraction(1 + count, 1 + draws),
-            "p_min": Fraction(1, 1 + draws),
-        }
+        return PermutationTest(
+            "monte_carlo", count, draws, Fraction(1 + count, 1 + draws), Fraction(1, 1 + draws)
+        )
 
 
 def _mean(xs: Sequence[Fraction]) -> Fraction:
@@ -178,7 +195,7 @@ def _task_dist(pooled: Sequence[Fraction], na: int) -> dict[Fraction, int]:
 
 def within_task(
     a: Sequence[Sequence[Fraction]], b: Sequence[Sequence[Fraction]], seed: int, draws: int
-) -> dict:
+) -> PermutationTest:
     """Exact within-task permutation test; the Monte Carlo fallback of 11.3 when too large."""
     diffs = (_mean(x) - _mean(y) for x, y in zip(a, b, strict=True))
     obs = abs(sum(diffs, Fraction(0)))
@@ -187,7 +204,7 @@ def within_task(
         dist = convolve([_task_dist(p, len(x)) for p, x in zip(pooled, a, strict=True)])
         count = sum(m for s, m in dist.items() if abs(s) >= obs - EPS)
         total = math.prod(math.comb(len(p), len(x)) for p, x in zip(pooled, a, strict=True))
-        return {"method": "exact", "count": count, "total": total, "p": Fraction(count, total)}
+        return PermutationTest("exact", count, total, Fraction(count, total))
     except TooLarge:
         count = 0
         for i in range(draws):
@@ -201,34 +218,22 @@ def within_task(
                 sb = sum((p[j] for j in order[na:]), Fraction(0))
                 stat += sa / na - sb / (len(p) - na)
             count += abs(stat) >= obs - EPS
-        return {
-            "method": "monte_carlo",
-            "count": count,
-            "total": draws,
-            "p": Fraction(1 + count, 1 + draws),
-        }
+        return PermutationTest("monte_carlo", count, draws, Fraction(1 + count, 1 + draws))
 
 
 # --- intervals and pass@k -------------------------------------------------------
 
 
-def t_interval(d: Sequence[Fraction], ppf: Callable[[float, float], float] = t_ppf) -> dict:
+def t_interval(d: Sequence[Fraction], ppf: Callable[[float, float], float] = t_ppf) -> TInterval:
     n = len(d)
     mean = sum(d, Fraction(0)) / n
     if n < 2:
-        return {"mean": mean, "sd": None, "df": None, "q": None, "low": None, "high": None}
+        return TInterval(mean, None, None, None, None, None)
     var = sum(((x - mean) ** 2 for x in d), Fraction(0)) / (n - 1)
     sd = math.sqrt(float(var))
     se = sd / math.sqrt(n)
     q = float(ppf(0.975, n - 1))
-    return {
-        "mean": mean,
-        "sd": sd,
-        "df": n - 1,
-        "q": q,
-        "low": float(mean) - q * se,
-        "high": float(mean) + q * se,
-    }
+    return TInterval(mean, sd, n - 1, q, float(mean) - q * se, float(mean) + q * se)
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
