@@ -30,7 +30,7 @@ FLOOR = {
     "referee (audit, controls)": [
         sys.executable,
         "-c",
-        "import polars, blake3, yaml, jsonschema, audit.census, controls",
+        "import polars, blake3, yaml, jsonschema, audit.cells.census, controls",
     ],
     "impl_pandas": [
         str(ROOT / ".venvs/impl-pandas/bin/python"),

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from audit import prereg
+from audit.cells import prereg
 from audit.errors import AuditError, report
 from audit.files import write_atomic
 from audit.seal.locked import locked_bundle
@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace) -> int:
         )
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
     elif args.command == "predict-trials":
-        from audit import trials_prereg
+        from audit.trials import prereg as trials_prereg
         from controls import sources
         from controls.predict import selection_json
 
@@ -146,8 +146,8 @@ def _run(args: argparse.Namespace) -> int:
         write_atomic(args.out_prediction, table)
         print(f"{args.control}: {table.count(chr(10)) - 1} value(s) predicted")
     elif args.command == "perturb-trials":
-        from audit import trials_prereg
         from audit.seal import ledger
+        from audit.trials import prereg as trials_prereg
         from controls.perturb import check_stamp
         from controls.trials_perturb import perturb as perturb_trials
 

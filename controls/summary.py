@@ -7,9 +7,9 @@ import io
 import json
 from pathlib import Path
 
-from audit import disclosure
+from audit.core import disclosure
+from audit.core.strict_yaml import read_strict
 from audit.files import write_atomic
-from audit.strict_yaml import read_strict
 
 
 def summarise(

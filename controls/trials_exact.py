@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from audit.trials_prereg import BUILT_INS
+from audit.trials.prereg import BUILT_INS
 
 Row = dict  # one trial row: run, task, trial_id, copy, status, reward, started_at, ...
 COLUMNS = ["run", "task", "trial_id", "copy", "folder", "status", "reward", "started_at"]

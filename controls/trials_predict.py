@@ -18,7 +18,7 @@ import csv
 import io
 from fractions import Fraction
 
-from audit.trials_prereg import BUILT_INS
+from audit.trials.prereg import BUILT_INS
 from controls import select, trials_exact
 from controls.exact import fmt6
 from controls.predict import ControlError

@@ -19,8 +19,8 @@ import blake3
 import polars as pl
 import pytest
 
-from audit import amends, versus
 from audit.errors import AuditError
+from audit.seal import amends, versus
 from tests.conftest import ROOT, annex_head, read_csv_rows, run_audit, run_dag
 
 DEMO = ROOT / "prereg" / "demo.yaml"
@@ -200,7 +200,7 @@ def _census(path: Path, rows: list[tuple[str, str, str, str, str, str]]) -> Path
 
 
 def test_versus_moves_each_way(tmp_path: Path) -> None:
-    """Hand-written census pairs, one cell per kind of move (the rule in audit/versus.py)."""
+    """Hand-written census pairs, one cell per kind of move (the rule in audit/seal/versus.py)."""
     a = _census(
         tmp_path / "a.csv",
         [
@@ -373,7 +373,7 @@ def test_amendment_prereg_refreshes_the_head_and_the_blake3(sealed, tmp_path: Pa
 
 
 def test_the_lock_refuses_other_bundle_content() -> None:
-    """audit.amends.check_content, as the lock calls it with the tables it hashed."""
+    """audit.seal.amends.check_content, as the lock calls it with the tables it hashed."""
     parent = {
         "bundle": {
             "leaderboard": {"content_digest": "a" * 64},
@@ -447,3 +447,32 @@ def test_the_shipped_amendment_on_the_real_bundle(impl_envs, real_bundle: Path, 
     assert [k for k, v in moved.items() if v == "diverged"] == [
         ("OpenHands/Nemotron-3-Nano", "testing_cost")
     ]
+
+
+def test_the_versus_summary_reads_back_and_words_its_moves(tmp_path: Path) -> None:
+    """versus-<parent>.json through its record (versus.VersusSummary): the bytes read back
+    unchanged, and the paragraphs word the counts written here by hand."""
+    summary = versus.VersusSummary(
+        parent=versus.Parent(arm="demo", head="a" * 64, totals={"divergent": 1, "reproduced": 2}),
+        amendment=versus.Amendment(arm="demo-b", totals={"reproduced": 3}),
+        moved={"reconciled": 1, "diverged": 0, "tier": 0, "policies": 2, "class": 0, "no": 0},
+        by_column={"alpha_score": {"reconciled": 1, "diverged": 0}},
+        reconciled=["demo/m4 / alpha_score"],
+        diverged=[],
+        declared=[{"kind": "policy added", "key": "policies/B", "parent": "", "amendment": "{}"}],
+    )
+    path = tmp_path / "versus-demo.json"
+    path.write_text(summary.to_json(), encoding="utf-8")
+    # the layout as build wrote it before the record: parent {arm, head, totals}, amendment
+    # {arm, totals}, keys sorted
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert list(doc) == sorted(doc) and list(doc["parent"]) == ["arm", "head", "totals"]
+    assert list(doc["amendment"]) == ["arm", "totals"]
+    assert versus.VersusSummary.read(path) == summary
+    words = versus.paragraphs(tmp_path)
+    assert words is not None
+    assert "`demo`: divergent 1, reproduced 2; `demo-b`: reproduced 3." in words[1]
+    assert words[2].startswith("Cells that moved: 1 from not reproduced to reproduced, 0 from")
+    assert "- alpha_score: 1 reconciled, 0 diverged." in words
+    assert "- policy added: `policies/B`  -> {}" in words
+    assert versus.certificate_lines(tmp_path)[1] == "## Amendment of arm demo"

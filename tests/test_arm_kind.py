@@ -1,4 +1,4 @@
-"""The arm's kind is decided once, by the locked prereg (audit/arm_kind.py).
+"""The arm's kind is decided once, by the locked prereg (audit/core/arm_kind.py).
 
 Expected kinds read off the shipped preregs by eye: every trials prereg starts
 with `kind: trials`, and no leaderboard prereg has a `kind` key.
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit.arm_kind import load_checked
+from audit.core.arm_kind import load_checked
 from audit.errors import AuditError
 
 ROOT = Path(__file__).resolve().parent.parent

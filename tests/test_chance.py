@@ -20,7 +20,8 @@ import polars as pl
 import pytest
 from scipy.stats import binom
 
-from audit.certificate import render
+from audit.cells.census import CensusSummary
+from audit.seal.certificate import render
 from tests.conftest import IMPL_PARAMS, read_csv_rows, run_impl
 
 PREREG = """\
@@ -206,21 +207,26 @@ def test_the_permutation_null_is_unchanged_beside_it(outputs: dict[str, Path]) -
 def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) -> None:
     res = tmp_path
     (res / "lock").mkdir()
-    (res / "census.json").write_text(
-        json.dumps(
-            {
-                "cells": 20,
-                "with_antecedent": 20,
-                "classes": {
-                    "reproduced": 20,
-                    "divergent": 0,
-                    "no_data": 0,
-                    "structural": 0,
-                    "no_antecedent": 0,
-                },
-            }
-        )
+    # 10 rows x 2 measured columns, every cell reproduced (the two columns below)
+    summary = CensusSummary(
+        arm_prereg="chance",
+        prereg_blake3="0" * 64,
+        rows=10,
+        columns=2,
+        cells=20,
+        classes={
+            "reproduced": 20,
+            "divergent": 0,
+            "no_data": 0,
+            "structural": 0,
+            "no_antecedent": 0,
+        },
+        with_antecedent=20,
+        instance_rows=10,
+        chance={"epsilon": 1e-12, "threshold": 0.001},
+        constructed=["scaled"],
     )
+    (res / "census.json").write_text(summary.to_json())
     (res / "lock" / "lock.json").write_text(
         json.dumps(
             {

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from scipy import stats as sps
 
-from audit import stats
+from audit.trials import stats
 from tests.conftest import ROOT, run_audit
 
 SAMPLE = ROOT / ".." / "shared" / "bundles" / "benchflow-trials-sample" / "jobs"
@@ -42,7 +42,9 @@ def test_sign_flip_against_enumeration() -> None:
         for signs in itertools.product([-1, 1], repeat=len(d))
     )
     res = stats.sign_flip(d, 1, 10)
-    assert (res["method"], res["count"], res["total"]) == ("exact", count, 32)
+    assert (res.method, res.count, res.total) == ("exact", count, 32)
+    # the observed sum and its mirror are always counted: the smallest p is 2 of 2^5
+    assert res.p == Fraction(count, 32) and res.p_min == Fraction(2, 32)
 
 
 def test_within_task_against_scipy_permutation_test() -> None:
@@ -57,20 +59,21 @@ def test_within_task_against_scipy_permutation_test() -> None:
         alternative="two-sided",
         n_resamples=math.inf,
     )
-    assert res["method"] == "exact" and res["total"] == 70
-    assert float(res["p"]) == pytest.approx(ref.pvalue, abs=1e-12)
+    assert res.method == "exact" and res.total == 70
+    assert res.p_min is None  # the within-task test states no smallest p
+    assert float(res.p) == pytest.approx(ref.pvalue, abs=1e-12)
 
 
 def test_monte_carlo_fallback_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stats, "LIMIT_KEYS", 2)
     d = [Fraction(1), Fraction(1, 2), Fraction(-1, 2)]
     sf = stats.sign_flip(d, 3, 200)
-    assert sf["method"] == "monte_carlo" and sf["total"] == 200
-    assert sf["p"] == Fraction(1 + sf["count"], 201) and sf["p_min"] == Fraction(1, 201)
+    assert sf.method == "monte_carlo" and sf.total == 200
+    assert sf.p == Fraction(1 + sf.count, 201) and sf.p_min == Fraction(1, 201)
     wt = stats.within_task(
         [[Fraction(1), Fraction(1)]] * 3, [[Fraction(0), Fraction(0)]] * 3, 3, 50
     )
-    assert wt["method"] == "monte_carlo" and wt["total"] == 50
+    assert wt.method == "monte_carlo" and wt.total == 50
     assert stats.sign_flip(d, 3, 200) == sf  # seeded: the same draws every time
 
 

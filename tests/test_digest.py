@@ -1,4 +1,4 @@
-"""The content digest (audit/digest.py): the vectorised encoding is the v1 definition, byte for byte."""
+"""The content digest (audit/bundles/digest.py): the vectorised encoding is the v1 definition, byte for byte."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from audit import digest
+from audit.bundles import digest
 
 
 def reference_column(series: pl.Series) -> tuple[str, str]:

@@ -12,11 +12,11 @@ import polars as pl
 import pytest
 import yaml
 
-from audit import disclosure
-from audit.census import rows_csv
+from audit.cells.census import rows_csv
+from audit.core import disclosure
 from audit.errors import AuditError
 from audit.files import file_blake3
-from audit.trials_lock import lock as trials_lock
+from audit.trials.lock import lock as trials_lock
 from controls.summary import summarise
 from tests.conftest import ROOT, read_csv_rows
 
@@ -137,7 +137,7 @@ def test_a_registry_control_lands_on_its_entry() -> None:
     # A registry control (controls/registry_predict.py) names the entry it perturbs;
     # that entry is a leaderboard row, named by its row key joined by "|" as the
     # disclosure names rows. A trial control's selection names runs, no row.
-    from audit.disclosure import control_rows, on_disclosed
+    from audit.core.disclosure import control_rows, on_disclosed
 
     sel = {"entry": "Codex (GPT-5.5)|With Skills", "tasks": ["t1", "t2", "t3"]}
     assert control_rows(sel) == ["Codex (GPT-5.5)|With Skills"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from audit import demo_bundle
+from audit.bundles import demo as demo_bundle
 from controls.check import check
 from controls.summary import summarise
 from tests.conftest import (

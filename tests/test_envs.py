@@ -1,4 +1,4 @@
-"""A contestant's environment is trusted only once it is complete (audit.envs).
+"""A contestant's environment is trusted only once it is complete (audit.core.envs).
 
 An interrupted ``uv sync`` can leave a distribution's metadata without its
 files: uv then reports the environment in sync (``uv sync --check`` exits 0)
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import envs
+from audit.core import envs
 from tests.conftest import ROOT, SNAKEMAKE, clone_repo
 
 MARKER = "results/envs/impl-pandas.synced"

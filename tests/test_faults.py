@@ -42,7 +42,7 @@ def _volatile(rel: str) -> bool:
     return rel in VOLATILE or rel.startswith("events/") or stamp
 
 
-# The demo's census, worked by hand (audit/demo_bundle.py).
+# The demo's census, worked by hand (audit/bundles/demo.py).
 DEMO_CENSUS = {
     "structural": 12,
     "no_antecedent": 16,

@@ -1,6 +1,6 @@
 """The demo bundle through each contestant, against values worked out by hand.
 
-The hand working is in audit/demo_bundle.py's docstring; each expectation
+The hand working is in audit/bundles/demo.py's docstring; each expectation
 below repeats the arithmetic it rests on. Each implementation is checked on
 its own, so agreement between the two cannot hide a shared mistake.
 """

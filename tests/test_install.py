@@ -94,7 +94,7 @@ def test_the_folder_shaped_like_a_clone(tmp_path: Path, monkeypatch: pytest.Monk
             ROOT / name / "__init__.py"
         ).read_bytes()
     assert not list(dest.rglob("__pycache__"))
-    assert (dest / "audit" / "templates" / "report.html.j2").is_file()
+    assert (dest / "audit" / "report" / "templates" / "report.html.j2").is_file()
     assert project.materialise(home) == dest  # reused
     (shipped / "Snakefile").write_text("# another workflow\n")
     other = project.materialise(home)
@@ -124,8 +124,8 @@ def test_the_wheel_holds_the_packages_their_data_and_the_workflow(wheel: Path) -
         "secondseat/cli.py",
         "audit/__main__.py",
         "audit/commands/verify.py",
-        "audit/templates/report.html.j2",
-        "audit/templates/report.md.j2",
+        "audit/report/templates/report.html.j2",
+        "audit/report/templates/report.md.j2",
         "audit/selftest/faults.yaml",
         "controls/__main__.py",
         "impl_pandas/__main__.py",

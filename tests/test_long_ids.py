@@ -62,7 +62,7 @@ def test_a_2mb_row_id_through_the_recompute_and_the_sharded_null(
 
 def test_the_referee_reads_a_2mb_row_id(impl_envs, long_id_bundle: Path, tmp_path: Path) -> None:
     """audit's CSV readers (report, census tables; the controls import audit) take any field."""
-    from audit.report import _csv
+    from audit.report.leaderboard import _csv
 
     res = run_impl("pandas", DEMO, long_id_bundle, tmp_path / "out")
     assert res.code == 0, res.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from audit.errors import AuditError
-from audit.trials_prereg import load
+from audit.trials.prereg import load
 from tests.conftest import impl_python, read_csv_rows, run
 from tests.test_tb_runs import _adapt, _run_file, _t
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit import prereg
+from audit.cells import prereg
 from audit.errors import AuditError
 from tests.conftest import ROOT
 

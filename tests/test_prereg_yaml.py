@@ -4,7 +4,7 @@ referee and by both contestants, each with its own loader, for both kinds of pre
 Each case is a file's bytes and the class every reader must give, worked out by hand from
 the contract's order: missing_file, too_large, unreadable, yaml_alias, yaml_duplicate_key,
 bad_prereg ("ok": the file is a valid prereg). The referee runs in this process
-(audit.prereg.load, audit.trials_prereg.load); each contestant runs its own loader and
+(audit.cells.prereg.load, audit.trials.prereg.load); each contestant runs its own loader and
 prereg checks in its own environment, as one process over every case.
 """
 
@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from audit import prereg, strict_yaml, trials_prereg
+from audit.cells import prereg
+from audit.core import strict_yaml
 from audit.errors import AuditError
+from audit.trials import prereg as trials_prereg
 from tests.conftest import IMPLS, ROOT, impl_python
 
 DEMO = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")

@@ -20,8 +20,8 @@ import polars as pl
 import pytest
 import yaml
 
+from audit.bundles.publisher_hash import pandas_csv
 from audit.files import file_blake3
-from audit.publisher_hash import pandas_csv
 from tests.conftest import REAL_BUNDLE, ROOT, impl_python, run, run_audit
 
 PUBLISHER = r"""

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from audit.errors import AuditError
-from audit.trials_prereg import load
+from audit.trials.prereg import load
 from controls import sources
 from controls.predict import ControlError
 from controls.trials_perturb import perturb

@@ -1,13 +1,13 @@
-"""Reports from templates (audit/render.py, audit/templates/) and "What this does not show"
-(audit/limits.py), on hand-built inputs whose expected text is worked out below."""
+"""Reports from templates (audit/report/render.py, audit/report/templates/) and "What this does not show"
+(audit/report/limits.py), on hand-built inputs whose expected text is worked out below."""
 
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
-from audit import limits, render
+from audit.report import limits, render
+from audit.trials.census import TrialsCensusSummary
 
 # A leaderboard prereg reduced to what limits reads: a score tolerance with two tiers
 # beyond exact (so tier 2 is the loosest), and an exact-text column.
@@ -130,7 +130,22 @@ def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> No
     )
     classes = {"structural": 2, "no_antecedent": 0, "reproduced": 2, "divergent": 0}
     classes |= {"no_data": 0, "not_published": 2}
-    (tmp_path / "census.json").write_text(json.dumps({"classes": classes, "source": "trials"}))
+    # 2 rows (a|x, b|x) x 3 columns; the measured cells are a|x's two reproduced ones
+    summary = TrialsCensusSummary(
+        arm_prereg="limits",
+        prereg_blake3="0" * 64,
+        source="trials",
+        rows=2,
+        columns=3,
+        cells=6,
+        classes=classes,
+        measured_cells=2,
+        exactly_one_rule=0,
+        rows_with_one_rule=0,
+        entries=3,
+        unpublished_columns=[],
+    )
+    (tmp_path / "census.json").write_text(summary.to_json())
     items = limits.lines(tmp_path, TRIALS_DOC, trials=True)
     text = "\n".join(items)
     assert "1 of the 3 recomputed entries have nothing published for them" in text
@@ -206,7 +221,7 @@ def test_html_from_the_template() -> None:
 
 
 def test_every_plot_labels_both_axes_even_with_nothing_to_draw() -> None:
-    from audit import plots
+    from audit.report import plots
 
     # (svg, x label, y label): the labels are SVG text (svg.fonttype none), so present as written
     settings = [{"setting": "model", "status": "recorded", "value": "m", "trials": "3"}]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from audit.digest import table_digest
+from audit.bundles.digest import table_digest
 from audit.errors import AuditError
 from tests.conftest import ROOT, impl_python, read_csv_rows, run, run_audit, run_dag
 from tests.test_tb_runs import _adapt, _run_file, _t

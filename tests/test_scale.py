@@ -1,4 +1,4 @@
-"""Synthetic bundles (audit/generate.py): deterministic, and their planted divergences found."""
+"""Synthetic bundles (audit/bundles/generate.py): deterministic, and their planted divergences found."""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from tests.conftest import ROOT, SNAKEMAKE, annex_head, clone_repo, run_audit
 HOSTILE = "b 'q\" $(touch X1) ; touch X2 `touch X3`"
 MARKERS = ("X1", "X2", "X3")
 SCHEMA = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
-# The demo's census, worked by hand (audit/demo_bundle.py).
+# The demo's census, worked by hand (audit/bundles/demo.py).
 DEMO_CLASSES = {
     "structural": 12,
     "no_antecedent": 16,

@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from audit import stats
+from audit.trials import stats
 from tests.conftest import impl_python, run, run_audit
 
 

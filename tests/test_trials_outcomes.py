@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from scipy import stats as sps
 
-from audit import stats
-from audit.adapter import adapt
-from audit.compare_runs import compare
-from audit.metrics import metrics
-from audit.verifiers import broken_reason
+from audit.trials import stats
+from audit.trials.adapter import adapt
+from audit.trials.compare_runs import compare
+from audit.trials.metrics import metrics
+from audit.trials.verifiers import broken_reason
 from tests.conftest import run_audit
 
 # (task, trial id, kind, reward, regrade): kinds are "scored", "broken" (a
@@ -249,7 +249,7 @@ def test_pass_k_notes_tasks_left_out(jobs: Path) -> None:
         {"task": "p", "a_values": 1, "b_values": 2},
         {"task": "q", "a_values": 2, "b_values": 1},
     ]
-    from audit.compare_runs import render
+    from audit.trials.compare_runs import render
 
     assert "k=2: p left out of pass@k and pass^k: n_A = 1, n_B = 2" in render(doc, pairs)
 
@@ -389,7 +389,7 @@ def test_contestants_apply_the_policies(impl_envs, tmp_path: Path, impl: str) ->
     assert run_audit("adapt-trials", "--jobs", jobs, "--out", bundle).code == 0
     prereg = tmp_path / "prereg.yaml"
     prereg.write_text(PREREG, encoding="utf-8")
-    from audit.trials_prereg import load
+    from audit.trials.prereg import load
 
     assert load(prereg)["policies"]["regr_task"]["reward"] == "regraded"  # the schema takes it
     out = tmp_path / "out"

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from audit.errors import AuditError
-from audit.trials_prereg import load
+from audit.trials.prereg import load
 from tests.conftest import ROOT
 
 PREREGS = ["skillsbench-registry", "benchflow-sample"]

@@ -14,7 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.eee import adapt_to
+    from audit.bundles.eee import adapt_to
 
     doc = adapt_to(args.aggregates, args.out)
     for rec in doc["records"]:

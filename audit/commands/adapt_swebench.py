@@ -17,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit import swebench_report as swe
+    from audit.bundles import swebench_report as swe
 
     policies = swe.parse_policies(args.denominators)
     _, doc = swe.adapt_to(args.reports, args.out, policies, args.benchmark)

@@ -22,8 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.adapter import adapt_to, summary_lines
     from audit.errors import AuditError
+    from audit.trials.adapter import adapt_to, summary_lines
 
     jobs = args.jobs or args.jobs_dir
     if jobs is None:

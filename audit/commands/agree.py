@@ -27,8 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.agree import TRIAL_KEYS, agree
-    from audit.arm_kind import TRIALS, kind_of_file
+    from audit.core.agree import TRIAL_KEYS, agree
+    from audit.core.arm_kind import TRIALS, kind_of_file
 
     keys = TRIAL_KEYS if kind_of_file(args.prereg) == TRIALS else None
     rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)

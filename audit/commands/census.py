@@ -1,7 +1,7 @@
 """The census of an arm: totals per class, the per-column (or per-entry) tables.
 
-One command for both kinds; the locked prereg's ``kind`` decides: audit/census.py
-(leaderboard: census.txt, census.json, census_*.csv) or audit/trials_census.py
+One command for both kinds; the locked prereg's ``kind`` decides: audit/cells/census.py
+(leaderboard: census.txt, census.json, census_*.csv) or audit/trials/census.py
 (trials: classes, rule recovery, intervals, entries).
 """
 
@@ -23,11 +23,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.arm_kind import TRIALS, kind_of_file
+    from audit.core.arm_kind import TRIALS, kind_of_file
 
     if kind_of_file(args.prereg) == TRIALS:
-        from audit.trials_census import summarise
+        from audit.trials.census import summarise
     else:
-        from audit.census import summarise
+        from audit.cells.census import summarise
     summarise(args.agreement, args.cells, args.prereg, args.lock, args.out_dir)
     return 0

@@ -16,7 +16,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit import compare_items
+    from audit.trials import compare_items
 
     res = compare_items.compare(args.a, args.b, args.id, args.boundaries)
     if args.out:

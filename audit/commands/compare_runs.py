@@ -58,6 +58,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.compare_runs import run as compare_runs
+    from audit.trials.compare_runs import run as compare_runs
 
     return compare_runs(args)

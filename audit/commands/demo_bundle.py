@@ -1,4 +1,4 @@
-"""Write the embedded demo bundle (every cell worked out by hand, audit/demo_bundle.py)."""
+"""Write the embedded demo bundle (every cell worked out by hand, audit/bundles/demo.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.demo_bundle import write
+    from audit.bundles.demo import write
 
     write(args.out)
     return 0

@@ -14,7 +14,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.draft_prereg import write
+    from audit.cells.draft_prereg import write
 
     doc = write(args.bundle, args.out)
     n = sum(len(cols) for cols in doc["undecided"].values())

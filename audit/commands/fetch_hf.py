@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.hf import fetch
+    from audit.bundles.hf import fetch
 
     rec = fetch(args.uri, args.files, args.out, args.optional)
     for name, f in rec["files"].items():

@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.generate import generate
+    from audit.bundles.generate import generate
 
     shape = generate(args.rows, args.models, args.seed, args.out)
     print(

@@ -1,7 +1,7 @@
 """The lock: check the prereg's blake3, hash the bundle's files, start the ledger.
 
-One command for both kinds; the prereg's own ``kind`` decides (audit/arm_kind.py):
-a leaderboard arm's lock (audit/lock.py) or a trials arm's (audit/trials_lock.py,
+One command for both kinds; the prereg's own ``kind`` decides (audit/core/arm_kind.py):
+a leaderboard arm's lock (audit/cells/lock.py) or a trials arm's (audit/trials/lock.py,
 which also hashes the adapter's trials table). Writes <out-dir>/prereg.yaml,
 lock.json and files.json, and the lock's event file.
 """
@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _kind(prereg: str) -> str:
-    from audit.arm_kind import LEADERBOARD, kind_of_file
+    from audit.core.arm_kind import LEADERBOARD, kind_of_file
     from audit.errors import AuditError
 
     try:
@@ -50,11 +50,11 @@ def _kind(prereg: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.arm_kind import TRIALS
+    from audit.core.arm_kind import TRIALS
     from audit.errors import AuditError
 
     if _kind(args.prereg) == TRIALS:
-        from audit.trials_lock import lock as trials_lock
+        from audit.trials.lock import lock as trials_lock
 
         rec = trials_lock(
             args.prereg,
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.assembled is not None:
             raise AuditError("bad_args", args.prereg, "--assembled is for a trials arm only")
-        from audit.lock import lock
+        from audit.cells.lock import lock
 
         rec = lock(
             args.prereg,

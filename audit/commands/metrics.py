@@ -25,6 +25,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.metrics import run as metrics_run
+    from audit.trials.metrics import run as metrics_run
 
     return metrics_run(args)

@@ -1,8 +1,8 @@
 """Write an arm's report: report.md, report.html and the plots (SVG).
 
 One command for both kinds; the locked prereg's ``kind`` (<res>/lock/prereg.yaml)
-decides: audit/report.py (leaderboard) or audit/trials_report.py (trials), both
-from the one template set (audit/templates/).
+decides: audit/report/leaderboard.py (leaderboard) or audit/report/trials.py (trials), both
+from the one template set (audit/report/templates/).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.arm_kind import TRIALS, kind_of_file
+    from audit.core.arm_kind import TRIALS, kind_of_file
 
     if kind_of_file(Path(args.res) / "lock" / "prereg.yaml") == TRIALS:
-        from audit.trials_report import build
+        from audit.report.trials import build
     else:
-        from audit.report import build
+        from audit.report.leaderboard import build
     build(args.res, args.out)
     return 0

@@ -12,7 +12,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.hf import parse, resolve
+    from audit.bundles.hf import parse, resolve
 
     repo, _ = parse(args.uri)
     print(f"hf://datasets/{repo}@{resolve(args.uri)}")

@@ -17,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.runs import same_runs
+    from audit.core.runs import same_runs
 
     res = same_runs(args.runs, args.out)
     print(f"{res['runs']} runs byte-identical: {', '.join(sorted(res['files']))}")

@@ -13,7 +13,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.settings_census import write
+    from audit.trials.settings_census import write
 
     print("\n".join(write(args.trials, args.out)))
     return 0

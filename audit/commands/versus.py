@@ -22,12 +22,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.versus import build
+    from audit.seal.versus import build
 
     s = build(args.parent_annex, args.res, args.out_csv, args.out_json)
-    m = s["moved"]
+    m = s.moved
     print(
-        f"versus {s['parent']['arm']}: {m['reconciled']} reconciled, {m['diverged']} diverged,"
+        f"versus {s.parent.arm}: {m['reconciled']} reconciled, {m['diverged']} diverged,"
         f" {m['tier']} at another tier, {m['no']} unmoved"
     )
     return 0

@@ -19,10 +19,11 @@ import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
-from audit import certificate, prereg, trials_prereg
+from audit.cells import prereg
 from audit.errors import AuditError
 from audit.files import write_atomic
-from audit.seal import attest, contract, environment, ledger
+from audit.seal import attest, certificate, contract, environment, ledger
+from audit.trials import prereg as trials_prereg
 
 COPIED = [
     "lock/prereg.yaml",
@@ -160,7 +161,7 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
 def _certificate(res: Path, anchored: str) -> str:
     locked = res / "lock" / "prereg.yaml"
     if trials_prereg.is_trials(locked):
-        from audit import trials_report
+        from audit.report import trials as trials_report
 
         return trials_report.certificate(res, trials_prereg.load(locked), anchored)
     return certificate.render(res, prereg.load(locked), anchored)

@@ -15,10 +15,11 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from audit import amends, prereg, trials_prereg
+from audit.cells import prereg
 from audit.errors import AuditError
-from audit.seal import attest, contract, ledger
+from audit.seal import amends, attest, contract, ledger
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme
+from audit.trials import prereg as trials_prereg
 
 HEADERS = {
     "cells.csv": "row_id,column,kind,policy,published,recomputed,abs_diff,tier",

@@ -34,7 +34,7 @@ from pathlib import Path
 
 import polars as pl
 
-from audit import demo_bundle
+from audit.bundles import demo as demo_bundle
 from audit.files import write_atomic
 
 T, F, N = True, False, None

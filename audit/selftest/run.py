@@ -5,12 +5,12 @@ the ones the DAG runs (docs/self-test.md), called directly rather than through
 the whole DAG per fault:
 
 - ``recompute_fails``: the mutant exits non-zero where the unmutated contestant does not;
-- ``runs_differ``: two runs of the mutant do not write the same bytes (``audit.runs``);
-- ``contestants_disagree``: its files against the other contestant's (``audit.agree``);
+- ``runs_differ``: two runs of the mutant do not write the same bytes (``audit.core.runs``);
+- ``contestants_disagree``: its files against the other contestant's (``audit.core.agree``);
 - ``control_fails``: a control of the prereg, predicted by ``controls``' own
   arithmetic from the unperturbed bundle before any mutant runs, measured on
   the mutant alone (``controls.check``);
-- ``census_incomplete``: its census does not give every cell one class (``audit.census``).
+- ``census_incomplete``: its census does not give every cell one class (``audit.cells.census``).
 
 The unmutated contestants run through the same stages first (fault ``none``):
 a stage that flags them would flag every fault, so the self-test fails then.
@@ -29,7 +29,7 @@ from pathlib import Path
 
 import polars as pl
 
-from audit import prereg as prereg_mod
+from audit.cells import prereg as prereg_mod
 from audit.errors import AuditError
 from audit.selftest import catalogue
 from audit.selftest.catalogue import CONTESTANTS, Fault
@@ -95,7 +95,7 @@ class Outcome:
 def materialise(b: Bundle, work: Path) -> Path:
     """The folder the contestants read for this bundle."""
     if b.source == "demo":
-        from audit.demo_bundle import write
+        from audit.bundles.demo import write
 
         write(str(work / "demo"))
         return work / "demo"
@@ -104,7 +104,7 @@ def materialise(b: Bundle, work: Path) -> Path:
 
         return write_edges(work / "demo-edges")
     if b.source.startswith("jobs:"):
-        from audit.adapter import adapt_to
+        from audit.trials.adapter import adapt_to
 
         jobs = b.source.removeprefix("jobs:")
         if not Path(jobs).is_dir():
@@ -200,7 +200,7 @@ def prepare(b: Bundle, work: Path) -> Prepared:
             perturb(doc, str(folder), str(d / "selection.json"), str(d / "bundle"))
             controls[name] = d
     else:
-        from audit import trials_prereg
+        from audit.trials import prereg as trials_prereg
         from controls import sources
         from controls.predict import selection_json
         from controls.trials_perturb import perturb as perturb_trials
@@ -232,8 +232,8 @@ def stages(
     fault: str,
 ) -> Outcome:
     """Every stage for one contestant (built from ``src``) on one bundle."""
-    from audit.agree import TRIAL_KEYS, agree
-    from audit.runs import same_runs
+    from audit.core.agree import TRIAL_KEYS, agree
+    from audit.core.runs import same_runs
 
     b = prep.bundle
     res = Outcome(fault, impl, b.name, {s: NA for s in STAGES})
@@ -267,8 +267,8 @@ def stages(
         if rep["disagreements"]:
             res.details["contestants_disagree"] = f"{rep['disagreements']} disagreement(s)"
     if prep.shape is not None:
-        from audit.agree import read_csv
-        from audit.census import check_complete
+        from audit.cells.census import check_complete
+        from audit.core.agree import read_csv
 
         try:
             check_complete(

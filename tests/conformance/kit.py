@@ -183,8 +183,8 @@ class Workspace:
 
     def make_ledger(self) -> Path:
         """A real ledger: the lock of this bundle and prereg, then two recorded outputs."""
+        from audit.cells.lock import lock
         from audit.files import file_blake3
-        from audit.lock import lock
         from audit.seal import ledger
 
         here = Path.cwd()

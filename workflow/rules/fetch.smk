@@ -8,7 +8,7 @@ import sys
 if HF_URI:
     sys.path.insert(0, SRC)
     from audit.errors import AuditError
-    from audit.hf import pinned
+    from audit.bundles.hf import pinned
 
     try:
         pinned(HF_URI)

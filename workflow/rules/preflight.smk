@@ -49,7 +49,7 @@ def _config_source(key):
 
 def check_config(cfg):
     """bad_config for the first schema violation (an unknown key is one)."""
-    from audit.prereg import schema as _schema  # the repository is on sys.path
+    from audit.cells.prereg import schema as _schema  # the repository is on sys.path
 
     schema = _schema("config")
     validator = jsonschema.Draft202012Validator(schema)
@@ -253,8 +253,8 @@ def hold_run_lock(state=".snakemake"):
 def check_envs(impls):
     """A contestant's environment whose marker no longer vouches for it (files lost
     since its sync: an interrupted sync elsewhere, a deleted package) loses its
-    marker, so the impl_env rule syncs and checks it again (audit.envs)."""
-    from audit.envs import stale_marker  # the repository is on sys.path: the Snakefile's folder
+    marker, so the impl_env rule syncs and checks it again (audit.core.envs)."""
+    from audit.core.envs import stale_marker  # the repository is on sys.path: the Snakefile's folder
 
     if workflow.remote_exec or workflow.subprocess_exec:
         return
@@ -282,8 +282,8 @@ def print_run_summary():
 
 
 def prereg_kind(prereg):
-    """The arm's kind and its prereg, read and checked once (audit/arm_kind.py)."""
-    from audit.arm_kind import load_checked
+    """The arm's kind and its prereg, read and checked once (audit/core/arm_kind.py)."""
+    from audit.core.arm_kind import load_checked
     from audit.errors import AuditError
 
     try:
@@ -322,10 +322,10 @@ def second_seat(cfg):
 
 
 def check_amends(prereg, doc, arm, bundle_files, jobs=None):
-    """An amendment's parent, before any job (audit/amends.py): the arm exists, its annex
+    """An amendment's parent, before any job (audit/seal/amends.py): the arm exists, its annex
     verifies with the declared head (the seal's verify), no cycle, the same bundle content.
     Returns the parent arm's name, or None when the prereg amends nothing."""
-    from audit.amends import check
+    from audit.seal.amends import check
     from audit.errors import AuditError
 
     try:

@@ -15,7 +15,7 @@ rule impl_env:
     log:
         "results/logs/impl_env_{impl}.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit.envs sync --project {params.src:q}"
+        "PYTHONPATH={params.src:q} python -m audit.core.envs sync --project {params.src:q}"
         " --venv {params.venv:q} --group impl-{wildcards.impl:q} --marker {output:q} > {log:q} 2>&1"
 
 

@@ -128,7 +128,7 @@ rule report_trials:
     output:
         md=f"{RES}/report/report.md",
         html=f"{RES}/report/report.html",
-        # the plots (audit/trials_report.py FIGURES), each written even when it has no data
+        # the plots (audit/report/trials.py FIGURES), each written even when it has no data
         plots=expand(
             f"{RES}/report/{{plot}}.svg",
             plot=["task_rewards", "intervals", "null_histograms", "settings"],

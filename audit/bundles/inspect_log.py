@@ -1,0 +1,167 @@
+"""Inspect eval logs (``.eval`` and ``.json``) read with inspect_ai's own ``read_eval_log``.
+
+``python -m audit adapt-inspect LOG... --out DIR [--scorer NAME]`` writes
+
+- ``trials.parquet``: the trial table of trials v1 (docs/trials-contract.md, section 2),
+  one row per sample and epoch: ``run`` is ``<model>/<eval_id>``, ``task`` the sample
+  id, ``trial_id`` ``<eval_id>/<sample id>/<epoch>``; ``reward`` the declared scorer's
+  value as inspect_ai itself turns it into a number (``value_to_float``: C 1, I 0, P 0.5,
+  N 0); ``status`` ``scored`` when there is one, ``errored`` when the sample records an
+  error, else ``unscored``. Fields Inspect does not record (timings of a verifier,
+  Harbor's settings) are null;
+- ``items.parquet``: the per-item record ``compare-items`` reads, one row per sample
+  and epoch: ``item_id`` (the sample id, with ``:<epoch>`` when the log ran more than
+  one), ``run``, ``epoch``, ``input`` (the sample's input: text, or its messages as
+  JSON), ``prompt`` (the messages sent before the first reply, as JSON), ``output`` (the
+  completion), ``answer`` (the scorer's extracted answer), ``score`` (the number above),
+  ``target``;
+- ``claim.json``: each log's published claim, its header's metrics per scorer
+  (accuracy, stderr, ...) with the samples counted, and the file's blake3.
+
+One scorer is taken: ``--scorer``, or the only one a log has; several without
+``--scorer`` is ``ambiguous_scorer``. A log that cannot be read is ``unreadable``, one
+with no sample ``empty``, a sample id repeated within an epoch ``duplicate_key``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from audit.bundles import intake_out
+from audit.errors import AuditError
+from audit.files import file_blake3
+from audit.trials.adapter import SCHEMA as TRIAL_SCHEMA
+
+
+def _read(path: str) -> Any:
+    from inspect_ai.log import read_eval_log
+
+    if not Path(path).is_file():
+        raise AuditError("missing_file", path, "no such file")
+    try:
+        return read_eval_log(path)
+    except Exception as e:  # noqa: BLE001 - any reader failure is one unusable-input line
+        raise AuditError(
+            "unreadable", path, f"not an Inspect eval log ({type(e).__name__})"
+        ) from None
+
+
+def _scorer(log: Any, wanted: str | None, path: str) -> str:
+    names = [s.name for s in (log.results.scores if log.results else [])]
+    if wanted is not None:
+        if wanted not in names:
+            raise AuditError("missing_scorer", path, f"no scorer {wanted!r} (has {names})")
+        return wanted
+    if len(names) != 1:
+        raise AuditError(
+            "ambiguous_scorer", path, f"scorers {names}: name the one to read with --scorer"
+        )
+    return names[0]
+
+
+def _messages(msgs: list[Any]) -> str:
+    return json.dumps([{"role": m.role, "content": m.text} for m in msgs], ensure_ascii=False)
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(x, str) for x in value):
+        return json.dumps(value, ensure_ascii=False)
+    return _messages(value)
+
+
+def read(path: str, scorer: str | None) -> tuple[list[dict], list[dict], dict[str, Any]]:
+    """(trial rows, item rows, claim) of one log."""
+    from inspect_ai.scorer import value_to_float
+
+    to_float = value_to_float()
+    log = _read(path)
+    samples = log.samples or []
+    if not samples:
+        raise AuditError("empty", path, "the log holds no sample")
+    name = _scorer(log, scorer, path)
+    run = f"{log.eval.model}/{log.eval.eval_id}"
+    many_epochs = len({s.epoch for s in samples}) > 1
+    trials: list[dict] = []
+    items: list[dict] = []
+    seen: set[tuple[str, int]] = set()
+    for s in samples:
+        key = (str(s.id), int(s.epoch))
+        if key in seen:
+            raise AuditError("duplicate_key", path, f"sample {key[0]} epoch {key[1]} twice")
+        seen.add(key)
+        score = (s.scores or {}).get(name)
+        reward = None if score is None or score.value is None else float(to_float(score.value))
+        status = "scored" if reward is not None else "errored" if s.error else "unscored"
+        first_reply = next((i for i, m in enumerate(s.messages) if m.role == "assistant"), None)
+        trials.append(
+            {
+                **dict.fromkeys(TRIAL_SCHEMA),
+                "run": run,
+                "task": key[0],
+                "trial_id": f"{log.eval.eval_id}/{key[0]}/{key[1]}",
+                "copy": 0,
+                "folder": f"{Path(path).name}#{key[0]}:{key[1]}",
+                "status": status,
+                "reward": reward,
+                "reward_keys": ",".join(sorted(s.scores or {})) or None,
+                "exception": s.error is not None,
+                "verifier_ran": bool(s.scores),
+                "config_source": "none",
+            }
+        )
+        items.append(
+            {
+                "item_id": f"{key[0]}:{key[1]}" if many_epochs else key[0],
+                "run": run,
+                "epoch": key[1],
+                "input": _text(s.input),
+                "prompt": None if first_reply is None else _messages(s.messages[:first_reply]),
+                "output": s.output.completion if s.output else None,
+                "answer": None if score is None else score.answer,
+                "score": reward,
+                "target": _text(s.target),
+            }
+        )
+    claim = {
+        "file": Path(path).name,
+        "blake3": file_blake3(path),
+        "run": run,
+        "task": log.eval.task,
+        "model": log.eval.model,
+        "status": log.status,
+        "scorer": name,
+        "total_samples": log.results.total_samples,
+        "completed_samples": log.results.completed_samples,
+        "metrics": {
+            s.name: {k: m.value for k, m in sorted(s.metrics.items())} for s in log.results.scores
+        },
+    }
+    return trials, items, claim
+
+
+def adapt_to(logs: list[str], out: str, scorer: str | None = None) -> dict[str, Any]:
+    trials: list[dict] = []
+    items: list[dict] = []
+    claims: list[dict] = []
+    for path in logs:
+        t, i, c = read(path, scorer)
+        if any(x["run"] == c["run"] for x in claims):
+            raise AuditError("duplicate_key", path, f"a second log of run {c['run']}")
+        trials += t
+        items += i
+        claims.append(c)
+    return intake_out.write(out, trials, items, {"format": "inspect-eval-log", "logs": claims})
+
+
+def summary_lines(doc: dict[str, Any]) -> list[str]:
+    lines = [f"adapt-inspect: {len(doc['logs'])} log(s)"]
+    for c in doc["logs"]:
+        metrics = ", ".join(f"{k} {v}" for k, v in c["metrics"][c["scorer"]].items())
+        lines.append(f"  {c['run']}: {c['completed_samples']} sample(s); {c['scorer']}: {metrics}")
+    return lines

@@ -1,0 +1,273 @@
+"""Summarise the agreed per-cell census: totals per class and a per-column table."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from audit.cells import prereg as prereg_mod
+from audit.core import disclosure
+from audit.core.agree import read_csv
+from audit.errors import FAILED, AuditError
+from audit.files import write_atomic
+
+CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
+NO_INSTANCE_ROWS = (
+    "The instance table has no rows: nothing shipped can recompute any cell, so every cell "
+    "with an antecedent has no data, the permutation null is not computable and no control "
+    "had anything to perturb."
+)
+P_NOT_COMPUTABLE = "n/c"
+P_NOT_COMPUTABLE_TEXT = (
+    "p n/c: not computable. No row's recomputed values reproduce any row's published value "
+    "in that column, so no dealing can reproduce a cell and there is no chance level to "
+    "set the observed count against."
+)
+
+
+@dataclass(frozen=True)
+class CensusSummary:
+    """census.json of a leaderboard arm: the totals the report and the certificate read."""
+
+    arm_prereg: str  # the prereg's name
+    prereg_blake3: str
+    rows: int  # leaderboard rows, columns and cells (rows x columns)
+    columns: int
+    cells: int
+    classes: dict[str, int]  # cells per class (CLASSES), in census.json's order
+    with_antecedent: int  # reproduced + divergent + no_data
+    instance_rows: int
+    chance: dict[str, Any]  # the prereg's chance section (epsilon, threshold)
+    constructed: list[str]  # columns flagged constructed, in prereg order
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def read(cls, path: Path) -> CensusSummary:
+        return cls(**json.loads(path.read_text(encoding="utf-8")))
+
+
+def _check_agreement(path: str) -> None:
+    report = json.loads(Path(path).read_text(encoding="utf-8"))
+    if report["disagreements"]:
+        raise AuditError(
+            "implementations_disagree",
+            path,
+            f"{report['disagreements']} disagreement(s) between the implementations; "
+            "no census is drawn from contested cells (see agreement.md)",
+            FAILED,
+        )
+
+
+CHANCE_FIELDS = {  # chance.csv field -> census_columns.csv column
+    "candidates": "chance_cells",
+    "certain": "chance_certain",
+    "exact_certain": "chance_exact_certain",
+    "tested": "chance_tested",
+    "exact_beyond": "chance_exact",
+    "expected": "chance_expected",
+    "p_cell_max": "chance_p_cell_max",
+    "p_value": "chance_p",
+    "constructed": "constructed",
+}
+
+
+def constructed_words(r: dict, epsilon: float) -> str:
+    """The flagged column's evidence in words (census.txt, report, certificate)."""
+    return (
+        f"agreement in {r['column']} is more exact than independent data would give: "
+        f"{r['chance_exact']} of {r['chance_tested']} cells equal the published value to within "
+        f"{epsilon:g} (relative), about {float(r['chance_expected']):.2g} expected by chance "
+        f"(exact p = {float(r['chance_p']):.2g}); the instance values may have been derived "
+        "from the published ones"
+    )
+
+
+def column_table(
+    census: pl.DataFrame, nulls: pl.DataFrame, doc: dict, chance: pl.DataFrame | None = None
+) -> pl.DataFrame:
+    """One line per leaderboard column, in prereg order."""
+    measured = doc["columns"]["measured"]
+    policies = sorted(doc["policies"])
+    max_tiers = max((len(t["tiers"]) for t in doc["tolerances"].values()), default=0)
+    diff = pl.col("min_abs_diff").cast(pl.Float64, strict=False)
+    aggs = [
+        pl.len().alias("cells"),
+        *[(pl.col("class") == c).sum().alias(c) for c in CLASSES[2:]],
+        *[(pl.col("best_tier") == str(k)).sum().alias(f"tier_{k}") for k in range(max_tiers + 1)],
+        *[
+            pl.col("policies").str.split(";").list.contains(p).sum().alias(f"reproduced_{p}")
+            for p in policies
+        ],
+        diff.filter(pl.col("class") == "divergent").min().alias("min_divergent_abs_diff"),
+    ]
+    table = census.group_by("column").agg(aggs)
+    order = pl.DataFrame(
+        {
+            "column": prereg_mod.leaderboard_columns(doc),
+            "kind": [
+                *["structural"] * len(doc["columns"]["structural"]),
+                *["no_antecedent"] * len(doc["columns"]["no_antecedent"]),
+                *["measured"] * len(measured),
+            ],
+            "order": range(len(prereg_mod.leaderboard_columns(doc))),
+        },
+        schema_overrides={"order": pl.Int64},
+    )
+    nulls = nulls.select(
+        "column",
+        pl.col("observed").cast(pl.Int64).alias("null_observed"),
+        pl.col("null_mean").cast(pl.Float64),
+        pl.col("null_sd").cast(pl.Float64),
+        pl.col("null_max").cast(pl.Int64),
+        # empty when the null is not computable (docs/contract.md, nulls.csv)
+        pl.when(pl.col("p") != "").then(pl.col("p")).cast(pl.Float64).alias("null_p"),
+    )
+    joined = order.join(table, on="column", how="left").join(nulls, on="column", how="left")
+    if chance is not None:
+        chance = chance.select("column", *[pl.col(k).alias(v) for k, v in CHANCE_FIELDS.items()])
+        joined = joined.join(chance, on="column", how="left")
+    return joined.sort("order").drop("order")
+
+
+def row_table(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES) -> pl.DataFrame:
+    """One line per leaderboard row (census order): cells per class, and ``disclosed``,
+    the relation the prereg's disclosure declares to that row (empty when none)."""
+    rel = disclosure.relations(doc)
+    table = census.group_by("row_id", maintain_order=True).agg(
+        pl.len().alias("cells"), *[(pl.col("class") == c).sum().alias(c) for c in classes]
+    )
+    return table.with_columns(
+        pl.col("row_id")
+        .replace_strict(rel, default=None, return_dtype=pl.String)
+        .alias("disclosed")
+    )
+
+
+def rows_csv(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES) -> str:
+    """census_rows.csv (both kinds of arm): row_table as CSV."""
+    return _csv(row_table(census, doc, classes))
+
+
+def check_complete(census: pl.DataFrame, rows: int, cols: int, path: str) -> dict[str, int]:
+    """Totals per class; census_incomplete unless every cell has exactly one known class."""
+    totals = {c: int((census["class"] == c).sum()) for c in CLASSES}
+    unknown = census.filter(~pl.col("class").is_in(CLASSES)).height
+    if sum(totals.values()) != rows * cols or unknown or census.height != rows * cols:
+        raise AuditError(
+            "census_incomplete",
+            path,
+            f"{census.height} cells classified ({unknown} with an unknown class), "
+            f"the leaderboard has {rows} x {cols} = {rows * cols}",
+            FAILED,
+        )
+    return totals
+
+
+def summarise(
+    agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
+) -> CensusSummary:
+    _check_agreement(agreement)
+    doc = prereg_mod.load(prereg_path)
+    lock = json.loads(Path(lock_path).read_text(encoding="utf-8"))
+    census = read_csv(Path(contestant_dir) / "census.csv")
+    nulls = read_csv(Path(contestant_dir) / "nulls.csv")
+    chance = read_csv(Path(contestant_dir) / "chance.csv")
+    rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
+    totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"))
+    table = column_table(census, nulls, doc, chance)
+    summary = CensusSummary(
+        arm_prereg=doc["name"],
+        prereg_blake3=lock["prereg"]["blake3"],
+        rows=rows,
+        columns=cols,
+        cells=rows * cols,
+        classes=totals,
+        with_antecedent=totals["reproduced"] + totals["divergent"] + totals["no_data"],
+        instance_rows=lock["bundle"]["instances"]["rows"],
+        chance=doc["chance"],
+        constructed=table.filter(pl.col("constructed") == "yes")["column"].to_list(),
+    )
+    out = Path(out_dir)
+    write_atomic(out / "census.json", summary.to_json())
+    write_atomic(out / "census_columns.csv", _csv(table))
+    write_atomic(out / "census_cells.csv", (Path(contestant_dir) / "census.csv").read_bytes())
+    write_atomic(out / "census_rows.csv", rows_csv(census, doc))
+    write_atomic(out / "census.txt", render(summary, table, doc))
+    return summary
+
+
+def _csv(table: pl.DataFrame) -> str:
+    floats = [c for c, t in table.schema.items() if t == pl.Float64]
+    return table.with_columns(
+        [pl.col(c).map_elements(lambda v: f"{v:.6f}", return_dtype=pl.String) for c in floats]
+    ).write_csv(line_terminator="\n", null_value="")
+
+
+def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
+    c = summary.classes
+    lines = [
+        f"secondseat census: prereg {summary.arm_prereg} (blake3 {summary.prereg_blake3[:16]}...)",
+        f"{summary.cells:,} cells = {summary.rows} rows x {summary.columns} columns",
+        *[f"  {name:<14}{c[name]:>7,}" for name in CLASSES],
+        (
+            f"{summary.with_antecedent} cells with an antecedent: {c['reproduced']} reproduced, "
+            f"{c['divergent']} divergent, {c['no_data']} no data"
+        ),
+        *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
+        *disclosure.text(doc),
+        "",
+    ]
+    measured = table.filter(pl.col("kind") == "measured")
+    tiers = [col for col in table.columns if col.startswith("tier_")]
+    pols = [col for col in table.columns if col.startswith("reproduced_")]
+    head = (
+        f"{'column':<30}{'repr':>5}{'div':>5}{'nodata':>7}"
+        + "".join(f"{t.replace('tier_', 't'):>4}" for t in tiers)
+        + "".join(f"{p.replace('reproduced_', ''):>4}" for p in pols)
+        + f"{'min|d| div':>12}{'null mean':>10}{'p':>10}"
+    )
+    lines.append(head)
+    for r in measured.iter_rows(named=True):
+        md = "" if r["min_divergent_abs_diff"] is None else f"{r['min_divergent_abs_diff']:.4f}"
+        nm = "" if r["null_mean"] is None else f"{r['null_mean']:.2f}"
+        p = P_NOT_COMPUTABLE if r["null_p"] is None else f"{r['null_p']:.4f}"
+        lines.append(
+            f"{r['column']:<30}{r['reproduced']:>5}{r['divergent']:>5}{r['no_data']:>7}"
+            + "".join(f"{r[t]:>4}" for t in tiers)
+            + "".join(f"{r[p_]:>4}" for p_ in pols)
+            + f"{md:>12}{nm:>10}{p:>10}"
+        )
+    if measured.filter(pl.col("null_p").is_null()).height:
+        lines += ["", P_NOT_COMPUTABLE_TEXT]
+    lines += ["", *chance_lines(summary, measured)]
+    return "\n".join(lines) + "\n"
+
+
+def chance_lines(summary: CensusSummary, measured: pl.DataFrame) -> list[str]:
+    """Agreement beyond chance, one line per numeric measured column, then the flags in words."""
+    eps = float(summary.chance["epsilon"])
+    out = [
+        f"Agreement beyond chance (exact: within {eps:g} relative; flagged when the exact "
+        f"p < {summary.chance['threshold']}):",
+        f"{'column':<30}{'cells':>6}{'certain':>8}{'tested':>7}{'exact':>6}"
+        f"{'expected':>13}{'p':>13}  constructed",
+    ]
+    for r in measured.iter_rows(named=True):
+        if r["chance_cells"] in (None, "0"):
+            continue
+        out.append(
+            f"{r['column']:<30}{r['chance_cells']:>6}{r['chance_certain']:>8}"
+            f"{r['chance_tested']:>7}{r['chance_exact']:>6}{r['chance_expected']:>13}"
+            f"{r['chance_p']:>13}  {r['constructed']}"
+        )
+    flagged = [r for r in measured.iter_rows(named=True) if r["constructed"] == "yes"]
+    out += [f"CONSTRUCTED: {constructed_words(r, eps)}." for r in flagged]
+    if not flagged:
+        out.append("No column agrees more exactly than its published precision explains.")
+    return out

@@ -1,0 +1,115 @@
+"""The prereg's disclosure (docs/contract.md, Disclosure): who runs the audit, how they
+relate to rows of the leaderboard, and the commitment to publish whatever the outcome.
+
+Its shape is the schemas' (workflow/schemas/*prereg.schema.yaml); this module checks what
+a schema cannot (each named row once, and a row of the leaderboard: at the lock) and says
+the block in words for the census, the controls, the report and the certificate."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from audit.errors import AuditError
+
+
+def relations(doc: dict[str, Any]) -> dict[str, str]:
+    """Row id -> declared relation, in prereg order."""
+    return {r["row"]: r["relation"] for r in doc["disclosure"]["relations"]}
+
+
+def check_unique(doc: dict[str, Any], path: str) -> None:
+    """A row is named once: two relations to one row are one relation, said once."""
+    seen: set[str] = set()
+    for r in doc["disclosure"]["relations"]:
+        if r["row"] in seen:
+            raise AuditError("bad_prereg", path, f"disclosure names row {r['row']!r} twice")
+        seen.add(r["row"])
+
+
+def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | None) -> set[str]:
+    """The leaderboard's row ids: the key columns' values, joined by "|" when several
+    (a .csv read under its declared types, as the lock's digest reads it)."""
+    from audit.bundles.digest import read_csv_table, read_table
+
+    if types is not None:
+        header, columns = read_csv_table(table, types)
+        cols = {name: [str(v) for v in values] for name, values in zip(header, columns)}
+    else:
+        df = read_table(table)
+        cols = {name: [str(v) for v in df[name].to_list()] for name in key if name in df.columns}
+    missing = [name for name in key if name not in cols]
+    if missing:
+        raise AuditError(
+            "bad_prereg",
+            str(table),
+            f"row key column {missing[0]!r} is missing, so the "
+            "rows the disclosure names cannot be found",
+        )
+    return {"|".join(parts) for parts in zip(*(cols[name] for name in key))}
+
+
+def check_rows(doc: dict[str, Any], path: str, ids: set[str] | None, table: str) -> None:
+    """Refuse a relation to a row the leaderboard does not have (ids None: no leaderboard)."""
+    for row in relations(doc):
+        if ids is None:
+            raise AuditError(
+                "bad_prereg",
+                path,
+                f"disclosure names row {row!r}, but the prereg has no leaderboard",
+            )
+        if row not in ids:
+            raise AuditError(
+                "bad_prereg", path, f"disclosure names row {row!r}, which is not a row of {table}"
+            )
+
+
+LEAD = "Disclosure, declared in the preregistration and locked before the run"
+
+
+def items(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, text) of each part: who runs the audit, relations to rows, publication."""
+    d = doc["disclosure"]
+    rel = relations(doc)
+    return [
+        ("Audit run by", d["auditor"]),
+        (
+            "Relations to rows of this leaderboard",
+            "none declared" if not rel else "; ".join(f"{r}: {t}" for r, t in rel.items()),
+        ),
+        ("Publication", d["publication"]),
+    ]
+
+
+def markdown(doc: dict[str, Any]) -> list[str]:
+    """The disclosure as Markdown lines (top of the certificate, before any result)."""
+    return [f"**{LEAD}:**", "", *[f"- {label}: {t}" for label, t in items(doc)]]
+
+
+def text(doc: dict[str, Any]) -> list[str]:
+    """The disclosure in census.txt: who, the publication commitment, the disclosed rows."""
+    d = doc["disclosure"]
+    rel = relations(doc)
+    return [
+        f"Disclosure: audit run by {d['auditor']}; publication: {d['publication']}",
+        "Disclosed rows: "
+        + ("none declared" if not rel else "; ".join(f"{r} ({t})" for r, t in rel.items())),
+    ]
+
+
+def control_rows(selection: dict[str, Any]) -> list[str]:
+    """The leaderboard rows a control's selection perturbed: a registry control's
+    entry (its row key joined by ``|``, as the disclosure names it); a trial
+    control's trials belong to no leaderboard row (none)."""
+    if "entry" in selection:
+        return [selection["entry"]]
+    if "row_ids" in selection:
+        return list(selection["row_ids"])
+    if "row_id" in selection and "run" not in selection:
+        return [selection["row_id"]]
+    return []
+
+
+def on_disclosed(rows: list[str], rel: dict[str, str]) -> str:
+    """The disclosed rows among ``rows``, each with its relation ("" when none)."""
+    return "; ".join(f"{r}: {rel[r]}" for r in rows if r in rel)

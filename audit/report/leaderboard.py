@@ -1,0 +1,164 @@
+"""The leaderboard report: Markdown and a self-contained HTML page with the plots
+(the page model is audit/report/render.py's; the templates decide how it looks)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from audit.cells import prereg
+from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
+from audit.core import disclosure
+from audit.files import write_atomic
+from audit.report import limits, plots, render
+from audit.seal import versus, vulns
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _control_points(res: Path) -> list[tuple[str, float, float, float]]:
+    points = []
+    for check in sorted((res / "controls").glob("*/check.csv")):
+        for r in _csv(check):
+            if r["predicted_change"] and r.get("pandas_change") and r.get("pyarrow_change"):
+                points.append(
+                    (
+                        f"{r['control']}:{r['row_id']}:{r['column']}:{r['policy']}",
+                        float(r["predicted_change"]),
+                        float(r["pandas_change"]),
+                        float(r["pyarrow_change"]),
+                    )
+                )
+    return points
+
+
+def build(res_dir: str, out_dir: str) -> None:
+    res, out = Path(res_dir), Path(out_dir)
+    summary = CensusSummary.read(res / "census.json")
+    columns = _csv(res / "census_columns.csv")
+    cells = _csv(res / "census_cells.csv")
+    agreement = json.loads((res / "agreement.json").read_text())
+    rows = sorted({c["row_id"] for c in cells})
+    order = [c["column"] for c in columns]
+    classes = {(c["row_id"], c["column"]): c["class"] for c in cells}
+    hist: dict[str, dict[int, int]] = {}
+    for r in _csv(res / "recompute" / "pandas" / "run1" / "null_hist.csv"):
+        hist.setdefault(r["column"], {})[int(r["count"])] = int(r["draws"])
+    observed = {c["column"]: int(c["reproduced"]) for c in columns if c["kind"] == "measured"}
+    svgs = {
+        "census_map.svg": plots.census_map(rows, order, classes),
+        "null_histograms.svg": plots.null_histograms(hist, observed),
+    }
+    controls = _csv(res / "controls.csv") if (res / "controls.csv").exists() else []
+    # always written (the rule declares it), empty axes when the prereg has no controls
+    svgs["controls.svg"] = plots.controls_scatter(_control_points(res))
+    for name, text in svgs.items():
+        write_atomic(out / name, text)
+    measured = [_column_row(c) for c in columns if c["kind"] == "measured"]
+    sections = [
+        render.Section(
+            "Census",
+            "census",
+            table=render.table(
+                [{"class": k, "cells": str(v)} for k, v in summary.classes.items()],
+                ["class", "cells"],
+                "census-table",
+            ),
+            figures=[_figure(svgs, "census_map.svg", "census map", "census-map")],
+        ),
+        render.Section(
+            "Per column, with the permutation null beside each",
+            "columns",
+            paragraphs=[] if measured else ["(none)"],
+            table=render.table(measured, list(measured[0]) if measured else [], "column-table"),
+            figures=[_figure(svgs, "null_histograms.svg", "null histograms", "null-histograms")],
+        ),
+    ]
+    if controls:
+        sections.append(
+            render.Section(
+                "Controls",
+                "controls",
+                table=render.table(controls, list(controls[0]), "controls-table"),
+                figures=[_figure(svgs, "controls.svg", "controls", "controls-plot")],
+            )
+        )
+    chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
+    constructed = [
+        constructed_words(c, float(summary.chance["epsilon"]))
+        for c in columns
+        if c.get("constructed") == "yes"
+    ]
+    sections.append(
+        render.Section(
+            "Agreement beyond chance",
+            "chance",
+            paragraphs=[f"Constructed: {w}." for w in constructed]
+            or ["No column agrees more exactly than its published precision explains."],
+            table=render.table(chance, list(chance[0]) if chance else [], "chance-table"),
+        )
+    )
+    amended = versus.paragraphs(res)
+    if amended is not None:
+        sections.append(render.Section("Amendment: beside its parent", "versus", amended))
+    doc = prereg.load(str(res / "lock" / "prereg.yaml"))
+    page = render.Page(
+        "secondseat report",
+        [*_intro(summary, agreement), vulns.line_of(res)],
+        sections,
+        limits.lines(res, doc, trials=False),
+        disclosure.items(doc),
+    )
+    render.write(page, out)
+
+
+def _figure(svgs: dict[str, str], name: str, alt: str, ident: str) -> render.Figure:
+    return render.Figure(name, alt, ident, svgs[name])
+
+
+def _column_row(c: dict[str, str]) -> dict[str, str]:
+    tiers = [k for k in c if k.startswith("tier_")]
+    return {
+        "column": c["column"],
+        "reproduced": c["reproduced"],
+        "divergent": c["divergent"],
+        "no_data": c["no_data"],
+        **{k.replace("tier_", "tier "): c[k] for k in tiers},
+        "smallest divergent |diff|": c["min_divergent_abs_diff"],
+        "null mean": c["null_mean"],
+        "null sd": c["null_sd"],
+        "null max": c["null_max"],
+        # an empty p is a null that is not computable (docs/contract.md, nulls.csv)
+        "p": c["null_p"] or ("not computable" if c["null_observed"] else ""),
+    }
+
+
+def _chance_row(c: dict[str, str]) -> dict[str, str]:
+    return {
+        "column": c["column"],
+        "cells": c["chance_cells"],
+        "certain by arithmetic": c["chance_certain"],
+        "tested": c["chance_tested"],
+        "exact": c["chance_exact"],
+        "expected by chance": c["chance_expected"],
+        "binomial p": c["chance_p"],
+        "constructed": c["constructed"],
+    }
+
+
+def _intro(summary: CensusSummary, agreement: dict) -> list[str]:
+    c = summary.classes
+    return [
+        f"{summary.cells:,} cells ({summary.rows} rows x {summary.columns} columns) of the "
+        f"leaderboard under prereg `{summary.arm_prereg}` (blake3 `{summary.prereg_blake3}`).",
+        f"{summary.with_antecedent} cells have an antecedent in the instance table: "
+        f"{c['reproduced']} reproduce at a declared tier, {c['divergent']} diverge under every "
+        f"declared policy, {c['no_data']} have no data. {c['no_antecedent']} have no antecedent "
+        f"and {c['structural']} are structural: neither kind is a failure.",
+        f"The two implementations disagree on {agreement['disagreements']} cell(s).",
+        *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
+    ]

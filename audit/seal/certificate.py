@@ -1,0 +1,176 @@
+"""certificate.md: what reproduces, at which tolerance, under which policies; nothing else."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
+from audit.core import disclosure
+from audit.report import limits
+from audit.seal import versus, vulns
+from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _tolerance_text(tol: dict) -> str:
+    parts = [f"tier 0: equal at {tol['exact_decimals']} decimal(s)"]
+    parts += [f"tier {k}: abs diff <= {t}" for k, t in enumerate(tol["tiers"], start=1)]
+    return "; ".join(parts)
+
+
+def writer_lines(shipped: dict) -> list[str]:
+    """The bundle's files as bytes: another parquet writer gives other bytes, same content."""
+    return [
+        f"{WRITER_PREFIX}{role} `{t['file']}` blake3 `{t['blake3']}` sha256 `{t['sha256']}`"
+        for role, t in sorted(shipped.items())
+    ]
+
+
+def closing_lines(res: Path, doc: dict, head: str, *, trials: bool) -> list[str]:
+    """How every certificate ends, either kind: an amendment beside its parent, what the
+    certificate does not show, and the anchor."""
+    return [
+        *versus.certificate_lines(res),
+        "",
+        *limits.markdown(limits.lines(res, doc, trials=trials)),
+        "",
+        "## Anchor",
+        "",
+        *anchor_lines(head),
+        "",
+    ]
+
+
+def anchor_lines(head: str) -> list[str]:
+    return [
+        f"{ANCHOR_PREFIX}`{head}`",
+        "(the hash of the ledger line before `annex_sealed`, the pre-seal head. The seal line "
+        "that follows records the manifest, which lists this certificate; its hash is the annex "
+        "head the run printed last: `python -m audit verify ANNEX --head <annex head>` checks "
+        "every byte of the annex against it.)",
+    ]
+
+
+def _on_disclosed(control: dict[str, str], doc: dict) -> str:
+    """Where a control's target is a row the disclosure names: which, and who chose it."""
+    if not control.get("disclosed"):
+        return ""
+    seeded = doc["controls"][control["control"]].get("target") == "seeded"
+    who = "the seed chose this target" if seeded else "the prereg named this target"
+    return f"; on a disclosed row, {control['disclosed']} ({who})"
+
+
+def render(res: Path, doc: dict, head: str) -> str:
+    summary = CensusSummary.read(res / "census.json")
+    lock = json.loads((res / "lock" / "lock.json").read_text())
+    shipped = json.loads((res / "lock" / "files.json").read_text())
+    columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
+    cells = _csv(res / "census_cells.csv")
+    measured = doc["columns"]["measured"]
+    c = summary.classes
+    out = [
+        f"# Certificate: {doc['name']}",
+        "",
+        *disclosure.markdown(doc),
+        "",
+        f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
+        *[
+            f"Bundle {role} `{t['file']}`: content digest "
+            f"`{t['content_digest']}` ({t['rows']} rows x {t['columns']} columns)."
+            for role, t in sorted(lock["bundle"].items())
+        ],
+        *writer_lines(shipped),
+        vulns.line_of(res),
+        "",
+        f"Of {summary.cells:,} cells, {summary.with_antecedent} have an antecedent; "
+        f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "
+        "Two independent implementations computed every cell, each twice, with identical bytes, "
+        "and agreed on every cell.",
+        *(["", NO_INSTANCE_ROWS] if lock["bundle"]["instances"]["rows"] == 0 else []),
+        "",
+        "## Columns that reproduce",
+        "",
+        "| column | cells reproduced | of | best tiers | policies | tolerance |",
+        "|---|---|---|---|---|---|",
+    ]
+    flagged = [name for name in measured if columns[name].get("constructed") == "yes"]
+    for name, spec in measured.items():
+        col = columns[name]
+        n_rep = int(col["reproduced"])
+        if n_rep == 0 or name in flagged:
+            continue
+        total = n_rep + int(col["divergent"]) + int(col["no_data"])
+        tiers = ", ".join(
+            f"{k.replace('tier_', 'tier ')}: {v}"
+            for k, v in col.items()
+            if k.startswith("tier_") and v not in ("0", "")
+        )
+        pols = ", ".join(
+            f"{k.replace('reproduced_', '')}: {v}"
+            for k, v in col.items()
+            if k.startswith("reproduced_") and v not in ("0", "")
+        )
+        if spec["recipe"] == "single_value":
+            tol = "exact text"
+        else:
+            tol = _tolerance_text(doc["tolerances"][spec["tolerance"]])
+        out.append(f"| {name} | {n_rep} | {total} | {tiers} | {pols or '-'} | {tol} |")
+    if out[-1] == "|---|---|---|---|---|---|":
+        out[-2:] = ["(none: no cell reproduces)"]
+    if flagged:
+        eps = float(doc["chance"]["epsilon"])
+        out += [
+            "",
+            "## Columns not certified: agreement too exact to be evidence",
+            "",
+            "These columns' reproduced cells are not certified, whatever their tiers: "
+            "the recomputed values agree with the published ones more exactly than the published "
+            "precision and the recipe's arithmetic can explain, so the agreement cannot serve as "
+            "an independent check (docs/contract.md, Agreement beyond chance).",
+            "",
+            *[f"- {name}: {constructed_words(columns[name], eps)}." for name in flagged],
+        ]
+    out += [
+        "",
+        "## Cells that do not reproduce",
+        "",
+        "| row | column | class | smallest abs diff |",
+        "|---|---|---|---|",
+    ]
+    out += [
+        f"| {r['row_id']} | {r['column']} | {r['class']} | {r['min_abs_diff'] or '-'} |"
+        for r in cells
+        if r["class"] in ("divergent", "no_data")
+    ]
+    if (res / "controls.csv").exists():
+        rows = _csv(res / "controls.csv")
+        passed = sum(r["verdict"] == "pass" for r in rows)
+        skipped = sum(r["verdict"] == "skipped" for r in rows)
+        out += [
+            "",
+            "## Controls",
+            "",
+            f"{passed} of {len(rows)} injected perturbations were measured exactly as predicted "
+            "(predictions stamped in the ledger before the perturbed bundles existed)"
+            + (
+                f"; {skipped} were skipped, with nothing to perturb: a skipped control was "
+                "neither passed nor failed, and shows nothing"
+                if skipped
+                else ""
+            )
+            + ":",
+            "",
+        ]
+        out += [
+            f"- {r['control']} ({r['kind']}, {r['target']}): {r['verdict']}"
+            + (f" ({r['reasons']})" if r["verdict"] != "pass" and r.get("reasons") else "")
+            + _on_disclosed(r, doc)
+            for r in rows
+        ]
+    return "\n".join(out + closing_lines(res, doc, head, trials=False))

@@ -1,0 +1,556 @@
+"""``python -m audit compare-runs A B``: a paired comparison of two runs over tasks
+(docs/trials-contract.md section 11). Referee side; statistics in audit/trials/stats.py.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from audit.errors import AuditError
+from audit.files import write_atomic
+from audit.trials import outcomes, stats
+from audit.trials.adapter import SETTING_NAMES, adapt, canonical_json
+
+F6 = stats.fmt_fraction
+
+
+def _opt(x: float | None) -> str | None:
+    return None if x is None else stats.fmt_float(x)
+
+
+def load_run(spec: str, trials: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """(label, copy-0 rows) of one run: a run name in ``trials``, or a run folder."""
+    if trials is not None:
+        if not Path(trials).is_file():
+            raise AuditError("missing_file", trials, "no such trial table")
+        try:
+            table = pl.read_parquet(trials)
+        except Exception as e:  # noqa: BLE001 - any reader failure is unusable input
+            raise AuditError("unreadable", trials, f"not parquet ({type(e).__name__})") from None
+        rows = table.filter(pl.col("run") == spec).to_dicts()
+        if not rows:
+            raise AuditError("unknown_run", trials, f"no run named {spec!r} in the trial table")
+        return spec, [r for r in rows if r["copy"] == 0]
+    folder = Path(spec)
+    if not folder.is_dir():
+        raise AuditError("missing_file", spec, "run folder does not exist or is not a folder")
+    name = folder.resolve().name if folder.name in ("", ".", "..") else folder.name
+    table, _ = adapt(str(folder.parent), only=folder.name)
+    return name, [r for r in table.to_dicts() if r["copy"] == 0]
+
+
+def load_arm(specs: str | list[str], trials: str | None) -> tuple[str, list[dict[str, Any]]]:
+    """One arm: several runs (names in ``trials`` or run folders) pooled; label joined by +."""
+    specs = [specs] if isinstance(specs, str) else list(specs)
+    labels, rows = [], []
+    for spec in specs:
+        label, run_rows = load_run(spec, trials)
+        labels.append(label)
+        rows += run_rows
+    return "+".join(labels), rows
+
+
+def _values(
+    rows: list[dict[str, Any]],
+    denominator: str,
+    reward: str = "original",
+    broken: str = "as_zero",
+    drop_tasks: frozenset[str] = frozenset(),
+) -> dict[str, list[Fraction]]:
+    """Per task, the values in (trial_id, run) order (11.1, 11.5); tasks with rows but no
+    values: []. Control runs are never here (the caller removes them)."""
+    out: dict[str, list[Fraction]] = {}
+    for r in sorted(rows, key=lambda r: (r["task"], r["trial_id"], r["run"])):
+        if r["task"] in drop_tasks:
+            continue
+        vals = out.setdefault(r["task"], [])
+        v = outcomes.value(r, outcomes.classify(r, reward), reward, denominator, broken)
+        if v is not None:
+            vals.append(v)
+    return out
+
+
+def _settings(
+    label_a: str,
+    label_b: str,
+    a: list[dict[str, Any]],
+    b: list[dict[str, Any]],
+    tasks: list[str],
+    under_study: list[str],
+) -> dict[str, Any]:
+    differ: dict[str, int] = {}
+    not_recorded = []
+    for s in SETTING_NAMES:
+        n = 0
+        all_null = True
+        for t in tasks:
+            va = {r[s] for r in a if r["task"] == t}
+            vb = {r[s] for r in b if r["task"] == t}
+            all_null = all_null and va <= {None} and vb <= {None}
+            n += va != vb
+        if all_null:
+            not_recorded.append(s)
+        if n:
+            differ[s] = n
+    refused = [s for s in differ if s not in under_study]
+    if refused:
+        listing = ", ".join(f"{s} ({differ[s]} tasks)" for s in refused)
+        raise AuditError(
+            "settings_differ",
+            f"{label_a} vs {label_b}",
+            f"{listing}; name them with --under-study to compare anyway",
+        )
+    return {
+        "under_study": list(under_study),
+        "differing_under_study": [s for s in differ if s in under_study],
+        "not_recorded_in_either": not_recorded,
+    }
+
+
+def _broken_tasks(rows: list[dict[str, Any]], reward: str) -> set[str]:
+    return {r["task"] for r in rows if outcomes.classify(r, reward) == "broken_verifier"}
+
+
+def _pairing(
+    rows_a: list[dict[str, Any]],
+    rows_b: list[dict[str, Any]],
+    denominator: str,
+    reward: str,
+    broken: str,
+) -> dict[str, Any]:
+    drop: frozenset[str] = frozenset()
+    if broken == "exclude_task_both_sides":
+        drop = frozenset(_broken_tasks(rows_a, reward) | _broken_tasks(rows_b, reward))
+    va = _values(rows_a, denominator, reward, broken, drop)
+    vb = _values(rows_b, denominator, reward, broken, drop)
+    paired = sorted(t for t in va if va[t] and vb.get(t))
+    return {
+        "paired": paired,
+        "only_a": sorted(t for t in va if va[t] and not vb.get(t)),
+        "only_b": sorted(t for t in vb if vb[t] and not va.get(t)),
+        "no_values": sorted(t for t in set(va) | set(vb) if not va.get(t) and not vb.get(t)),
+        "excluded_tasks": sorted(drop),
+        "a": [va[t] for t in paired],
+        "b": [vb[t] for t in paired],
+    }
+
+
+def _mean(x: list[Fraction]) -> Fraction:
+    return sum(x, Fraction(0)) / len(x)
+
+
+def _differences(
+    a: list[list[Fraction]], b: list[list[Fraction]], difference: str, unit: str
+) -> list[Fraction]:
+    scale = 100 if unit == "points" else 1
+    if difference == "B-A":
+        return [scale * (_mean(y) - _mean(x)) for x, y in zip(a, b, strict=True)]
+    return [scale * (_mean(x) - _mean(y)) for x, y in zip(a, b, strict=True)]
+
+
+def _controls(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    runs: dict[tuple[str, str], int] = {}
+    for r in rows:
+        if outcomes.is_control(r):
+            runs[(r["run"], r["harness"])] = runs.get((r["run"], r["harness"]), 0) + 1
+    return [{"run": k[0], "harness": k[1], "trials": n} for k, n in sorted(runs.items())]
+
+
+def _broken_listing(rows: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in sorted(rows, key=lambda r: (r["task"], r["trial_id"], r["run"])):
+        if r.get("verifier_broken"):
+            out.setdefault(r["task"], []).append(
+                {
+                    "trial_id": r["trial_id"],
+                    "run": r["run"],
+                    "reason": r["verifier_broken_reason"],
+                    "regraded": None
+                    if r.get("reward_regraded") is None
+                    else stats.fmt_float(r["reward_regraded"]),
+                }
+            )
+    return out
+
+
+def default_ks(a: list[list[Fraction]], b: list[list[Fraction]]) -> list[int]:
+    """1 and the largest k every paired task supports in both arms."""
+    kmax = min(min(len(x), len(y)) for x, y in zip(a, b, strict=True))
+    return sorted({1, kmax})
+
+
+def _power(pa: Fraction, pb: Fraction, alpha: float, power: float, n_a: int, n_b: int) -> dict:
+    need = stats.trials_per_arm(float(pa), float(pb), alpha, power)
+    return {
+        "alpha": stats.fmt_float(alpha),
+        "power": stats.fmt_float(power),
+        "rate_a": F6(pa),
+        "rate_b": F6(pb),
+        "trials_per_arm": need,
+        "trials_a": n_a,
+        "trials_b": n_b,
+        "enough": None if need is None else (n_a >= need and n_b >= need),
+        "min_tasks_sign_flip": stats.min_tasks_sign_flip(alpha),
+    }
+
+
+def _test_json(t: stats.PermutationTest) -> dict[str, Any]:
+    """A permutation test as compare.json carries it: p (and p_min where stated) to six places."""
+    out: dict[str, Any] = {"method": t.method, "count": t.count, "total": t.total, "p": F6(t.p)}
+    if t.p_min is not None:
+        out["p_min"] = F6(t.p_min)
+    return out
+
+
+def compare(
+    spec_a: str | list[str],
+    spec_b: str | list[str],
+    denominator: str,
+    ks: list[int] | None,
+    seed: int,
+    draws: int,
+    under_study: list[str],
+    trials: str | None = None,
+    difference: str = "A-B",
+    unit: str = "reward",
+    reward: str = "original",
+    broken: str = "as_zero",
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(compare.json document, pairs rows). Raises AuditError on refusal."""
+    outcomes.check_policies(reward, broken, denominator)
+    if difference not in ("A-B", "B-A"):
+        raise AuditError("bad_args", "compare-runs", "--difference must be A-B or B-A")
+    if unit not in ("reward", "points"):
+        raise AuditError("bad_args", "compare-runs", "--unit must be reward or points")
+    if not (0 < alpha < 1 and 0 < power < 1):
+        raise AuditError("bad_args", "compare-runs", "--alpha and --power must lie in (0, 1)")
+    for s in under_study:
+        if s not in SETTING_NAMES:
+            raise AuditError("bad_args", "compare-runs", f"{s!r} is not a setting (section 2.3)")
+    if ks is not None and (not ks or any(k < 1 for k in ks) or len(set(ks)) != len(ks)):
+        raise AuditError("bad_args", "compare-runs", f"--k must be unique integers >= 1, got {ks}")
+    if draws < 1:
+        raise AuditError("bad_args", "compare-runs", "--draws must be >= 1")
+    label_a, all_a = load_arm(spec_a, trials)
+    label_b, all_b = load_arm(spec_b, trials)
+    controls = {"a": _controls(all_a), "b": _controls(all_b)}
+    rows_a = [r for r in all_a if not outcomes.is_control(r)]
+    rows_b = [r for r in all_b if not outcomes.is_control(r)]
+    pr = _pairing(rows_a, rows_b, denominator, reward, broken)
+    paired = pr["paired"]
+    if not paired:
+        raise AuditError("no_pairs", f"{label_a} vs {label_b}", "no task has values in both runs")
+    settings = _settings(label_a, label_b, rows_a, rows_b, paired, under_study)
+    a, b = pr["a"], pr["b"]
+    mean_a = [_mean(x) for x in a]
+    mean_b = [_mean(y) for y in b]
+    d = _differences(a, b, difference, unit)
+    ti = stats.t_interval(d)
+    sf = stats.sign_flip(d, seed, draws)
+    wt = stats.within_task(a, b, seed, draws)
+
+    def side(label: str, vals: list[list[Fraction]], rows: list[dict[str, Any]]) -> dict:
+        n = sum(len(x) for x in vals)
+        k = sum(1 for x in vals for v in x if v == 1)
+        low, high = stats.wilson(k, n)
+        cp_low, cp_high = stats.clopper_pearson(k, n)
+        return {
+            "run": label,
+            "tasks": len(vals),
+            "values": n,
+            "passes": k,
+            "wilson_low": stats.fmt_float(low),
+            "wilson_high": stats.fmt_float(high),
+            "exact_low": stats.fmt_float(cp_low),
+            "exact_high": stats.fmt_float(cp_high),
+            "trials": len(rows),
+            "classes": outcomes.class_counts([outcomes.classify(r, reward) for r in rows]),
+        }
+
+    side_a, side_b = side(label_a, a, all_a), side(label_b, b, all_b)
+    ks = default_ks(a, b) if ks is None else ks
+    pass_k = []
+    for k in sorted(ks):
+        elig = [i for i in range(len(paired)) if len(a[i]) >= k and len(b[i]) >= k]
+        entry: dict[str, Any] = {
+            "k": k,
+            "eligible_tasks": len(elig),
+            "left_out": len(paired) - len(elig),
+            "left_out_tasks": [
+                {"task": paired[i], "a_values": len(a[i]), "b_values": len(b[i])}
+                for i in range(len(paired))
+                if i not in elig
+            ],
+        }
+        for name, fn in (("pass_at_k", stats.pass_at_k), ("pass_pow_k", stats.pass_pow_k)):
+            if not elig:
+                entry.update({f"a_{name}": None, f"b_{name}": None, f"diff_{name}": None})
+                continue
+            ra = sum((fn(len(a[i]), sum(v == 1 for v in a[i]), k) for i in elig), Fraction(0))
+            rb = sum((fn(len(b[i]), sum(v == 1 for v in b[i]), k) for i in elig), Fraction(0))
+            ra, rb = ra / len(elig), rb / len(elig)
+            diff = (rb - ra if difference == "B-A" else ra - rb) * (100 if unit == "points" else 1)
+            entry.update({f"a_{name}": F6(ra), f"b_{name}": F6(rb), f"diff_{name}": F6(diff)})
+        pass_k.append(entry)
+    moved = []
+    for rp in outcomes.REWARD_POLICIES:
+        for bp in outcomes.BROKEN_POLICIES:
+            alt = _pairing(rows_a, rows_b, denominator, rp, bp)
+            dd = _differences(alt["a"], alt["b"], difference, unit)
+            moved.append(
+                {
+                    "reward": rp,
+                    "broken": bp,
+                    "paired_tasks": len(alt["paired"]),
+                    "mean_difference": F6(sum(dd, Fraction(0)) / len(dd)) if dd else None,
+                }
+            )
+    doc = {
+        "a": side_a,
+        "b": side_b,
+        "denominator": denominator,
+        "difference": difference,
+        "unit": unit,
+        "reward": reward,
+        "broken": broken,
+        "seed": seed,
+        "draws": draws,
+        "paired_tasks": len(paired),
+        "only_a": pr["only_a"],
+        "only_b": pr["only_b"],
+        "no_values": pr["no_values"],
+        "excluded_tasks": pr["excluded_tasks"],
+        "control_runs": controls,
+        "broken_verifiers": {"a": _broken_listing(rows_a), "b": _broken_listing(rows_b)},
+        "mean_difference": F6(ti.mean),
+        "sd_difference": _opt(ti.sd),
+        "t_df": ti.df,
+        "t_quantile": _opt(ti.q),
+        "t_low": _opt(ti.low),
+        "t_high": _opt(ti.high),
+        "sign_flip": _test_json(sf),
+        "within_task": _test_json(wt),
+        "pass_k": pass_k,
+        "power": _power(
+            Fraction(side_a["passes"], side_a["values"]),
+            Fraction(side_b["passes"], side_b["values"]),
+            alpha,
+            power,
+            side_a["values"],
+            side_b["values"],
+        ),
+        "policies": moved,
+        "settings": settings,
+    }
+    pairs = [
+        {
+            "task": t,
+            "a_values": len(a[i]),
+            "a_mean": F6(mean_a[i]),
+            "a_passes": sum(1 for v in a[i] if v == 1),
+            "b_values": len(b[i]),
+            "b_mean": F6(mean_b[i]),
+            "b_passes": sum(1 for v in b[i] if v == 1),
+            "difference": F6(d[i]),
+        }
+        for i, t in enumerate(paired)
+    ]
+    return doc, pairs
+
+
+PAIRS_HEADER = "task,a_values,a_mean,a_passes,b_values,b_mean,b_passes,difference"
+
+
+def pairs_csv(pairs: list[dict[str, Any]]) -> str:
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    w.writerow(PAIRS_HEADER.split(","))
+    for p in pairs:
+        w.writerow([p[c] for c in PAIRS_HEADER.split(",")])
+    return buf.getvalue()
+
+
+def _render_broken(doc: dict[str, Any]) -> list[str]:
+    lines = []
+    for arm in ("a", "b"):
+        listing = doc["broken_verifiers"][arm]
+        n = sum(len(v) for v in listing.values())
+        lines.append(f"broken verifiers in {arm.upper()} ({doc[arm]['run']}): {n or 'none'}")
+        for task, items in listing.items():
+            shown = ", ".join(
+                f"{x['trial_id']} ({x['reason']}"
+                + (f", regraded {x['regraded']})" if x["regraded"] is not None else ")")
+                for x in items
+            )
+            lines.append(f"  {task}: {shown}")
+    return lines
+
+
+def _render_classes(doc: dict[str, Any]) -> list[str]:
+    names = outcomes.CLASSES
+    lines = [f"{'trials by class':<22}" + "".join(f"{c:>22}" for c in ("A", "B"))]
+    for c in names:
+        cells = [f"{doc[s]['classes'][c]}/{doc[s]['trials']}" for s in ("a", "b")]
+        lines.append(f"{c:<22}" + "".join(f"{x:>22}" for x in cells))
+    for arm in ("a", "b"):
+        for cr in doc["control_runs"][arm]:
+            lines.append(
+                f"control run left out of {arm.upper()}: {cr['run']} "
+                f"(harness {cr['harness']}, {cr['trials']} trials)"
+            )
+    return lines
+
+
+def render(doc: dict[str, Any], pairs: list[dict[str, Any]]) -> str:
+    a, b = doc["a"], doc["b"]
+    st = doc["settings"]
+    diff = doc["difference"].replace("-", " - ")
+    unit = doc["unit"]
+    lines = _render_broken(doc) + [""]
+    lines += [
+        f"compare-runs: A = {a['run']}, B = {b['run']} ({diff}, in {unit}), "
+        f"denominator {doc['denominator']}, reward {doc['reward']}, "
+        f"broken verifiers {doc['broken']}",
+        f"paired tasks {doc['paired_tasks']}; values A {a['values']}, B {b['values']}; "
+        f"only A: {', '.join(doc['only_a']) or '-'}; only B: {', '.join(doc['only_b']) or '-'}; "
+        f"no values: {', '.join(doc['no_values']) or '-'}; "
+        f"excluded (broken verifier, both sides): {', '.join(doc['excluded_tasks']) or '-'}",
+        f"settings under study: {', '.join(st['under_study']) or '-'} "
+        f"(differing: {', '.join(st['differing_under_study']) or '-'})",
+        f"settings not recorded in either run: {', '.join(st['not_recorded_in_either']) or '-'}",
+        "",
+        *_render_classes(doc),
+        "",
+        f"{'task':<40}{'A mean':>10}{'B mean':>10}{diff:>11}",
+    ]
+    lines += [
+        f"{p['task']:<40}{p['a_mean']:>10}{p['b_mean']:>10}{p['difference']:>11}" for p in pairs
+    ]
+    lines.append("")
+    if doc["t_df"] is None:
+        lines.append(f"mean difference {doc['mean_difference']} (one task: no t interval)")
+    else:
+        lines.append(
+            f"mean difference {doc['mean_difference']}, sd {doc['sd_difference']}; "
+            f"95% t interval [{doc['t_low']}, {doc['t_high']}] "
+            f"(df {doc['t_df']}, q {doc['t_quantile']})"
+        )
+    sf, wt = doc["sign_flip"], doc["within_task"]
+    lines.append(
+        f"sign-flip test over tasks ({sf['method']}"
+        + (f", {doc['draws']} draws" if sf["method"] == "monte_carlo" else "")
+        + f"): {sf['count']}/{sf['total']}, p {sf['p']} (smallest possible p {sf['p_min']})"
+    )
+    lines.append(
+        f"within-task permutation test ({wt['method']}"
+        + (f", {doc['draws']} draws" if wt["method"] == "monte_carlo" else "")
+        + f"): {wt['count']}/{wt['total']} relabellings, p {wt['p']}"
+    )
+    for s in (a, b):
+        lines.append(
+            f"{s['run']}: {s['passes']}/{s['values']} pooled trials pass (descriptive); "
+            f"Wilson 95% [{s['wilson_low']}, {s['wilson_high']}], "
+            f"exact (Clopper-Pearson) 95% [{s['exact_low']}, {s['exact_high']}]"
+        )
+    pw = doc["power"]
+    if pw["trials_per_arm"] is None:
+        lines.append(
+            f"power: the observed pass rates are equal ({pw['rate_a']}); "
+            "no number of trials tells them apart"
+        )
+    else:
+        lines.append(
+            f"power: to tell {pw['rate_a']} from {pw['rate_b']} (two-sided two-proportion test, "
+            f"alpha {pw['alpha']}, power {pw['power']}) takes {pw['trials_per_arm']} trials "
+            f"per arm; this comparison has {pw['trials_a']} and {pw['trials_b']}"
+        )
+    lines.append(
+        f"the sign-flip test over tasks can reach p <= {pw['alpha']} only with at least "
+        f"{pw['min_tasks_sign_flip']} paired tasks (smallest p = 2/2^n); "
+        f"this comparison has {doc['paired_tasks']}"
+    )
+    for e in doc["pass_k"]:
+        for t in e["left_out_tasks"]:
+            lines.append(
+                f"k={e['k']}: {t['task']} left out of pass@k and pass^k: "
+                f"n_A = {t['a_values']}, n_B = {t['b_values']}, and both must be >= {e['k']}"
+            )
+        if e["a_pass_at_k"] is None:
+            lines.append(f"k={e['k']}: no eligible task ({e['left_out']} left out)")
+            continue
+        lines.append(
+            f"k={e['k']} ({e['eligible_tasks']} tasks, {e['left_out']} left out): "
+            f"pass@k A {e['a_pass_at_k']} B {e['b_pass_at_k']} (diff {e['diff_pass_at_k']}); "
+            f"pass^k A {e['a_pass_pow_k']} B {e['b_pass_pow_k']} (diff {e['diff_pass_pow_k']})"
+        )
+    lines.append("")
+    lines.append(f"mean difference ({diff}, {unit}) under each declared policy:")
+    for m in doc["policies"]:
+        mark = (
+            " (this comparison)"
+            if (m["reward"], m["broken"])
+            == (
+                doc["reward"],
+                doc["broken"],
+            )
+            else ""
+        )
+        lines.append(
+            f"  reward {m['reward']}, broken {m['broken']}: {m['mean_difference'] or '-'} "
+            f"over {m['paired_tasks']} tasks{mark}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _specs(positional: str | None, flagged: list[str] | None, which: str) -> list[str]:
+    specs = ([positional] if positional else []) + list(flagged or [])
+    if not specs:
+        raise AuditError(
+            "bad_args",
+            "compare-runs",
+            f"arm {which} names no run (give {which} or --{which.lower()})",
+        )
+    return specs
+
+
+def run(args: Any) -> int:
+    under: list[str] = [x for item in (args.under_study or []) for x in item.split(",") if x]
+    try:
+        ks = [int(x) for item in args.k for x in item.split(",") if x] if args.k else None
+    except ValueError:
+        raise AuditError(
+            "bad_args", "compare-runs", f"--k must be integers, got {args.k}"
+        ) from None
+    doc, pairs = compare(
+        _specs(args.a, args.arm_a, "A"),
+        _specs(args.b, args.arm_b, "B"),
+        args.denominator,
+        ks,
+        args.seed,
+        args.draws,
+        under,
+        args.trials,
+        difference=args.difference,
+        unit=args.unit,
+        reward=args.reward,
+        broken=args.broken,
+        alpha=args.alpha,
+        power=args.power,
+    )
+    text = render(doc, pairs)
+    if args.out:
+        out = Path(args.out)
+        write_atomic(out / "pairs.csv", pairs_csv(pairs))
+        write_atomic(out / "compare.json", canonical_json(doc))
+        write_atomic(out / "compare.txt", text)
+    print(text, end="")
+    return 0

@@ -1,0 +1,150 @@
+"""The DAG's root for a trials arm: check the prereg's hash, hash the bundle, start the ledger.
+
+Registry source: the registry table and the leaderboard. Trials source: every
+regular file under the jobs root (code-point order of relative paths), then the
+adapter's ``trials.parquet`` (trials contract section 2.6), then the
+leaderboard, byte-copied into the assembled bundle folder the contestants read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from audit.bundles.digest import table_digest
+from audit.cells import prereg
+from audit.cells.lock import file_record, prereg_blake3, write_lock
+from audit.core import disclosure
+from audit.errors import AuditError
+from audit.files import file_blake3
+from audit.seal import amends, ledger
+from audit.trials import prereg as trials_prereg
+
+
+def _table(path: Path, name: str, types: dict[str, str] | None = None) -> dict[str, Any]:
+    """The file's record and its content digest (a CSV under its declared types)."""
+    return {**file_record(str(path), name), **table_digest(str(path), types)}
+
+
+def jobs_files(root: Path) -> list[str]:
+    """Every regular file under ``root`` (symlinked folders followed), relative, sorted."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        dirnames.sort()
+        for f in filenames:
+            p = Path(dirpath) / f
+            if p.is_file():
+                out.append(p.relative_to(root).as_posix())
+    return sorted(out)
+
+
+def _check_against(expect_lock: str, record: dict[str, Any], bundle: str) -> None:
+    want = json.loads(Path(expect_lock).read_text(encoding="utf-8"))
+    for role, t in record["bundle"].items():
+        w = want["bundle"].get(role, {})
+        if t["content_digest"] != w.get("content_digest"):
+            raise AuditError(
+                "bundle_changed",
+                str(Path(bundle) / t["file"]),
+                f"content digest is {t['content_digest']} but {expect_lock} locked "
+                f"{w.get('content_digest')}",
+            )
+    if record.get("jobs") and record["jobs"]["files"] != want.get("jobs", {}).get("files"):
+        raise AuditError(
+            "bundle_changed", bundle, f"the jobs files differ from those {expect_lock} locked"
+        )
+
+
+def lock(
+    prereg_path: str,
+    expected: str,
+    bundle: str,
+    out_dir: str,
+    events_path: str,
+    assembled: str | None = None,
+    expect_lock: str | None = None,
+) -> dict[str, Any]:
+    actual = prereg_blake3(prereg_path, expected)
+    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path)
+    doc = trials_prereg.load(prereg_path)
+    if not Path(bundle).is_dir():
+        raise AuditError("missing_file", bundle, "bundle folder does not exist")
+    src = doc["source"]
+    tables: dict[str, dict[str, Any]] = {}
+    hashed: list[tuple[str, str, dict[str, object]]] = []
+    jobs_digests: list[dict[str, str]] = []
+    record: dict[str, Any] = {
+        "format": "secondseat-lock-v1",
+        "kind": "trials",
+        "prereg": {"blake3": actual, "name": doc["name"]},
+    }
+    lb = doc["leaderboard"]
+    if disclosure.relations(doc):  # before anything is copied or written
+        ids = None
+        if lb is not None:
+            table = Path(bundle) / lb["table"]
+            ids = disclosure.leaderboard_ids(table, lb["row_key"], lb.get("types"))
+        disclosure.check_rows(doc, prereg_path, ids, lb["table"] if lb else "")
+    if src["kind"] == "registry":
+        tables["registry"] = _table(Path(bundle) / src["table"], src["table"])
+        hashed.append(("bundle_hashed", str(Path(bundle) / src["table"]), {"role": "registry"}))
+        read_from = Path(bundle)
+    else:
+        if assembled is None:
+            raise AuditError("bad_args", prereg_path, "a trials source needs --assembled")
+        root = Path(bundle) / src["jobs"]
+        if not root.is_dir():
+            raise AuditError("missing_file", str(root), "jobs directory does not exist")
+        files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in jobs_files(root)]
+        record["jobs"] = {"root": src["jobs"], "files": files}
+        jobs_digests = [
+            {"path": f"{src['jobs']}/{f['path']}", "blake3": f["blake3"]} for f in files
+        ]
+        hashed += [("bundle_hashed", str(root / f["path"]), {"role": "jobs_file"}) for f in files]
+        read_from = Path(assembled)
+        tables["trials"] = _table(read_from / "trials.parquet", "trials.parquet")
+        hashed.append(("bundle_hashed", str(read_from / "trials.parquet"), {"role": "trials"}))
+    if lb is not None:
+        lb_src = Path(bundle) / lb["table"]
+        tables["leaderboard"] = _table(lb_src, lb["table"], lb.get("types"))
+        if read_from != Path(bundle):
+            dst = read_from / lb["table"]
+            shutil.copyfile(lb_src, dst)
+            if file_blake3(dst) != tables["leaderboard"]["blake3"]:
+                raise AuditError("bundle_changed", str(lb_src), "changed while it was copied")
+        hashed.append(("bundle_hashed", str(lb_src), {"role": "leaderboard"}))
+    for _, subject, extra in hashed:
+        role = str(extra["role"])
+        if role in tables:
+            extra["content_digest"] = tables[role]["content_digest"]
+    record["bundle"] = tables
+    if expect_lock is not None:
+        _check_against(expect_lock, record, bundle)
+    parent = amends.parent_lock(doc, out_dir)  # an amendment: the parent's bundle content
+    if parent is not None:
+        amends.check_content(parent[0], parent[1], tables)
+        if "jobs" in record or "jobs" in parent[1]:
+            amends.check_jobs(parent[0], parent[1], bundle, record.get("jobs", {}).get("files"))
+        record["amends"] = amends.declared(doc)
+    amendment = amends.event(doc, out_dir)
+    write_lock(prereg_path, actual, out_dir, record)
+    digest = {str(Path(bundle) / f["path"]): f["blake3"] for f in jobs_digests}
+    for t in tables.values():
+        digest[str(read_from / t["file"])] = digest[str(Path(bundle) / t["file"])] = t["blake3"]
+    records = [*([amendment] if amendment is not None else [])]  # an amendment's first event
+    records.append(ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected}))
+    for event, subject, extra in hashed:
+        records.append(
+            {
+                "event": event,
+                "subject": subject,
+                "blake3": digest[subject],
+                "time": ledger.now(),
+                **extra,
+            }
+        )
+    ledger.write_events(events_path, records)
+    return record
