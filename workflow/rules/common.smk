@@ -55,6 +55,20 @@ def bundle_file(role):
     return f"{BUNDLE}/{BUNDLE_FILES[role]}"
 
 
+# One shard (the default): each recompute draws its null itself, the same bytes
+# (docs/contract.md, "Sharded null draws") without two more processes per run;
+# more: null_draws jobs over ranges of draws and a null_merge (recompute.smk).
+DRAWS_IN_RECOMPUTE = NULL_SHARDS == 1
+
+
+def recompute_nulls(impl):
+    """The null's files of a recompute run, as outputs of the recompute that draws them."""
+    if not DRAWS_IN_RECOMPUTE:
+        return {}
+    run = f"{RES}/recompute/{impl}/run{{run}}"
+    return {"nulls": f"{run}/nulls.csv", "hist": f"{run}/null_hist.csv"}
+
+
 def null_range(shard):
     """Shard i of NULL_SHARDS draws the contiguous range A:B, sizes differing by at most one."""
     return f"{shard * NULL_DRAWS // NULL_SHARDS}:{(shard + 1) * NULL_DRAWS // NULL_SHARDS}"
