@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from audit.cells import prereg
 from audit.errors import AuditError, report
 from audit.files import write_atomic
-from audit.seal.locked import locked_bundle
-from controls.predict import ControlError
+from controls.errors import ControlError
+
+# Each command imports what it uses: a check or the summary starts without polars.
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -91,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "predict":
+        from audit.cells import prereg
+        from audit.seal.locked import locked_bundle
         from controls.predict import predict, selection_json
 
         doc = prereg.load(args.prereg)
@@ -105,8 +107,11 @@ def _run(args: argparse.Namespace) -> int:
         else:
             print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
     elif args.command == "perturb":
+        from audit.cells import prereg
         from audit.seal import ledger
-        from controls.perturb import check_stamp, perturb
+        from audit.seal.locked import locked_bundle
+        from controls.perturb import perturb
+        from controls.stamped import check_stamp
 
         check_stamp(args.stamp, [args.prediction, args.selection])
         with locked_bundle(args.bundle, args.lock) as bundle:
@@ -117,7 +122,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     elif args.command == "check":
         from controls.check import check
-        from controls.perturb import check_stamp
+        from controls.stamped import check_stamp
 
         check_stamp(args.stamp, [args.prediction, args.selection])
         sel = json.loads(Path(args.selection).read_text())
@@ -148,7 +153,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.command == "perturb-trials":
         from audit.seal import ledger
         from audit.trials import prereg as trials_prereg
-        from controls.perturb import check_stamp
+        from controls.stamped import check_stamp
         from controls.trials_perturb import perturb as perturb_trials
 
         check_stamp(args.stamp, [args.prediction, args.selection])
@@ -159,7 +164,7 @@ def _run(args: argparse.Namespace) -> int:
             [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],
         )
     elif args.command == "check-trials":
-        from controls.perturb import check_stamp
+        from controls.stamped import check_stamp
         from controls.trials_check import check as check_trials
 
         check_stamp(args.stamp, [args.prediction, args.selection])

@@ -11,11 +11,8 @@ from pathlib import Path
 import polars as pl
 
 from controls import exact, select
+from controls.errors import ControlError
 from controls.exact import Value
-
-
-class ControlError(Exception):
-    """A control that cannot be applied to this bundle (e.g. no eligible row)."""
 
 
 def _rows_dependent_on(doc: dict, columns: set[str]) -> list[str]:

@@ -142,11 +142,11 @@ def check(
     """(parent arm, head) once every check holds; None when the prereg amends nothing.
 
     ``jobs``: a trials source's (jobs root as the prereg names it, its folder)."""
-    from audit.seal.verify import verify
-
     block = declared(doc)
     if block is None:
-        return None
+        return None  # read while every run's workflow is parsed: no seal (polars) imported
+    from audit.seal.verify import verify
+
     parent, head = block["arm"], block["head"]
     results = Path(results)
     if parent == arm:

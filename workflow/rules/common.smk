@@ -51,6 +51,14 @@ def bundle_file(role):
     return f"{BUNDLE}/{BUNDLE_FILES[role]}"
 
 
+def recompute_nulls(impl):
+    """The null's files of a recompute run, as outputs of the recompute that draws them."""
+    if not DRAWS_IN_RECOMPUTE:
+        return {}
+    run = f"{RES}/recompute/{impl}/run{{run}}"
+    return {"nulls": f"{run}/nulls.csv", "hist": f"{run}/null_hist.csv"}
+
+
 def run_dir(impl, run):
     return f"{RES}/recompute/{impl}/run{run}"
 

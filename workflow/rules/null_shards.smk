@@ -11,6 +11,11 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
         f"at null_shards: {NULL_SHARDS} shards for {NULL_DRAWS} null draws (at most one per draw)",
     )
 
+# One shard (the default): each recompute draws its null itself, the same bytes
+# without two more processes per run; more: null-draws jobs over ranges of draws
+# and a null-merge per contestant and run (recompute.smk, trials.smk).
+DRAWS_IN_RECOMPUTE = NULL_SHARDS == 1
+
 
 def null_range(shard):
     """Shard i of NULL_SHARDS draws the contiguous range A:B, sizes differing by at most one."""

@@ -49,7 +49,8 @@ rule lock_trials:
 
 
 # One rule for both contestants: each runs in its own environment (impl_python),
-# as its own process, once per run folder. The null is left to the shards below.
+# as its own process, once per run folder. With one null shard it draws the null
+# itself; with more, the null is left to the shards below.
 rule recompute_trials:
     input:
         unpack(source_inputs),
@@ -64,58 +65,59 @@ rule recompute_trials:
         module=lambda w: trials_module(w.impl),
         bundle=READ_DIR,
         out=lambda w, output: str(Path(output[0]).parent),
+        no_draws=[] if DRAWS_IN_RECOMPUTE else ["--no-draws"],
     log:
         f"{RES}/logs/recompute_{{impl}}_run{{run}}.log",
     shell:
         "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} --no-draws"
+        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} {params.no_draws:q}"
         " 2>&1 | tee {log:q}"
 
 
-# The permutation null's draws (section 9.1), in NULL_SHARDS jobs per contestant and
-# run (null_range: which draws each takes), merged by the same contestant into the
-# run's nulls.csv and null_hist.csv: the bytes of drawing them all in one process.
-rule null_draws_trials:
-    input:
-        prereg=f"{RES}/lock/prereg.yaml",
-        table=f"{RES}/recompute/{{impl}}/run{{run}}/reproduce.csv",
-        env="results/envs/impl-{impl}.synced",
-    output:
-        f"{RES}/recompute/{{impl}}/run{{run}}/null-draws/{{shard}}.csv",
-    params:
-        src=src,
-        python=lambda w: impl_python(w.impl),
-        module=lambda w: trials_module(w.impl),
-        draws=lambda w: null_range(int(w.shard)),
-    log:
-        f"{RES}/logs/null_draws_{{impl}}_run{{run}}_{{shard}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} null-draws"
-        " --prereg {input.prereg:q} --table {input.table:q} --draws {params.draws:q}"
-        " --out {output:q} 2>&1 | tee {log:q}"
+# The permutation null's draws with null_shards > 1 (section 9.1): NULL_SHARDS jobs
+# per contestant and run (null_range: which draws each takes), merged by the same
+# contestant into the run's nulls.csv and null_hist.csv: the bytes of drawing them
+# all in one process, as the recompute does with one shard.
+if not DRAWS_IN_RECOMPUTE:
 
+    rule null_draws_trials:
+        input:
+            prereg=f"{RES}/lock/prereg.yaml",
+            table=f"{RES}/recompute/{{impl}}/run{{run}}/reproduce.csv",
+            env="results/envs/impl-{impl}.synced",
+        output:
+            f"{RES}/recompute/{{impl}}/run{{run}}/null-draws/{{shard}}.csv",
+        params:
+            src=src,
+            python=lambda w: impl_python(w.impl),
+            module=lambda w: trials_module(w.impl),
+            draws=lambda w: null_range(int(w.shard)),
+        log:
+            f"{RES}/logs/null_draws_{{impl}}_run{{run}}_{{shard}}.log",
+        shell:
+            "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} null-draws"
+            " --prereg {input.prereg:q} --table {input.table:q} --draws {params.draws:q}"
+            " --out {output:q} 2>&1 | tee {log:q}"
 
-rule null_merge_trials:
-    input:
-        prereg=f"{RES}/lock/prereg.yaml",
-        table=f"{RES}/recompute/{{impl}}/run{{run}}/reproduce.csv",
-        parts=expand(
-            f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/null-draws/{{shard}}.csv",
-            shard=range(NULL_SHARDS),
-        ),
-    output:
-        nulls=f"{RES}/recompute/{{impl}}/run{{run}}/nulls.csv",
-        hist=f"{RES}/recompute/{{impl}}/run{{run}}/null_hist.csv",
-    params:
-        src=src,
-        python=lambda w: impl_python(w.impl),
-        module=lambda w: trials_module(w.impl),
-        out=lambda w, output: str(Path(output.nulls).parent),
-    log:
-        f"{RES}/logs/null_merge_{{impl}}_run{{run}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} null-merge"
-        " --prereg {input.prereg:q} --table {input.table:q} --out {params.out:q} {input.parts:q}"
-        " 2>&1 | tee {log:q}"
-
-
+    rule null_merge_trials:
+        input:
+            prereg=f"{RES}/lock/prereg.yaml",
+            table=f"{RES}/recompute/{{impl}}/run{{run}}/reproduce.csv",
+            parts=expand(
+                f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/null-draws/{{shard}}.csv",
+                shard=range(NULL_SHARDS),
+            ),
+        output:
+            nulls=f"{RES}/recompute/{{impl}}/run{{run}}/nulls.csv",
+            hist=f"{RES}/recompute/{{impl}}/run{{run}}/null_hist.csv",
+        params:
+            src=src,
+            python=lambda w: impl_python(w.impl),
+            module=lambda w: trials_module(w.impl),
+            out=lambda w, output: str(Path(output.nulls).parent),
+        log:
+            f"{RES}/logs/null_merge_{{impl}}_run{{run}}.log",
+        shell:
+            "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} null-merge"
+            " --prereg {input.prereg:q} --table {input.table:q} --out {params.out:q} {input.parts:q}"
+            " 2>&1 | tee {log:q}"

@@ -60,9 +60,14 @@ TRIAL_FILES = [
     "pass_k_tasks",
 ]
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
-# what the recompute itself writes (--no-draws): the null's table instead of the null,
-# which the shards draw and the merge writes (rules null_draws_trials, null_merge_trials)
-RECOMPUTE_FILES = [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")] + ["reproduce"]
+# what the recompute itself writes: every file with one shard (it draws the null
+# itself); with more (--no-draws) the null's table instead of the null, which the
+# shards draw and the merge writes (rules null_draws_trials, null_merge_trials)
+RECOMPUTE_FILES = (
+    TRIAL_FILES
+    if DRAWS_IN_RECOMPUTE
+    else [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")] + ["reproduce"]
+)
 
 
 wildcard_constraints:

@@ -1,0 +1,71 @@
+"""What a run does not start: processes and imports that cost time and hold nothing.
+
+- With one null shard (the default) the recompute draws the null itself: the
+  DAG holds no null_draws or null_merge job (the bytes are those of the
+  sharded jobs, tests/test_null_shards.py); with more shards it holds them.
+- A prereg that amends nothing is checked as the workflow is read without
+  importing the seal's verify, which brings polars (every run, a no-op too).
+- `controls check` and `controls summary` start without polars.
+
+Each would fail before the change that made it hold: the jobs were in the DAG,
+and the modules imported polars at their top.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, run_dag
+
+DEMO = ROOT / "prereg" / "demo.yaml"
+
+
+def _job_counts(stdout: str) -> dict[str, int]:
+    """The dry run's job table (the first "Job stats:" block): rule -> count."""
+    counts = {}
+    for line in stdout.split("Job stats:")[1].splitlines()[3:]:
+        parts = line.split()
+        if not parts:
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.mark.parametrize(("shards", "draws", "merges"), [("1", 0, 0), ("3", 12, 4)])
+def test_null_jobs_run_only_when_sharded(shards: str, draws: int, merges: int, tmp_path: Path):
+    # 2 contestants x 2 runs = 4 recompute runs; 3 shards: 4 x 3 = 12 draw jobs, 4 merges
+    p = run_dag(tmp_path, "-n", "--config", f"prereg={DEMO}", f"null_shards={shards}")
+    assert p.returncode == 0, p.stderr[-2000:]
+    counts = _job_counts(p.stdout)
+    assert counts.get("null_draws", 0) == draws
+    assert counts.get("null_merge", 0) == merges
+    assert counts["recompute_pandas"] == 2 and counts["recompute_pyarrow"] == 2
+
+
+def _imports_polars(code: str) -> bool:
+    probe = f"{code}\nimport sys\nprint('polars' in sys.modules)"
+    p = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return p.stdout.split()[-1] == "True"
+
+
+def test_the_probe_sees_polars_when_it_is_imported() -> None:
+    assert _imports_polars("import controls.perturb")
+
+
+def test_a_prereg_that_amends_nothing_is_checked_without_polars() -> None:
+    code = (
+        "from audit.seal.amends import check\n"
+        "assert check('p.yaml', {'seed': 1}, 'demo', 'results', {}) is None"
+    )
+    assert not _imports_polars(code)
+
+
+def test_controls_check_and_summary_start_without_polars() -> None:
+    code = "import controls.__main__, controls.check, controls.stamped, controls.summary"
+    assert not _imports_polars(code)
