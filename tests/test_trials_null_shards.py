@@ -85,14 +85,13 @@ def test_the_null_table_by_hand(impl: str, impl_envs, board, tmp_path: Path) -> 
     nd = _recompute(impl, prereg, bundle, tmp_path / "nd", "--no-draws")
     assert (nd / "reproduce.csv").read_text() == TABLE
     full = _recompute(impl, prereg, bundle, tmp_path / "full")
-    assert not (full / "reproduce.csv").exists()
-    # --no-draws writes every other file of section 9 byte for byte, and no null
+    # --no-draws writes every other file of section 9 byte for byte (the null's
+    # table too: every run writes it), and no null
     assert sorted(p.name for p in nd.iterdir()) == sorted(
-        [p.name for p in full.iterdir() if p.name not in NULL_FILES] + ["reproduce.csv"]
+        p.name for p in full.iterdir() if p.name not in NULL_FILES
     )
     for path in nd.iterdir():
-        if path.name != "reproduce.csv":
-            assert path.read_bytes() == (full / path.name).read_bytes(), path.name
+        assert path.read_bytes() == (full / path.name).read_bytes(), path.name
 
 
 def _count(column: str, draw: int, rows: list[str]) -> int:
@@ -213,9 +212,7 @@ def test_a_trials_arm_with_three_shards_writes_the_null_it_writes_with_one(
                 "1.csv",
                 "2.csv",
             ]
-            # one shard: the recompute draws the null itself and writes no reproduce.csv
-            assert not (a / "reproduce.csv").exists() and (b / "reproduce.csv").is_file()
-            for name in NULL_FILES:
+            for name in (*NULL_FILES, "reproduce.csv"):
                 assert (a / name).read_bytes() == (b / name).read_bytes(), (impl, run_, name)
         same = json.loads((three / "recompute" / impl / "runs-identical.json").read_text())
         assert same["identical"] and "nulls.csv" in same["files"]

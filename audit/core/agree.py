@@ -29,6 +29,7 @@ TRIAL_KEYS: dict[str, list[str]] = {
     "recovery_rows.csv": ["row_id"],
     "nulls.csv": ["column"],
     "null_hist.csv": ["column", "count"],
+    "reproduce.csv": ["column", "row_id"],  # section 9.1: the null's table
     # section 16: runs inside an entry
     "runs.csv": ["entry", "policy"],
     "pass_k.csv": ["entry", "policy", "k"],

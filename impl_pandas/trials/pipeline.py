@@ -104,8 +104,8 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     """Compute the output files (bytes); InputError on unusable input.
 
     Classes in the order of section 5; within a class, files in the order
-    prereg, leaderboard, source table. Without `draws` (section 9.1), the
-    null's table reproduce.csv replaces nulls.csv and null_hist.csv."""
+    prereg, leaderboard, source table. Without `draws` (section 9.1) only the
+    null's table reproduce.csv is written, not nulls.csv and null_hist.csv."""
     doc = load_document(prereg_path)  # missing_file ... bad_prereg from reading (prereg)
     board_name, source_name = table_names(doc)
     paths = [None if n is None else os.path.join(bundle_dir, n) for n in (board_name, source_name)]
@@ -219,19 +219,15 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
         cells, census = judged.cells, judged.census
         recovery, recovery_rows = judged.recovery, judged.recovery_rows
         null_table = nulls.tables(lb, kinds, values, ids, all_stats, judged.classes, run_values)
+        reproduce_lines = nulls.reproduce_rows(null_table)
         if draws:
             null_lines, hist_lines = nulls.build(
                 lb, null_table, judged.classes, pre.seed, pre.null_draws
             )
-        else:
-            reproduce_lines = nulls.reproduce_rows(null_table)
+    null_files = {"reproduce.csv": render(nulls.REPRODUCE_HEADER, reproduce_lines)}
     if draws:
-        null_files = {
-            "nulls.csv": render(nulls.NULLS_HEADER, null_lines),
-            "null_hist.csv": render(nulls.HIST_HEADER, hist_lines),
-        }
-    else:
-        null_files = {"reproduce.csv": render(nulls.REPRODUCE_HEADER, reproduce_lines)}
+        null_files["nulls.csv"] = render(nulls.NULLS_HEADER, null_lines)
+        null_files["null_hist.csv"] = render(nulls.HIST_HEADER, hist_lines)
     return {
         "tasks.csv": render(TASKS_HEADER, task_lines),
         "entries.csv": render(ENTRIES_HEADER, entry_lines),

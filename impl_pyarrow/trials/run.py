@@ -33,8 +33,8 @@ from .stats import BootStream, EntryStats, entry_stats
 def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
     """Every output file's bytes; raises TrialInputError on unusable input.
 
-    Without `draws` (section 9.1) reproduce.csv, the null's table, takes the
-    place of nulls.csv and null_hist.csv."""
+    reproduce.csv, the null's table, always; without `draws` (section 9.1)
+    not nulls.csv and null_hist.csv, which the shards draw."""
     doc = prereg.load(prereg_path)
     prereg.check_amends(doc, prereg_path)
     lb_name, src_name = prereg.table_names(doc, prereg_path)
@@ -144,24 +144,25 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
         cells_out = cells_rows(board, lb_data, judged)
         census_out = census_rows(board, lb_data, judged, pubs)
         rec_out, rec_rows_out = recovery_rows(board, lb_data, judged, pubs)
-        if draws:
-            null_out, hist_out = nulls_rows(
+        table_out = reproduce_rows(board, lb_data, pubs, stats, over_runs, tries_values)
+        null_out, hist_out = (
+            nulls_rows(
                 board, lb_data, judged, pubs, stats, pr.seed, pr.null_draws, over_runs, tries_values
             )
-            table_out: list[list[str]] = []
-        else:
-            null_out, hist_out = [], []
-            table_out = reproduce_rows(board, lb_data, pubs, stats, over_runs, tries_values)
+            if draws
+            else ([], [])
+        )
     else:
         cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
         table_out = []
-    if draws:
-        null_files = {
+    null_files = {"reproduce.csv": text_table(REPRODUCE_HEADER, table_out)} | (
+        {
             "nulls.csv": text_table(NULLS_HEADER, null_out),
             "null_hist.csv": text_table(HIST_HEADER, hist_out),
         }
-    else:
-        null_files = {"reproduce.csv": text_table(REPRODUCE_HEADER, table_out)}
+        if draws
+        else {}
+    )
     return outputs.files(
         {
             "tasks.csv": outputs.tasks_table(per_task),

@@ -58,15 +58,14 @@ TRIAL_FILES = [
     "runs",
     "pass_k",
     "pass_k_tasks",
+    "reproduce",  # the null's table (section 9.1), written by every recompute
 ]
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
 # what the recompute itself writes: every file with one shard (it draws the null
-# itself); with more (--no-draws) the null's table instead of the null, which the
-# shards draw and the merge writes (rules null_draws_trials, null_merge_trials)
+# itself); with more (--no-draws) all but the null, which the shards draw and the
+# merge writes (rules null_draws_trials, null_merge_trials)
 RECOMPUTE_FILES = (
-    TRIAL_FILES
-    if DRAWS_IN_RECOMPUTE
-    else [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")] + ["reproduce"]
+    TRIAL_FILES if DRAWS_IN_RECOMPUTE else [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")]
 )
 
 
