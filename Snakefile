@@ -50,9 +50,10 @@ else:
     include: "workflow/rules/selftest.smk"
 
 
-# Both kinds: the contestants' environments and their two runs, the agreement,
-# the advisories of the locked environments.
+# Both kinds: the contestants' environments and their two runs, the null's draws
+# in shards, the agreement, the advisories of the locked environments.
 include: "workflow/rules/runs.smk"
+include: "workflow/rules/null_draws.smk"
 include: "workflow/rules/agree.smk"
 include: "workflow/rules/vulns.smk"
 

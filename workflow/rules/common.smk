@@ -59,6 +59,11 @@ def recompute_nulls(impl):
     return {"nulls": f"{run}/nulls.csv", "hist": f"{run}/null_hist.csv"}
 
 
+def contestant_command(impl):
+    """The contestant's entry for a leaderboard arm (the shard commands, null_draws.smk)."""
+    return ["-m", f"impl_{impl}"]
+
+
 def run_dir(impl, run):
     return f"{RES}/recompute/{impl}/run{run}"
 

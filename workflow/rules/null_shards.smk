@@ -13,7 +13,7 @@ if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHA
 
 # One shard (the default): each recompute draws its null itself, the same bytes
 # without two more processes per run; more: null-draws jobs over ranges of draws
-# and a null-merge per contestant and run (recompute.smk, trials.smk).
+# and a null-merge per contestant and run (null_draws.smk).
 DRAWS_IN_RECOMPUTE = NULL_SHARDS == 1
 
 

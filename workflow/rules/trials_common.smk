@@ -63,7 +63,7 @@ TRIAL_FILES = [
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
 # what the recompute itself writes: every file with one shard (it draws the null
 # itself); with more (--no-draws) all but the null, which the shards draw and the
-# merge writes (rules null_draws_trials, null_merge_trials)
+# merge writes (rules null_draws, null_merge: null_draws.smk)
 RECOMPUTE_FILES = (
     TRIAL_FILES if DRAWS_IN_RECOMPUTE else [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")]
 )
@@ -78,6 +78,9 @@ wildcard_constraints:
 def trials_module(impl):
     """The contestant's trials entry, as the contract names it (section 5)."""
     return ["-m", f"impl_{impl}", "trials"]
+
+
+contestant_command = trials_module  # the shard commands' entry (null_draws.smk)
 
 
 def source_inputs(wildcards):
