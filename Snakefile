@@ -42,20 +42,21 @@ else:
     include: "workflow/rules/common.smk"
     include: "workflow/rules/bundle.smk"
     include: "workflow/rules/fetch.smk"
-    include: "workflow/rules/lock.smk"
     include: "workflow/rules/recompute.smk"
-    include: "workflow/rules/audit.smk"
     include: "workflow/rules/controls.smk"
-    include: "workflow/rules/annex.smk"
     include: "workflow/rules/selftest.smk"
 
 
-# Both kinds: the contestants' environments and their two runs, the null's draws
-# in shards, the agreement, the advisories of the locked environments.
+# Both kinds, one rule per stage: the lock, the contestants' environments and their
+# two runs, the null's draws in shards, the agreement, the census and the record of
+# the outputs, the advisories of the locked environments, the report and the annex.
+include: "workflow/rules/lock.smk"
 include: "workflow/rules/runs.smk"
 include: "workflow/rules/null_draws.smk"
 include: "workflow/rules/agree.smk"
+include: "workflow/rules/census.smk"
 include: "workflow/rules/vulns.smk"
+include: "workflow/rules/annex.smk"
 
 
 if PARENT:  # an amendment (prereg key amends) beside its sealed parent

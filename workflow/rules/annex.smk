@@ -1,42 +1,18 @@
+# Both kinds: the report and the sealed annex (docs/seal.md). What the report reads
+# and draws, and the arm's controls, are each kind's (REPORT_INPUTS, REPORT_OUTPUTS,
+# ARM_CONTROLS, CONTROLS_MD); event_files and sealed_inputs (arm.smk) are shared.
 rule report:
     input:
+        **REPORT_INPUTS,
         census=f"{RES}/census.json",
-        columns=f"{RES}/census_columns.csv",
-        cells=f"{RES}/census_cells.csv",
         agreement=f"{RES}/agreement.json",
-        hist=f"{RES}/recompute/pandas/run1/null_hist.csv",
-        controls=f"{RES}/controls.csv",
         vulns=f"{RES}/vulnerabilities.json",
         versus=VERSUS,
     output:
-        md=f"{RES}/report/report.md",
-        html=report(
-            f"{RES}/report/report.html",
-            caption="../report/report.rst",
-            category="Report",
-            labels={"what": "the whole report"},
-        ),
-        census_map=report(
-            f"{RES}/report/census_map.svg",
-            caption="../report/census_map.rst",
-            category="Census",
-            labels={"what": "census map"},
-        ),
-        nulls=report(
-            f"{RES}/report/null_histograms.svg",
-            caption="../report/nulls.rst",
-            category="Chance",
-            labels={"what": "permutation nulls"},
-        ),
-        controls=report(
-            f"{RES}/report/controls.svg",
-            caption="../report/controls.rst",
-            category="Controls",
-            labels={"what": "predicted against measured"},
-        ),
+        **REPORT_OUTPUTS,
     params:
         src=src,
-        res=lambda w, input: str(Path(input.census).parent),
+        res=RES,
         out=lambda w, output: str(Path(output.md).parent),
     log:
         f"{RES}/logs/report.log",
@@ -47,19 +23,19 @@ rule report:
 
 rule annex:
     input:
-        events=event_files(),
+        events=event_files(ARM_CONTROLS),
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
-        controls=f"{RES}/controls.md",
+        controls=CONTROLS_MD,
         vulns=f"{RES}/vulnerabilities.json",
-        sealed=sealed_inputs(CONTROLS),
+        sealed=sealed_inputs(ARM_CONTROLS),
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",
     params:
         src=src,
         arm=ARM,
-        res=lambda w, input: str(Path(input.census).parent),
+        res=RES,
         key=SEAT_KEY,
     log:
         f"{RES}/logs/annex.log",

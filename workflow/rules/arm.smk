@@ -49,6 +49,15 @@ def src(wildcards):
     return SRC
 
 
+def event_files(controls):
+    """The event files the seal chains, in the DAG's order (docs/seal.md): the lock,
+    each control's stamp then its perturbation, the record of the outputs."""
+    out = [f"{RES}/events/lock.json"]
+    for c in controls:
+        out += [f"{RES}/controls/{c}/stamp.json", f"{RES}/events/perturb-{c}.json"]
+    return out + [f"{RES}/events/outputs.json"]
+
+
 def sealed_inputs(controls):
     """Files the seal copies into the annex beside its declared inputs, declared too:
     a rerun killed mid-way removes a job's outputs first, and Snakemake builds a

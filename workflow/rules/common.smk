@@ -68,14 +68,6 @@ def run_dir(impl, run):
     return f"{RES}/recompute/{impl}/run{run}"
 
 
-def event_files():
-    """The event files the seal chains, in the DAG's order (docs/seal.md)."""
-    out = [f"{RES}/events/lock.json"]
-    for c in CONTROLS:
-        out += [f"{RES}/controls/{c}/stamp.json", f"{RES}/events/perturb-{c}.json"]
-    return out + [f"{RES}/events/outputs.json"]
-
-
 def get_final_output():
     return [
         f"{RES}/census.txt",
@@ -88,3 +80,71 @@ def bundle_dir(wildcards, input):
     """The bundle folder, derived from the bundle files a rule takes as input."""
     return str(Path(input.leaderboard).parent)
 
+
+# What the shared stage rules (lock.smk, census.smk, annex.smk) read and write on a
+# leaderboard arm.
+def lock_inputs(wildcards):
+    return {"leaderboard": bundle_file("leaderboard"), "instances": bundle_file("instances")}
+
+
+LOCK_BUNDLE = bundle_dir  # the folder of the bundle files (demo, fetched, or shipped)
+LOCK_ASSEMBLED = []
+CENSUS_OUTPUTS = {
+    "txt": f"{RES}/census.txt",
+    "json": f"{RES}/census.json",
+    "columns": f"{RES}/census_columns.csv",
+    "cells": f"{RES}/census_cells.csv",
+    "rows": f"{RES}/census_rows.csv",
+}
+RECORDED_OUTPUTS = [
+    *expand(f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv", impl=IMPLS, run=RUNS, f=RUN_FILES),
+    f"{RES}/agreement.json",
+    f"{RES}/census.json",
+    f"{RES}/census_columns.csv",
+    f"{RES}/census_cells.csv",
+    f"{RES}/census_rows.csv",
+    *expand(
+        f"{RES}/controls/{{control}}/{{impl}}/{{f}}.csv",
+        control=CONTROLS,
+        impl=IMPLS,
+        f=["cells", "census", "reproduce"],
+    ),
+    *expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
+    f"{RES}/controls.csv",
+    *VERSUS,
+]
+ARM_CONTROLS = CONTROLS
+CONTROLS_MD = [f"{RES}/controls.md"]
+REPORT_INPUTS = {
+    "columns": f"{RES}/census_columns.csv",
+    "cells": f"{RES}/census_cells.csv",
+    "hist": f"{RES}/recompute/pandas/run1/null_hist.csv",
+    "controls": f"{RES}/controls.csv",
+}
+REPORT_OUTPUTS = {
+    "md": f"{RES}/report/report.md",
+    "html": report(
+        f"{RES}/report/report.html",
+        caption="../report/report.rst",
+        category="Report",
+        labels={"what": "the whole report"},
+    ),
+    "census_map": report(
+        f"{RES}/report/census_map.svg",
+        caption="../report/census_map.rst",
+        category="Census",
+        labels={"what": "census map"},
+    ),
+    "nulls": report(
+        f"{RES}/report/null_histograms.svg",
+        caption="../report/nulls.rst",
+        category="Chance",
+        labels={"what": "permutation nulls"},
+    ),
+    "controls": report(
+        f"{RES}/report/controls.svg",
+        caption="../report/controls.rst",
+        category="Controls",
+        labels={"what": "predicted against measured"},
+    ),
+}

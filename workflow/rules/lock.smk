@@ -1,8 +1,10 @@
+# Both kinds: the lock, the run's first job (docs/seal.md). What it reads besides
+# the prereg, the bundle folder it hashes and a trials source's assembled table are
+# each kind's (lock_inputs, LOCK_BUNDLE, LOCK_ASSEMBLED: common.smk, trials_common.smk).
 rule lock:
     input:
+        unpack(lock_inputs),
         prereg=PREREG,
-        leaderboard=bundle_file("leaderboard"),
-        instances=bundle_file("instances"),
     output:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
@@ -12,11 +14,12 @@ rule lock:
         src=src,
         expected=PREREG_BLAKE3,
         expect_bundle=EXPECT_BUNDLE,
-        bundle=bundle_dir,
+        bundle=LOCK_BUNDLE,
+        assembled=LOCK_ASSEMBLED,
         out=lambda w, output: str(Path(output.lock).parent),
     log:
         f"{RES}/logs/lock.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q}"
-        " --expected-blake3 {params.expected:q} --bundle {params.bundle:q}"
+        " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
         " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q}"

@@ -1,4 +1,4 @@
-# Trials arm: adapt (trials source), lock, both contestants twice each.
+# Trials arm: adapt (trials source), both contestants twice each (the lock: lock.smk).
 
 
 rule adapt_trials:
@@ -22,30 +22,6 @@ rule adapt_trials:
     shell:
         "PYTHONPATH={params.src:q} python -m audit adapt-trials --jobs {input.jobs:q}"
         " --format {params.fmt:q} {params.tb:q} --out {params.out:q} 2>&1 | tee {log:q}"
-
-
-rule lock_trials:
-    input:
-        unpack(lambda w: {k: v for k, v in source_inputs(w).items() if k != "lock"}),
-        prereg=PREREG,
-    output:
-        prereg=f"{RES}/lock/prereg.yaml",
-        lock=f"{RES}/lock/lock.json",
-        files=f"{RES}/lock/files.json",
-        events=f"{RES}/events/lock.json",
-    params:
-        src=src,
-        expected=PREREG_BLAKE3,
-        expect_bundle=EXPECT_BUNDLE,
-        bundle=BUNDLE,
-        assembled=["--assembled", f"{RES}/bundle"] if IS_TRIALS_SOURCE else [],
-        out=lambda w, output: str(Path(output.lock).parent),
-    log:
-        f"{RES}/logs/lock.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q}"
-        " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
-        " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q}"
 
 
 # One rule for both contestants: each runs in its own environment (impl_python),

@@ -108,3 +108,40 @@ def get_final_output():
     return [f"{RES}/census.txt", f"{RES}/annex"]
 
 
+# What the shared stage rules (lock.smk, census.smk, annex.smk) read and write on a
+# trials arm.
+def lock_inputs(wildcards):
+    return {k: v for k, v in source_inputs(wildcards).items() if k != "lock"}
+
+
+LOCK_BUNDLE = BUNDLE
+LOCK_ASSEMBLED = ["--assembled", f"{RES}/bundle"] if IS_TRIALS_SOURCE else []
+CENSUS_OUTPUTS = {
+    "txt": f"{RES}/census.txt",
+    "json": f"{RES}/census.json",
+    "intervals": f"{RES}/intervals.csv",
+    "recovery": f"{RES}/recovery.csv",
+    "entries": f"{RES}/entries.csv",
+    "rows": f"{RES}/census_rows.csv",
+    "recomputed_only": f"{RES}/recomputed_only.csv",
+    "cells": f"{RES}/census_cells.csv",  # the contestants' census.csv, as the seal copies it
+}
+RECORDED_OUTPUTS = [
+    *([f"{RES}/bundle/adapter.json"] if IS_TRIALS_SOURCE else []),
+    *expand(f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv", impl=IMPLS, run=RUNS, f=TRIAL_FILES),
+    f"{RES}/agreement.json",
+    *referee_outputs(),
+    *VERSUS,
+]
+REPORT_INPUTS = {"referee": referee_outputs()}
+REPORT_OUTPUTS = {
+    "md": f"{RES}/report/report.md",
+    "html": f"{RES}/report/report.html",
+    # the plots (audit/report/trials.py FIGURES), each written even when it has no data
+    "plots": expand(
+        f"{RES}/report/{{plot}}.svg",
+        plot=["task_rewards", "intervals", "null_histograms", "settings"],
+    ),
+}
+
+

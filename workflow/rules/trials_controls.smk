@@ -12,12 +12,8 @@ wildcard_constraints:
     control="|".join(TRIAL_CONTROLS) if TRIAL_CONTROLS else "(?!)",
 
 
-def trial_control_events():
-    """Each control's stamp, then its perturbation: the order of common.smk's event_files()."""
-    out = []
-    for c in TRIAL_CONTROLS:
-        out += [f"{RES}/controls/{c}/stamp.json", f"{RES}/events/perturb-{c}.json"]
-    return out
+ARM_CONTROLS = TRIAL_CONTROLS  # the shared annex rule's controls (annex.smk)
+CONTROLS_MD = [f"{RES}/controls.md"] if TRIAL_CONTROLS else []
 
 
 rule trial_control_predict:

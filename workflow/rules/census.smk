@@ -1,3 +1,6 @@
+# Both kinds: the census (one class per cell; docs/contract.md, docs/trials-contract.md)
+# and the record of every output the seal will chain. What the census writes and
+# what is recorded are each kind's (CENSUS_OUTPUTS, RECORDED_OUTPUTS).
 rule census:
     input:
         agreement=f"{RES}/agreement.json",
@@ -5,11 +8,7 @@ rule census:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",
     output:
-        txt=f"{RES}/census.txt",
-        json=f"{RES}/census.json",
-        columns=f"{RES}/census_columns.csv",
-        cells=f"{RES}/census_cells.csv",
-        rows=f"{RES}/census_rows.csv",
+        **CENSUS_OUTPUTS,
     params:
         src=src,
         cells=lambda w, input: str(Path(input.cells).parent),
@@ -24,28 +23,7 @@ rule census:
 
 rule record_outputs:
     input:
-        outputs=[
-            *expand(
-                f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv",
-                impl=IMPLS,
-                run=RUNS,
-                f=RUN_FILES,
-            ),
-            f"{RES}/agreement.json",
-            f"{RES}/census.json",
-            f"{RES}/census_columns.csv",
-            f"{RES}/census_cells.csv",
-            f"{RES}/census_rows.csv",
-            *expand(
-                f"{RES}/controls/{{control}}/{{impl}}/{{f}}.csv",
-                control=CONTROLS,
-                impl=IMPLS,
-                f=["cells", "census", "reproduce"],
-            ),
-            *expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
-            f"{RES}/controls.csv",
-            *VERSUS,
-        ],
+        outputs=RECORDED_OUTPUTS,
     output:
         f"{RES}/events/outputs.json",
     params:
