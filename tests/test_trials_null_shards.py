@@ -26,8 +26,7 @@ from tests.conftest import (
     run_audit,
     run_dag,
 )
-from tests.test_rounding_csv import BOARD, PREREG
-from tests.test_tb_runs import _adapt, _run_file, _t
+from tests.test_rounding_csv import PREREG, csv_bundle  # noqa: F401 (a fixture)
 
 SHARED = (ROOT / ".." / "shared" / "bundles").resolve()
 DRAWS = 4  # PREREG's null_draws
@@ -35,21 +34,13 @@ NULL_FILES = ("nulls.csv", "null_hist.csv")
 
 
 @pytest.fixture
-def board(tmp_path: Path) -> tuple[Path, Path]:
-    """test_rounding_csv's CSV board: e1 (one run, 1 of 8 tasks: 0.125) publishes accuracy
-    0.13 and no stderr; e2 (runs at 0.5 and 1.0) publishes accuracy 0.75, stderr 0.2."""
-    jobs = tmp_path / "results"
-    trials = [_t(f"t{i}", i == 1, f"x{i}") for i in range(1, 9)]
-    _run_file(jobs / "e1" / "r1" / "results.json", trials, 0.125, 1)
-    _run_file(jobs / "e2" / "s1_results.json", [_t("a", True, "y1"), _t("b", False, "y2")], 0.5, 1)
-    _run_file(jobs / "e2" / "s2_results.json", [_t("a", True, "z1"), _t("b", True, "z2")], 1.0, 2)
-    bundle = tmp_path / "bundle"
-    res = _adapt(jobs, bundle)
-    assert res.code == 0, res.stderr
-    (bundle / "leaderboard.csv").write_bytes(BOARD.encode())
+def board(csv_bundle: Path, tmp_path: Path) -> tuple[Path, Path]:  # noqa: F811
+    """test_rounding_csv's CSV board (csv_bundle): e1 (one run, 1 of 8 tasks: 0.125)
+    publishes accuracy 0.13 and no stderr; e2 (runs at 0.5 and 1.0) publishes accuracy
+    0.75, stderr 0.2."""
     prereg = tmp_path / "p.yaml"
     prereg.write_text(PREREG)
-    return prereg, bundle
+    return prereg, csv_bundle
 
 
 def _trials(impl: str, *args: str | Path) -> Result:
