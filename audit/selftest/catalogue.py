@@ -121,12 +121,15 @@ def check_all(faults: list[Fault], root: Path, catalogue: str | Path = CATALOGUE
 def build(fault: Fault, root: Path, dest: Path) -> Path:
     """Copy the fault's contestant package under dest, apply its edits; return dest.
 
-    Only the one package is copied: run with PYTHONPATH=dest (and a working
-    folder outside the repository), the mutated copy is the one imported."""
+    Only the one package is copied, with the prereg's JSON Schemas beside it where
+    a contestant reads them (workflow/schemas/, as in a clone): run with
+    PYTHONPATH=dest (and a working folder outside the repository), the mutated copy
+    is the one imported."""
     package = f"impl_{fault.contestant}"
     shutil.copytree(
         root / package, dest / package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
     )
+    shutil.copytree(root / "workflow" / "schemas", dest / "workflow" / "schemas")
     for e in fault.edits:
         f = dest / e.file
         text = f.read_text(encoding="utf-8")
