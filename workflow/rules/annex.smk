@@ -12,7 +12,7 @@ rule report:
         **REPORT_OUTPUTS,
     params:
         src=src,
-        res=RES,
+        res=lambda w, input: str(Path(input.census).parent),
         out=lambda w, output: str(Path(output.md).parent),
     log:
         f"{RES}/logs/report.log",
@@ -35,7 +35,7 @@ rule annex:
     params:
         src=src,
         arm=ARM,
-        res=RES,
+        res=lambda w, input: str(Path(input.census).parent),
         key=SEAT_KEY,
     log:
         f"{RES}/logs/annex.log",
