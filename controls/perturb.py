@@ -10,7 +10,6 @@ import polars as pl
 
 from controls import select
 from controls.errors import ControlError
-from controls.stamped import check_stamp  # noqa: F401 - where the commands found it
 
 
 def _is_one_of(keys: list[list[str]], cols: list[str]) -> pl.Expr:

@@ -14,7 +14,7 @@ A duplicate or a reorder of start times has nothing to act on here (section 3: a
 from __future__ import annotations
 
 from controls import registry_exact, select
-from controls.predict import ControlError
+from controls.errors import ControlError
 from controls.registry_exact import Row, entry_id
 from controls.trials_predict import table
 

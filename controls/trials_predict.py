@@ -20,8 +20,8 @@ from fractions import Fraction
 
 from audit.trials.prereg import BUILT_INS
 from controls import select, trials_exact
+from controls.errors import ControlError
 from controls.exact import fmt6
-from controls.predict import ControlError
 from controls.trials_exact import Row
 
 MEASURES = ("tasks", "reward_macro", "pass_macro")

@@ -17,7 +17,7 @@ import yaml
 from audit.errors import AuditError
 from audit.trials.prereg import load
 from controls import sources
-from controls.predict import ControlError
+from controls.errors import ControlError
 from controls.trials_perturb import perturb
 from tests.conftest import ROOT
 

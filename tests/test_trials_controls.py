@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 import yaml
 
-from controls.predict import ControlError
+from controls.errors import ControlError
 from controls.trials_check import check
 from controls.trials_perturb import perturb
 from controls.trials_predict import predict
