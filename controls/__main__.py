@@ -1,4 +1,20 @@
-"""Command line of the controls: ``python -m controls <command> ...``."""
+"""Command line of the controls: ``python -m controls <command> ...``.
+
+Each command takes every control of the arm it is given (``--control``, once per
+control) and works in one process, in three steps the DAG keeps apart:
+
+- ``predict``: each control's effect from the unperturbed bundle, then its stamp
+  (``<controls>/<c>/prediction.csv``, ``selection.json``, ``stamp.json``);
+- ``perturb``: each stamped control's perturbed bundle (``<controls>/<c>/bundle/``)
+  and its event file (``<events>/perturb-<c>.json``), after checking the stamp;
+- ``check``: each control's measured change against its prediction
+  (``<controls>/<c>/check.csv``, ``verdict.json``), then the table over all
+  (``--out-csv``, ``--out-md``).
+
+The arm's kind, read from the prereg (audit/core/arm_kind.py), decides what a
+control reads: a leaderboard arm's bundle (``--bundle``, ``--lock``), or a trials
+arm's table (``--table``).
+"""
 
 from __future__ import annotations
 
@@ -11,70 +27,38 @@ from audit.errors import AuditError, report
 from audit.files import write_atomic
 from controls.errors import ControlError
 
-# Each command imports what it uses: a check or the summary starts without polars.
+# Each command imports what it uses: a check starts without polars.
+
+
+def _source(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--prereg", required=True, help="the locked prereg")
+    p.add_argument("--control", action="append", required=True, help="a control, once each")
+    p.add_argument("--bundle", help="a leaderboard arm: the bundle folder")
+    p.add_argument("--lock", help="a leaderboard arm: the lock's files.json, the bytes to read")
+    p.add_argument("--table", help="a trials arm: the trial table (or the registry) to perturb")
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m controls", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m controls", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     sub = ap.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("predict", help="predict a control's effect from the unperturbed bundle")
-    p.add_argument("--prereg", required=True)
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--control", required=True)
-    p.add_argument("--lock", default=None, help="the lock's files.json: read only those bytes")
-    p.add_argument("--out-prediction", required=True)
-    p.add_argument("--out-selection", required=True)
+    p = sub.add_parser("predict", help="predict and stamp each control's effect")
+    _source(p)
+    p.add_argument("--out", required=True, help="the controls folder: <out>/<control>/")
 
-    p = sub.add_parser("perturb", help="build the perturbed bundle from a stamped selection")
-    p.add_argument("--prereg", required=True)
-    p.add_argument("--bundle", required=True)
-    p.add_argument("--selection", required=True)
-    p.add_argument("--prediction", required=True)
-    p.add_argument("--stamp", required=True)
-    p.add_argument("--events", required=True, help="event file recording the perturbed bundle")
-    p.add_argument("--lock", default=None, help="the lock's files.json: read only those bytes")
-    p.add_argument("--out", required=True)
+    p = sub.add_parser("perturb", help="build each control's perturbed bundle, once stamped")
+    _source(p)
+    p.add_argument("--controls", required=True, help="the controls folder predict wrote")
+    p.add_argument("--events", required=True, help="folder of the perturb-<control>.json events")
 
-    p = sub.add_parser("check", help="measured against predicted, for both contestants")
-    p.add_argument("--selection", required=True)
-    p.add_argument("--prediction", required=True)
-    p.add_argument("--stamp", required=True)
-    p.add_argument("--before", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
-    p.add_argument("--after", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
-    p.add_argument("--out-csv", required=True)
-    p.add_argument("--out-json", required=True)
-
-    p = sub.add_parser("predict-trials", help="a trials-v1 control's effect, from its table")
-    p.add_argument("--prereg", required=True)
-    p.add_argument("--table", required=True, help="the adapter's trials.parquet, or the registry")
-    p.add_argument("--control", required=True)
-    p.add_argument("--out-prediction", required=True)
-    p.add_argument("--out-selection", required=True)
-
-    p = sub.add_parser("perturb-trials", help="the perturbed trial table, from a stamped selection")
-    p.add_argument("--prereg", required=True)
-    p.add_argument("--table", required=True)
-    p.add_argument("--selection", required=True)
-    p.add_argument("--prediction", required=True)
-    p.add_argument("--stamp", required=True)
-    p.add_argument("--events", required=True, help="event file recording the perturbed table")
-    p.add_argument("--out", required=True)
-
-    p = sub.add_parser("check-trials", help="a trial control: measured against predicted")
-    p.add_argument("--selection", required=True)
-    p.add_argument("--prediction", required=True)
-    p.add_argument("--stamp", required=True)
-    p.add_argument("--before", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
-    p.add_argument("--after", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True)
-    p.add_argument("--out-csv", required=True)
-    p.add_argument("--out-json", required=True)
-
-    p = sub.add_parser("summary", help="one table over every control")
-    p.add_argument("--verdicts", nargs="*", required=True)  # none: no controls
-    p.add_argument("--checks", nargs="*", required=True)
+    p = sub.add_parser("check", help="measured against predicted, for every control")
     p.add_argument("--prereg", required=True, help="the locked prereg (its disclosure)")
-    p.add_argument("--out-csv", required=True)
-    p.add_argument("--out-md", required=True)
+    p.add_argument("--control", action="append", default=[], help="a control, once each")
+    p.add_argument("--controls", required=True, help="the controls folder")
+    p.add_argument("--before", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True,
+                   help="a contestant's unperturbed run")  # fmt: skip
+    p.add_argument("--out-csv", required=True, help="the table over every control (CSV)")
+    p.add_argument("--out-md", required=True, help="the same table for people (Markdown)")
     return ap
 
 
@@ -90,94 +74,128 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "check":
+        return _check(args)
+    doc, trials = _prereg(args)
     if args.command == "predict":
-        from audit.cells import prereg
-        from audit.seal.locked import locked_bundle
-        from controls.predict import predict, selection_json
+        _predict(args, doc, trials)
+    else:
+        _perturb(args, doc, trials)
+    return 0
 
-        doc = prereg.load(args.prereg)
-        if args.control not in doc["controls"]:
-            raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
-        with locked_bundle(args.bundle, args.lock) as bundle:
-            table, selection = predict(doc, bundle, args.control)
-        write_atomic(args.out_selection, selection_json(selection))
-        write_atomic(args.out_prediction, table)
-        if "skipped" in selection:
-            print(f"{args.control}: skipped ({selection['skipped']})")
-        else:
-            print(f"{args.control}: {table.count(chr(10)) - 1} cell(s) predicted")
-    elif args.command == "perturb":
-        from audit.cells import prereg
-        from audit.seal import ledger
-        from audit.seal.locked import locked_bundle
-        from controls.perturb import perturb
-        from controls.stamped import check_stamp
 
-        check_stamp(args.stamp, [args.prediction, args.selection])
-        with locked_bundle(args.bundle, args.lock) as bundle:
-            paths = perturb(prereg.load(args.prereg), bundle, args.selection, args.out)
-        ledger.write_events(
-            args.events,
-            [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],
-        )
-    elif args.command == "check":
-        from controls.check import check
-        from controls.stamped import check_stamp
+def _is_trials(prereg: str) -> bool:
+    """The arm's kind, as its prereg says (audit/core/arm_kind.py decides)."""
+    from audit.core.arm_kind import TRIALS, kind_of
+    from audit.core.strict_yaml import read_strict
 
-        check_stamp(args.stamp, [args.prediction, args.selection])
-        sel = json.loads(Path(args.selection).read_text())
-        v = check(
-            sel["control"],
-            sel["kind"],
-            sel,
-            args.prediction,
-            dict(args.before),
-            dict(args.after),
-            args.out_csv,
-            args.out_json,
-        )
-        print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
-    elif args.command == "predict-trials":
-        from audit.trials import prereg as trials_prereg
+    return kind_of(read_strict(prereg), prereg) == TRIALS
+
+
+def _prereg(args: argparse.Namespace) -> tuple[dict, bool]:
+    """The locked prereg, its kind's reading, every control named in it, the source given."""
+    trials = _is_trials(args.prereg)
+    if trials:
+        from audit.trials.prereg import load
+    else:
+        from audit.cells.prereg import load
+    doc = load(args.prereg)
+    for name in args.control:
+        if name not in (doc.get("controls") or {}):
+            raise AuditError("bad_prereg", args.prereg, f"no control named {name!r}")
+    given = "--table" if trials else "--bundle"
+    if (args.table if trials else args.bundle) is None:
+        raise AuditError("bad_config", args.prereg, f"this arm's controls need {given}")
+    return doc, trials
+
+
+def _predict(args: argparse.Namespace, doc: dict, trials: bool) -> None:
+    from audit.seal.stamp import stamp
+    from controls.predict import selection_json
+
+    def each(predict_one) -> None:
+        for name in args.control:
+            folder = Path(args.out) / name
+            table, selection = predict_one(name)
+            write_atomic(folder / "selection.json", selection_json(selection))
+            write_atomic(folder / "prediction.csv", table)
+            files = [str(folder / "prediction.csv"), str(folder / "selection.json")]
+            stamp(files, str(folder / "stamp.json"))  # before any perturbed bundle exists
+            if "skipped" in selection:
+                print(f"{name}: skipped ({selection['skipped']}); stamped")
+            else:
+                print(f"{name}: {table.count(chr(10)) - 1} value(s) predicted and stamped")
+
+    if trials:
         from controls import sources
-        from controls.predict import selection_json
 
-        doc = trials_prereg.load(args.prereg)
-        if args.control not in doc["controls"]:
-            raise AuditError("bad_prereg", args.prereg, f"no control named {args.control!r}")
         rows = sources.read_rows(doc, args.table)
-        table, selection = sources.predict(doc, rows, args.control)
-        write_atomic(args.out_selection, selection_json(selection))
-        write_atomic(args.out_prediction, table)
-        print(f"{args.control}: {table.count(chr(10)) - 1} value(s) predicted")
-    elif args.command == "perturb-trials":
-        from audit.seal import ledger
-        from audit.trials import prereg as trials_prereg
-        from controls.stamped import check_stamp
+        each(lambda name: sources.predict(doc, rows, name))
+    else:
+        from audit.seal.locked import locked_bundle
+        from controls.predict import predict
+
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            each(lambda name: predict(doc, bundle, name))
+
+
+def _perturb(args: argparse.Namespace, doc: dict, trials: bool) -> None:
+    from audit.seal import ledger
+    from controls.stamped import check_stamp
+
+    def each(perturb_one) -> None:
+        for name in args.control:
+            folder = Path(args.controls) / name
+            stamp = str(folder / "stamp.json")
+            prediction, selection = str(folder / "prediction.csv"), str(folder / "selection.json")
+            check_stamp(stamp, [prediction, selection])
+            paths = perturb_one(selection, str(folder / "bundle"))
+            ledger.write_events(
+                Path(args.events) / f"perturb-{name}.json",
+                [ledger.record("bundle_perturbed", p, {"stamp": stamp}) for p in paths],
+            )
+            print(f"{name}: perturbed bundle built")
+
+    if trials:
         from controls.trials_perturb import perturb as perturb_trials
 
-        check_stamp(args.stamp, [args.prediction, args.selection])
-        doc = trials_prereg.load(args.prereg)
-        paths = perturb_trials(doc, args.table, args.selection, args.out)
-        ledger.write_events(
-            args.events,
-            [ledger.record("bundle_perturbed", p, {"stamp": args.stamp}) for p in paths],
-        )
-    elif args.command == "check-trials":
-        from controls.stamped import check_stamp
-        from controls.trials_check import check as check_trials
+        each(lambda selection, out: perturb_trials(doc, args.table, selection, out))
+    else:
+        from audit.seal.locked import locked_bundle
+        from controls.perturb import perturb
 
-        check_stamp(args.stamp, [args.prediction, args.selection])
-        sel = json.loads(Path(args.selection).read_text())
-        v = check_trials(
-            sel, args.prediction, dict(args.before), dict(args.after), args.out_csv, args.out_json
-        )
+        with locked_bundle(args.bundle, args.lock) as bundle:
+            each(lambda selection, out: perturb(doc, bundle, selection, out))
+
+
+def _check(args: argparse.Namespace) -> int:
+    from controls.stamped import check_stamp
+    from controls.summary import summarise, tally
+
+    trials = _is_trials(args.prereg)
+    before = dict(args.before)
+    verdicts, checks = [], []
+    for name in args.control:
+        folder = Path(args.controls) / name
+        prediction, selection = str(folder / "prediction.csv"), str(folder / "selection.json")
+        check_stamp(str(folder / "stamp.json"), [prediction, selection])
+        sel = json.loads(Path(selection).read_text(encoding="utf-8"))
+        after = {i: str(folder / i) for i in before}
+        out_csv, out_json = str(folder / "check.csv"), str(folder / "verdict.json")
+        if trials:
+            from controls.trials_check import check as check_trials
+
+            v = check_trials(sel, prediction, before, after, out_csv, out_json)
+        else:
+            from controls.check import check
+
+            v = check(sel["control"], sel["kind"], sel, prediction, before, after, out_csv,
+                      out_json)  # fmt: skip
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
-    elif args.command == "summary":
-        from controls.summary import summarise, tally
-
-        rows = summarise(args.verdicts, args.checks, args.prereg, args.out_csv, args.out_md)
-        print(f"controls: {tally(rows)}")
+        verdicts.append(out_json)
+        checks.append(out_csv)
+    rows = summarise(verdicts, checks, args.prereg, args.out_csv, args.out_md)
+    print(f"controls: {tally(rows)}")
     return 0
 
 

@@ -1,5 +1,9 @@
 """Command line: python -m impl_pandas --prereg P --bundle B --out DIR [--no-draws].
 
+`--bundle B --out DIR` may be given more than once (the pairs in order): one
+process recomputes each bundle under the one prereg, as the controls do for
+their perturbed bundles.
+
 Also `python -m impl_pandas trials ...` (contract trials v1) and the null's
 shard commands `null-draws` and `null-merge` (shards.py), which load neither
 pandas nor fastparquet."""
@@ -10,6 +14,7 @@ import argparse
 import os
 import sys
 
+from .batch import add_pairs, pairs
 from .errors import InputError, report
 
 
@@ -34,8 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m impl_pandas", description=__doc__)
     parser.add_argument("--prereg", required=True, help="preregistration (YAML)")
-    parser.add_argument("--bundle", required=True, help="bundle directory (parquet files)")
-    parser.add_argument("--out", required=True, help="output directory")
+    add_pairs(parser, "bundle directory (parquet files)")
     parser.add_argument(
         "--lock", default=None, help="the lock's files.json: read only the bytes it hashed"
     )
@@ -47,12 +51,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from .locked import locked_bundle
 
-    try:
-        with locked_bundle(args.bundle, args.lock) as bundle:
-            files = run(args.prereg, bundle, draws=not args.no_draws)
-    except InputError as err:
-        return report(err)
-    write_all(args.out, files)
+    for bundle_dir, out in pairs(parser, args):
+        try:
+            with locked_bundle(bundle_dir, args.lock) as bundle:
+                files = run(args.prereg, bundle, draws=not args.no_draws)
+        except InputError as err:
+            return report(err)
+        write_all(out, files)
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from . import pairs
 from .errors import InputError, report
 
 
@@ -32,8 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Recompute a leaderboard from its instance table (contract cells v1).",
     )
     parser.add_argument("--prereg", required=True, help="preregistration YAML")
-    parser.add_argument("--bundle", required=True, help="bundle directory")
-    parser.add_argument("--out", required=True, help="output directory")
+    pairs.declare(parser)
     parser.add_argument("--lock", default=None, help="lock/files.json: the bytes to read")
     parser.add_argument(
         "--no-draws",
@@ -44,15 +44,16 @@ def main(argv: list[str] | None = None) -> int:
     from .locked import LockedBundle
     from .run import run  # Arrow is imported here, not for the subcommands
 
-    try:
-        with LockedBundle(args.bundle, args.lock) as bundle:
-            run(args.prereg, bundle, args.out, draws=not args.no_draws)
-    except InputError as err:
-        return report(err)
-    except OSError as exc:
-        detail = " ".join(str(exc).split())
-        sys.stderr.write(f"error: {args.out}: cannot write output: {detail}\n")
-        return 1
+    for bundle_dir, out in pairs.jobs(parser, args):
+        try:
+            with LockedBundle(bundle_dir, args.lock) as bundle:
+                run(args.prereg, bundle, out, draws=not args.no_draws)
+        except InputError as err:
+            return report(err)
+        except OSError as exc:
+            detail = " ".join(str(exc).split())
+            sys.stderr.write(f"error: {out}: cannot write output: {detail}\n")
+            return 1
     return 0
 
 

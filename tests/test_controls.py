@@ -28,13 +28,16 @@ def _predict(control: str, bundle: Path, tmp: Path) -> tuple[list[dict[str, str]
             str(bundle),
             "--control",
             control,
-            "--out-prediction",
-            str(tmp / "p.csv"),
-            "--out-selection",
-            str(tmp / "s.json"),
+            "--out",
+            str(tmp / "controls"),
         ]
     )
     assert res.code == 0, res.stderr
+    folder = tmp / "controls" / control  # <out>/<control>/, stamped as predicted
+    for name in ("prediction.csv", "selection.json"):
+        (tmp / {"prediction.csv": "p.csv", "selection.json": "s.json"}[name]).write_bytes(
+            (folder / name).read_bytes()
+        )
     return read_csv_rows(tmp / "p.csv"), json.loads((tmp / "s.json").read_text())
 
 

@@ -160,10 +160,16 @@ def test_the_sharded_null_is_not_computable_either(
 
 def _predict(control: str, bundle: Path, tmp: Path) -> tuple[str, dict, str]:
     res = run([sys.executable, "-m", "controls", "predict", "--prereg", str(PREREG), "--bundle",
-               str(bundle), "--control", control, "--out-prediction", str(tmp / "p.csv"),
-               "--out-selection", str(tmp / "s.json")])  # fmt: skip
+               str(bundle), "--control", control, "--out", str(tmp / "controls")])  # fmt: skip
     assert res.code == 0, res.stderr
-    return (tmp / "p.csv").read_text(), json.loads((tmp / "s.json").read_text()), res.stdout
+    folder = tmp / "controls" / control
+    assert (folder / "stamp.json").is_file()  # stamped as soon as predicted
+    (tmp / "s.json").write_bytes((folder / "selection.json").read_bytes())
+    return (
+        (folder / "prediction.csv").read_text(),
+        json.loads((tmp / "s.json").read_text()),
+        res.stdout,
+    )
 
 
 @pytest.mark.parametrize("control", CONTROLS)

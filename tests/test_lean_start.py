@@ -6,6 +6,9 @@
 - A prereg that amends nothing is checked as the workflow is read without
   importing the seal's verify, which brings polars (every run, a no-op too).
 - `controls check` and `controls summary` start without polars.
+- The controls are five jobs whatever their number: one prediction (with its
+  stamps), one perturbation, one rerun per contestant, one check; the demo's six
+  controls were 37 jobs (six per control and the summary).
 
 Each would fail before the change that made it hold: the jobs were in the DAG,
 and the modules imported polars at their top.
@@ -44,6 +47,30 @@ def test_null_jobs_run_only_when_sharded(shards: str, draws: int, merges: int, t
     assert counts.get("null_draws", 0) == draws
     assert counts.get("null_merge", 0) == merges
     assert counts["recompute_pandas"] == 2 and counts["recompute_pyarrow"] == 2
+
+
+@pytest.mark.parametrize(
+    "prereg", ["demo.yaml", "skillsbench-registry.yaml"], ids=["leaderboard", "trials"]
+)
+def test_the_controls_are_five_jobs_whatever_their_number(prereg: str, tmp_path: Path):
+    import yaml
+
+    doc = yaml.safe_load((ROOT / "prereg" / prereg).read_text(encoding="utf-8"))
+    assert len(doc["controls"]) >= 2  # more than one control, still five jobs
+    config = ["--config", f"prereg={ROOT / 'prereg' / prereg}"]
+    if prereg != "demo.yaml":
+        config += ["bundle=" + str(ROOT.parent / "shared" / "bundles" / "skillsbench-registry")]
+        config = ["--configfile", str(ROOT / "config" / "skillsbench-registry.yaml"), *config]
+    p = run_dag(tmp_path, "-n", *config)
+    assert p.returncode == 0, p.stderr[-2000:]
+    counts = _job_counts(p.stdout)
+    controls = {rule: n for rule, n in counts.items() if rule.startswith("control")}
+    assert controls == {
+        "controls_predict": 1,
+        "controls_perturb": 1,
+        "controls_recompute": 2,
+        "controls_check": 1,
+    }
 
 
 def _imports_polars(code: str) -> bool:

@@ -71,24 +71,18 @@ def test_controls_refuse_a_file_swapped_after_the_lock(locked, tmp_path: Path) -
     bundle, lock = locked
     base = [sys.executable, "-m", "controls"]
     common = ["--prereg", str(lock / "prereg.yaml"), "--bundle", str(bundle)]
-    common += ["--lock", str(lock / "files.json")]
-    pred, sel = tmp_path / "prediction.csv", tmp_path / "selection.json"
-    ok = run([*base, "predict", *common, "--control", "flip_m2_beta",
-              "--out-prediction", str(pred), "--out-selection", str(sel)])  # fmt: skip
+    common += ["--lock", str(lock / "files.json"), "--control", "flip_m2_beta"]
+    ok = run([*base, "predict", *common, "--out", str(tmp_path / "controls")])
     assert ok.code == 0, ok.stderr
-    stamp = tmp_path / "stamp.json"
-    assert run_audit("stamp", pred, sel, "--events", stamp).code == 0
+    assert (tmp_path / "controls" / "flip_m2_beta" / "stamp.json").is_file()
     old, new = _swap(bundle / "leaderboard.parquet")
-    again = run([*base, "predict", *common, "--control", "flip_m2_beta",
-                 "--out-prediction", str(tmp_path / "p2.csv"),
-                 "--out-selection", str(tmp_path / "s2.json")])  # fmt: skip
+    again = run([*base, "predict", *common, "--out", str(tmp_path / "again")])
     _refused(again, bundle / "leaderboard.parquet", old, new)
-    perturbed = tmp_path / "perturbed"
-    res = run([*base, "perturb", *common, "--selection", str(sel), "--prediction", str(pred),
-               "--stamp", str(stamp), "--events", str(tmp_path / "ev.json"),
-               "--out", str(perturbed)])  # fmt: skip
+    res = run([*base, "perturb", *common, "--controls", str(tmp_path / "controls"),
+               "--events", str(tmp_path / "events")])  # fmt: skip
     _refused(res, bundle / "leaderboard.parquet", old, new)
-    assert not (tmp_path / "ev.json").exists()
+    assert not (tmp_path / "events").exists()
+    assert not (tmp_path / "controls" / "flip_m2_beta" / "bundle").exists()
 
 
 @pytest.mark.slow

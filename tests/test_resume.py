@@ -32,18 +32,14 @@ HEAD = re.compile(r"^Annex head\b.*`([0-9a-f]{64})`$")
 
 # name -> (the job's log whose appearance marks the point, seconds to let it
 # work, what is killed). Spread over the DAG: the lock (its first job under the
-# arm), a contestant's second run, a control's stamp (an event file), a
-# control's recompute with Snakemake alone killed, the report, the seal (which
-# writes the ledger and the annex).
+# arm), a contestant's second run, the controls' predictions and stamps (event
+# files), the controls' recompute with Snakemake alone killed, the report, the
+# seal (which writes the ledger and the annex).
 KILLS = {
     "lock": ("lock.log", 0.8, "group"),
     "recompute": ("recompute_pyarrow_run2.log", 0.4, "group"),
-    "control-stamp": ("control_stamp_swap_m1_m2.log", 0.4, "group"),
-    "control-snakemake-alone": (
-        "control_recompute_pandas_shift_seeded_alpha_cost.log",
-        0.3,
-        "snakemake",
-    ),
+    "control-stamp": ("controls_predict.log", 0.6, "group"),
+    "control-snakemake-alone": ("controls_recompute_pandas.log", 0.5, "snakemake"),
     "report": ("report.log", 1.0, "group"),
     "seal": ("annex.log", 0.8, "group"),
 }

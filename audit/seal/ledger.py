@@ -1,10 +1,11 @@
 """The hash-chained ledger (results/<arm>/ledger.jsonl) and the event files it is built from.
 
 While the DAG runs, each job that records something writes its own event file
-(``results/<arm>/events/<name>.json``): the lock writes ``lock.json`` (prereg
-locked, bundle hashed), each control's stamp ``stamp-<control>.json`` before its
-perturbed bundle may be built, each perturbation ``perturb-<control>.json``, and
-the recording of outputs ``outputs.json``. An event file is an output of its job
+(``results/<arm>/events/<name>.json``, or ``controls/<control>/stamp.json``):
+the lock writes ``lock.json`` (prereg locked, bundle hashed), the predictions
+each control's stamp before any perturbed bundle may be built, the perturbation
+``perturb-<control>.json`` for each control, and the recording of outputs
+``outputs.json``. An event file is an output of its job
 and is never appended to, so a second run of a complete run has nothing to do
 (docs/seal.md). The seal chains every event, in the DAG's order, into the ledger
 and ends it with ``annex_sealed``.

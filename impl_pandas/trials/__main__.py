@@ -1,5 +1,7 @@
 """Command line: python -m impl_pandas.trials --prereg P --bundle B --out DIR [--no-draws].
 
+`--bundle B --out DIR` may repeat: each bundle recomputed in turn, one process.
+
 The same as `python -m impl_pandas trials --prereg P --bundle B --out DIR`. Also the
 null's shard commands `null-draws` and `null-merge` (section 9.1, shards.py)."""
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..batch import add_pairs, pairs
 from ..errors import InputError, report
 from ..write import write_all
 from .pipeline import run
@@ -22,8 +25,7 @@ def main(argv: list[str] | None = None) -> int:
         return shards_main(argv[0], argv[1:])
     parser = argparse.ArgumentParser(prog="python -m impl_pandas trials", description=__doc__)
     parser.add_argument("--prereg", required=True, help="preregistration (YAML, trials v1)")
-    parser.add_argument("--bundle", required=True, help="bundle directory")
-    parser.add_argument("--out", required=True, help="output directory")
+    add_pairs(parser, "bundle directory")
     parser.add_argument(
         "--lock", default=None, help="the lock's files.json: read only the bytes it hashed"
     )
@@ -35,12 +37,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from ..locked import locked_bundle
 
-    try:
-        with locked_bundle(args.bundle, args.lock) as bundle:
-            files = run(args.prereg, bundle, draws=not args.no_draws)
-    except InputError as err:
-        return report(err)
-    write_all(args.out, files)
+    for bundle_dir, out in pairs(parser, args):
+        try:
+            with locked_bundle(bundle_dir, args.lock) as bundle:
+                files = run(args.prereg, bundle, draws=not args.no_draws)
+        except InputError as err:
+            return report(err)
+        write_all(out, files)
     return 0
 
 

@@ -1,6 +1,6 @@
 # Both kinds: the report and the sealed annex (docs/seal.md). What the report reads
 # and draws, and the arm's controls, are each kind's (REPORT_INPUTS, REPORT_OUTPUTS,
-# ARM_CONTROLS, CONTROLS_MD); event_files and sealed_inputs (arm.smk) are shared.
+# CONTROLS, CONTROLS_MD); event_files and sealed_inputs (arm.smk) are shared.
 rule report:
     input:
         **REPORT_INPUTS,
@@ -23,12 +23,12 @@ rule report:
 
 rule annex:
     input:
-        events=event_files(ARM_CONTROLS),
+        events=event_files(CONTROLS),
         report=f"{RES}/report/report.html",
         census=f"{RES}/census.txt",
         controls=CONTROLS_MD,
         vulns=f"{RES}/vulnerabilities.json",
-        sealed=sealed_inputs(ARM_CONTROLS),
+        sealed=sealed_inputs(CONTROLS),
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",

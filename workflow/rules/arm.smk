@@ -38,6 +38,7 @@ check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 # prereg the lock would refuse is one line and exit 2 here, before any job. The
 # rules read only names from it, and the lock checks it again.
 KIND, _PREREG = prereg_kind(PREREG)
+CONTROLS = sorted(_PREREG.get("controls") or {})  # the arm's controls (controls.smk)
 
 
 def impl_python(impl):
@@ -51,11 +52,11 @@ def src(wildcards):
 
 def event_files(controls):
     """The event files the seal chains, in the DAG's order (docs/seal.md): the lock,
-    each control's stamp then its perturbation, the record of the outputs."""
-    out = [f"{RES}/events/lock.json"]
-    for c in controls:
-        out += [f"{RES}/controls/{c}/stamp.json", f"{RES}/events/perturb-{c}.json"]
-    return out + [f"{RES}/events/outputs.json"]
+    every control's stamp, every perturbation (built only once all are stamped),
+    the record of the outputs."""
+    stamps = [f"{RES}/controls/{c}/stamp.json" for c in controls]
+    perturbed = [f"{RES}/events/perturb-{c}.json" for c in controls]
+    return [f"{RES}/events/lock.json", *stamps, *perturbed, f"{RES}/events/outputs.json"]
 
 
 def sealed_inputs(controls):
@@ -66,3 +67,17 @@ def sealed_inputs(controls):
     files = [f"{RES}/controls/{c}/{f}" for c in controls for f in per_control]
     files += [f"{RES}/recompute/{i}/run1/{f}.csv" for i in IMPLS for f in RUN_FILES]
     return files + [f"{RES}/recompute/{i}/runs-identical.json" for i in IMPLS]
+
+
+def control_files(*names):
+    """Each control's folder, with these files in it (one list over every control)."""
+    return expand(f"{RES}/controls/{{control}}/{{f}}", control=CONTROLS, f=names)
+
+
+def control_args(wildcards):
+    return [a for c in CONTROLS for a in ("--control", c)]
+
+
+def controls_folder(wildcards, input):
+    """results/<arm>/controls, from the stamps a rule reads (not typed twice)."""
+    return str(Path(input.stamps[0]).parent.parent)

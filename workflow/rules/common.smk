@@ -15,7 +15,6 @@ BUNDLE_FILES = {
     "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
 }
-CONTROLS = sorted(_PREREG.get("controls") or {})
 
 
 # Null draws run in NULL_SHARDS jobs per recompute run, shard i drawing null_range(i).
@@ -44,7 +43,6 @@ wildcard_constraints:
     impl="pandas|pyarrow",
     run=r"\d+",
     shard=r"\d+",
-    control="|".join(CONTROLS) if CONTROLS else "(?!)",
 
 
 def bundle_file(role):
@@ -113,8 +111,25 @@ RECORDED_OUTPUTS = [
     f"{RES}/controls.csv",
     *VERSUS,
 ]
-ARM_CONTROLS = CONTROLS
 CONTROLS_MD = [f"{RES}/controls.md"]
+
+
+# What the controls (controls.smk) read and rerun on a leaderboard arm: the locked
+# bundle, and the contestants' cells, census and null table.
+def control_source(wildcards):
+    return {
+        "files": f"{RES}/lock/files.json",
+        "leaderboard": bundle_file("leaderboard"),
+        "instances": bundle_file("instances"),
+    }
+
+
+def control_source_args(wildcards, input):
+    return ["--bundle", bundle_dir(wildcards, input), "--lock", input.files]
+
+
+CONTROL_BUNDLE = [BUNDLE_FILES["leaderboard"], BUNDLE_FILES["instances"]]
+CONTROL_RUN_FILES = ["cells", "census", "reproduce"]
 REPORT_INPUTS = {
     "columns": f"{RES}/census_columns.csv",
     "cells": f"{RES}/census_cells.csv",

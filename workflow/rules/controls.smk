@@ -1,152 +1,123 @@
-# Injected-perturbation controls. The order is structural: a control's
-# prediction is stamped in the ledger (rule control_stamp) before the rule that
-# builds its perturbed bundle may run, and both refuse a prediction whose bytes
-# changed after the stamp.
+# Injected-perturbation controls, both kinds (docs/controls.md): five jobs whatever
+# the number of controls (predict, perturb, a rerun per contestant, check). The
+# order is structural: controls_predict stamps each prediction as it writes it,
+# before the rule that builds the perturbed bundles may run, and the perturbation
+# and the check refuse a prediction whose bytes changed after its stamp. What a
+# control reads and what its reruns write, the kind's common file says
+# (control_source, control_source_args, CONTROL_BUNDLE, CONTROL_RUN_FILES); the
+# controls' folders, arm.smk (control_files).
 
 
-rule control_predict:
+if CONTROLS:
+
+    rule controls_predict:
+        input:
+            unpack(control_source),
+            prereg=f"{RES}/lock/prereg.yaml",
+        output:
+            predictions=control_files("prediction.csv"),
+            selections=control_files("selection.json"),
+            stamps=control_files("stamp.json"),
+        params:
+            src=src,
+            source=control_source_args,
+            controls=control_args,
+            out=lambda w, output: str(Path(output.stamps[0]).parent.parent),
+        log:
+            f"{RES}/logs/controls_predict.log",
+        shell:
+            "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q}"
+            " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q}"
+
+    rule controls_perturb:
+        input:
+            unpack(control_source),
+            prereg=f"{RES}/lock/prereg.yaml",
+            predictions=control_files("prediction.csv"),
+            selections=control_files("selection.json"),
+            stamps=control_files("stamp.json"),
+        output:
+            bundles=expand(
+                f"{RES}/controls/{{control}}/bundle/{{f}}", control=CONTROLS, f=CONTROL_BUNDLE
+            ),
+            events=expand(f"{RES}/events/perturb-{{control}}.json", control=CONTROLS),
+        params:
+            src=src,
+            source=control_source_args,
+            controls=control_args,
+            folder=controls_folder,
+            events=lambda w, output: str(Path(output.events[0]).parent),
+        log:
+            f"{RES}/logs/controls_perturb.log",
+        shell:
+            "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q}"
+            " {params.source:q} {params.controls:q} --controls {params.folder:q}"
+            " --events {params.events:q} 2>&1 | tee {log:q}"
+
+    # One process of each contestant recomputes every perturbed bundle (its own
+    # environment, as the recompute), without the null.
+    rule controls_recompute:
+        input:
+            prereg=f"{RES}/lock/prereg.yaml",
+            bundles=expand(
+                f"{RES}/controls/{{control}}/bundle/{{f}}", control=CONTROLS, f=CONTROL_BUNDLE
+            ),
+            env="results/envs/impl-{impl}.synced",
+        output:
+            expand(
+                f"{RES}/controls/{{control}}/{{{{impl}}}}/{{f}}.csv",
+                control=CONTROLS,
+                f=CONTROL_RUN_FILES,
+            ),
+        params:
+            src=src,
+            python=lambda w: impl_python(w.impl),
+            command=lambda w: contestant_command(w.impl),
+            # --bundle <c>/bundle --out <c>/<impl>, for each control, in order
+            pairs=lambda w, input: [
+                a
+                for k in range(len(CONTROLS))
+                for folder in [Path(input.bundles[k * len(CONTROL_BUNDLE)]).parent]
+                for a in ("--bundle", str(folder), "--out", str(folder.parent / w.impl))
+            ],
+        log:
+            f"{RES}/logs/controls_recompute_{{impl}}.log",
+        shell:
+            "PYTHONPATH={params.src:q} {params.python:q} {params.command:q} --prereg {input.prereg:q}"
+            " {params.pairs:q} --no-draws 2>&1 | tee {log:q}"
+
+
+rule controls_check:
     input:
         prereg=f"{RES}/lock/prereg.yaml",
-        files=f"{RES}/lock/files.json",
-        leaderboard=bundle_file("leaderboard"),
-        instances=bundle_file("instances"),
+        predictions=control_files("prediction.csv"),
+        selections=control_files("selection.json"),
+        stamps=control_files("stamp.json"),
+        before=expand(f"{RES}/recompute/{{impl}}/run1/{{f}}.csv", impl=IMPLS, f=CONTROL_RUN_FILES),
+        after=expand(
+            f"{RES}/controls/{{control}}/{{impl}}/{{f}}.csv",
+            control=CONTROLS,
+            impl=IMPLS,
+            f=CONTROL_RUN_FILES,
+        ),
     output:
-        prediction=f"{RES}/controls/{{control}}/prediction.csv",
-        selection=f"{RES}/controls/{{control}}/selection.json",
-    params:
-        src=src,
-        bundle=bundle_dir,
-    log:
-        f"{RES}/logs/control_predict_{{control}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --lock {input.files:q} --control {wildcards.control:q}"
-        " --out-prediction {output.prediction:q} --out-selection {output.selection:q} 2>&1 | tee {log:q}"
-
-
-rule control_stamp:
-    input:
-        prediction=f"{RES}/controls/{{control}}/prediction.csv",
-        selection=f"{RES}/controls/{{control}}/selection.json",
-    output:
-        f"{RES}/controls/{{control}}/stamp.json",
-    params:
-        src=src,
-    log:
-        f"{RES}/logs/control_stamp_{{control}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m audit stamp {input.prediction:q} {input.selection:q}"
-        " --events {output:q} 2>&1 | tee {log:q}"
-
-
-rule control_perturb:
-    input:
-        stamp=f"{RES}/controls/{{control}}/stamp.json",
-        prediction=f"{RES}/controls/{{control}}/prediction.csv",
-        selection=f"{RES}/controls/{{control}}/selection.json",
-        prereg=f"{RES}/lock/prereg.yaml",
-        files=f"{RES}/lock/files.json",
-        leaderboard=bundle_file("leaderboard"),
-        instances=bundle_file("instances"),
-    output:
-        leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
-        instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
-        events=f"{RES}/events/perturb-{{control}}.json",
-    params:
-        src=src,
-        bundle=bundle_dir,
-        out=lambda w, output: str(Path(output.instances).parent),
-    log:
-        f"{RES}/logs/control_perturb_{{control}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --lock {input.files:q} --selection {input.selection:q} --prediction {input.prediction:q}"
-        " --stamp {input.stamp:q} --events {output.events:q} --out {params.out:q} 2>&1 | tee {log:q}"
-
-
-rule control_recompute_pandas:
-    input:
-        prereg=f"{RES}/lock/prereg.yaml",
-        leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
-        instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
-        env="results/envs/impl-pandas.synced",
-    output:
-        cells=f"{RES}/controls/{{control}}/pandas/cells.csv",
-        census=f"{RES}/controls/{{control}}/pandas/census.csv",
-        table=f"{RES}/controls/{{control}}/pandas/reproduce.csv",
-    params:
-        src=src,
-        python=impl_python("pandas"),
-        bundle=bundle_dir,
-        out=lambda w, output: str(Path(output.cells).parent),
-    log:
-        f"{RES}/logs/control_recompute_pandas_{{control}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pandas --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
-
-
-rule control_recompute_pyarrow:
-    input:
-        prereg=f"{RES}/lock/prereg.yaml",
-        leaderboard=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['leaderboard']}",
-        instances=f"{RES}/controls/{{control}}/bundle/{BUNDLE_FILES['instances']}",
-        env="results/envs/impl-pyarrow.synced",
-    output:
-        cells=f"{RES}/controls/{{control}}/pyarrow/cells.csv",
-        census=f"{RES}/controls/{{control}}/pyarrow/census.csv",
-        table=f"{RES}/controls/{{control}}/pyarrow/reproduce.csv",
-    params:
-        src=src,
-        python=impl_python("pyarrow"),
-        bundle=bundle_dir,
-        out=lambda w, output: str(Path(output.cells).parent),
-    log:
-        f"{RES}/logs/control_recompute_pyarrow_{{control}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pyarrow --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --out {params.out:q} --no-draws 2>&1 | tee {log:q}"
-
-
-rule control_check:
-    input:
-        stamp=f"{RES}/controls/{{control}}/stamp.json",
-        prediction=f"{RES}/controls/{{control}}/prediction.csv",
-        selection=f"{RES}/controls/{{control}}/selection.json",
-        before=expand(f"{RES}/recompute/{{impl}}/run1/cells.csv", impl=IMPLS),
-        after=expand(f"{RES}/controls/{{{{control}}}}/{{impl}}/cells.csv", impl=IMPLS),
-    output:
-        csv=f"{RES}/controls/{{control}}/check.csv",
-        json=f"{RES}/controls/{{control}}/verdict.json",
-    params:
-        src=src,
-        # argument lists: `:q` quotes each element on its own
-        before=lambda w, input: [
-            a for i, f in zip(IMPLS, input.before) for a in ("--before", i, str(Path(f).parent))
-        ],
-        after=lambda w, input: [
-            a for i, f in zip(IMPLS, input.after) for a in ("--after", i, str(Path(f).parent))
-        ],
-    log:
-        f"{RES}/logs/control_check_{{control}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} python -m controls check --selection {input.selection:q}"
-        " --prediction {input.prediction:q} --stamp {input.stamp:q} {params.before:q} {params.after:q}"
-        " --out-csv {output.csv:q} --out-json {output.json:q} 2>&1 | tee {log:q}"
-
-
-rule controls_summary:
-    input:
-        verdicts=expand(f"{RES}/controls/{{control}}/verdict.json", control=CONTROLS),
-        checks=expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
-        prereg=f"{RES}/lock/prereg.yaml",
-    output:
+        checks=control_files("check.csv"),
+        verdicts=control_files("verdict.json"),
         csv=f"{RES}/controls.csv",
         md=f"{RES}/controls.md",
     params:
         src=src,
+        controls=control_args,
+        folder=lambda w, output: str(Path(output.csv).parent / "controls"),
+        # argument lists: `:q` quotes each element on its own
+        before=lambda w, input: [
+            a
+            for k, i in enumerate(IMPLS)
+            for a in ("--before", i, str(Path(input.before[k * len(CONTROL_RUN_FILES)]).parent))
+        ],
     log:
-        f"{RES}/logs/controls_summary.log",
+        f"{RES}/logs/controls_check.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m controls summary --verdicts {input.verdicts:q}"
-        " --checks {input.checks:q} --prereg {input.prereg:q} --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q}"
+        "PYTHONPATH={params.src:q} python -m controls check --prereg {input.prereg:q}"
+        " {params.controls:q} --controls {params.folder:q} {params.before:q}"
+        " --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q}"

@@ -133,6 +133,7 @@ RECORDED_OUTPUTS = [
     *referee_outputs(),
     *VERSUS,
 ]
+CONTROLS_MD = [f"{RES}/controls.md"] if CONTROLS else []
 REPORT_INPUTS = {"referee": referee_outputs()}
 REPORT_OUTPUTS = {
     "md": f"{RES}/report/report.md",
@@ -145,3 +146,15 @@ REPORT_OUTPUTS = {
 }
 
 
+# What the controls (controls.smk) read and rerun on a trials arm: the trial table
+# (the adapter's, or the registry), and the contestants' entries and tasks.
+def control_source(wildcards):
+    return {"table": source_inputs(wildcards)["table"], "lock": f"{RES}/lock/lock.json"}
+
+
+def control_source_args(wildcards, input):
+    return ["--table", input.table]
+
+
+CONTROL_BUNDLE = [SOURCE["table"]]  # the file a control perturbs, as the contestants read it
+CONTROL_RUN_FILES = ["entries", "tasks"]
