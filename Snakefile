@@ -41,15 +41,16 @@ else:
     include: "workflow/rules/common.smk"
     include: "workflow/rules/bundle.smk"
     include: "workflow/rules/fetch.smk"
-    include: "workflow/rules/recompute.smk"
     include: "workflow/rules/selftest.smk"
 
 
-# Both kinds, one rule per stage: the lock, the contestants' environments and their
-# two runs, the null's draws in shards, the controls, the agreement, the census and the record of
-# the outputs, the advisories of the locked environments, the report and the annex.
+# Both kinds, one rule per stage: the lock, the contestants' environments, their
+# two runs, the null's draws in shards, the controls, the agreement, the census
+# and the record of the outputs, the advisories of the locked environments, the
+# report and the annex.
 include: "workflow/rules/lock.smk"
 include: "workflow/rules/runs.smk"
+include: "workflow/rules/recompute.smk"
 include: "workflow/rules/null_draws.smk"
 include: "workflow/rules/controls.smk"
 include: "workflow/rules/agree.smk"

@@ -64,11 +64,10 @@ FLOOR = {
 }
 
 
+CONTESTANT_RULES = ("recompute", "controls_recompute")  # {impl}: one job per contestant
+
+
 def kind_of(rule: str) -> str:
-    if "recompute" in rule and "pandas" in rule:
-        return "impl_pandas"
-    if "recompute" in rule and "pyarrow" in rule:
-        return "impl_pyarrow"
     if rule == "impl_env":
         return "uv sync (no-op)"
     return "referee (audit, controls)"
@@ -128,8 +127,8 @@ def job_counts(bundle: Path) -> dict[str, int]:
         parts = line.split()
         if not parts:
             break  # the table ends at a blank line
-        if len(parts) == 2 and parts[1].isdigit() and parts[0] == "controls_recompute":
-            counts["impl_pandas"] += int(parts[1]) // 2  # one process of each contestant
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] in CONTESTANT_RULES:
+            counts["impl_pandas"] += int(parts[1]) // 2  # as many of each contestant
             counts["impl_pyarrow"] += int(parts[1]) // 2
         elif len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("all", "total"):
             counts[kind_of(parts[0])] += int(parts[1])

@@ -49,14 +49,6 @@ def bundle_file(role):
     return f"{BUNDLE}/{BUNDLE_FILES[role]}"
 
 
-def recompute_nulls(impl):
-    """The null's files of a recompute run, as outputs of the recompute that draws them."""
-    if not DRAWS_IN_RECOMPUTE:
-        return {}
-    run = f"{RES}/recompute/{impl}/run{{run}}"
-    return {"nulls": f"{run}/nulls.csv", "hist": f"{run}/null_hist.csv"}
-
-
 def contestant_command(impl):
     """The contestant's entry for a leaderboard arm (the shard commands, null_draws.smk)."""
     return ["-m", f"impl_{impl}"]
@@ -77,6 +69,18 @@ def get_final_output():
 def bundle_dir(wildcards, input):
     """The bundle folder, derived from the bundle files a rule takes as input."""
     return str(Path(input.leaderboard).parent)
+
+
+def recompute_inputs(wildcards):
+    """What a recompute reads besides the locked prereg (recompute.smk)."""
+    return {
+        "lock": f"{RES}/lock/lock.json",
+        "leaderboard": bundle_file("leaderboard"),
+        "instances": bundle_file("instances"),
+    }
+
+
+recompute_bundle = bundle_dir  # the folder of the bundle files a recompute reads
 
 
 # What the shared stage rules (lock.smk, census.smk, annex.smk) read and write on a

@@ -1,57 +1,33 @@
-# Each contestant runs in its own uv environment, synced from the one uv.lock
-# with only its own dependency group: pandas never sees pyarrow, pyarrow never
-# sees pandas. The two recompute rules are written out twice on purpose.
+# Both kinds: each contestant recomputes the arm twice, each run its own process in
+# the contestant's own uv environment (impl_python: synced from the one uv.lock with
+# only its own dependency group, so pandas never sees pyarrow and pyarrow never sees
+# pandas). What a run reads is the kind's (recompute_inputs, recompute_bundle);
+# contestant_command is the contestant's entry for the kind, `python -m impl_<x>`
+# or `python -m impl_<x> trials`. With one null shard the run draws the null
+# itself; with more, --no-draws leaves it to the shards (null_draws.smk).
+# What a run writes itself: every run file (RUN_FILES, the kind's) with one shard;
+# with more, all but the null, which the shards draw and the merge writes.
+RECOMPUTE_FILES = [f for f in RUN_FILES if DRAWS_IN_RECOMPUTE or f not in ("nulls", "null_hist")]
 
 
-rule recompute_pandas:
+rule recompute:
     input:
+        unpack(recompute_inputs),
         prereg=f"{RES}/lock/prereg.yaml",
-        lock=f"{RES}/lock/lock.json",
         files=f"{RES}/lock/files.json",
-        leaderboard=bundle_file("leaderboard"),
-        instances=bundle_file("instances"),
-        env="results/envs/impl-pandas.synced",
+        env="results/envs/impl-{impl}.synced",
     output:
-        cells=f"{RES}/recompute/pandas/run{{run}}/cells.csv",
-        census=f"{RES}/recompute/pandas/run{{run}}/census.csv",
-        table=f"{RES}/recompute/pandas/run{{run}}/reproduce.csv",
-        chance=f"{RES}/recompute/pandas/run{{run}}/chance.csv",
-        **recompute_nulls("pandas"),
+        expand(f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/{{f}}.csv", f=RECOMPUTE_FILES),
     params:
         src=src,
-        python=impl_python("pandas"),
-        bundle=bundle_dir,
-        out=lambda w, output: str(Path(output.cells).parent),
+        python=lambda w: impl_python(w.impl),
+        command=lambda w: contestant_command(w.impl),
+        bundle=recompute_bundle,
+        out=lambda w, output: str(Path(output[0]).parent),
         no_draws=[] if DRAWS_IN_RECOMPUTE else ["--no-draws"],
     log:
-        f"{RES}/logs/recompute_pandas_run{{run}}.log",
+        f"{RES}/logs/recompute_{{impl}}_run{{run}}.log",
     shell:
-        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pandas --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} {params.no_draws:q} 2>&1 | tee {log:q}"
-
-
-rule recompute_pyarrow:
-    input:
-        prereg=f"{RES}/lock/prereg.yaml",
-        lock=f"{RES}/lock/lock.json",
-        files=f"{RES}/lock/files.json",
-        leaderboard=bundle_file("leaderboard"),
-        instances=bundle_file("instances"),
-        env="results/envs/impl-pyarrow.synced",
-    output:
-        cells=f"{RES}/recompute/pyarrow/run{{run}}/cells.csv",
-        census=f"{RES}/recompute/pyarrow/run{{run}}/census.csv",
-        table=f"{RES}/recompute/pyarrow/run{{run}}/reproduce.csv",
-        chance=f"{RES}/recompute/pyarrow/run{{run}}/chance.csv",
-        **recompute_nulls("pyarrow"),
-    params:
-        src=src,
-        python=impl_python("pyarrow"),
-        bundle=bundle_dir,
-        out=lambda w, output: str(Path(output.cells).parent),
-        no_draws=[] if DRAWS_IN_RECOMPUTE else ["--no-draws"],
-    log:
-        f"{RES}/logs/recompute_pyarrow_run{{run}}.log",
-    shell:
-        "PYTHONPATH={params.src:q} {params.python:q} -m impl_pyarrow --prereg {input.prereg:q}"
-        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} {params.no_draws:q} 2>&1 | tee {log:q}"
+        "PYTHONPATH={params.src:q} {params.python:q} {params.command:q} --prereg {input.prereg:q}"
+        " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} {params.no_draws:q}"
+        " 2>&1 | tee {log:q}"

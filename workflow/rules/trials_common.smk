@@ -61,12 +61,6 @@ TRIAL_FILES = [
     "reproduce",  # the null's table (section 9.1), written by every recompute
 ]
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
-# what the recompute itself writes: every file with one shard (it draws the null
-# itself); with more (--no-draws) all but the null, which the shards draw and the
-# merge writes (rules null_draws, null_merge: null_draws.smk)
-RECOMPUTE_FILES = (
-    TRIAL_FILES if DRAWS_IN_RECOMPUTE else [f for f in TRIAL_FILES if f not in ("nulls", "null_hist")]
-)
 
 
 wildcard_constraints:
@@ -80,7 +74,7 @@ def trials_module(impl):
     return ["-m", f"impl_{impl}", "trials"]
 
 
-contestant_command = trials_module  # the shard commands' entry (null_draws.smk)
+contestant_command = trials_module  # the recompute's, controls' and shards' entry
 
 
 def source_inputs(wildcards):
@@ -93,6 +87,14 @@ def source_inputs(wildcards):
     if LEADERBOARD:
         files["leaderboard"] = f"{BUNDLE}/{LEADERBOARD['table']}"
     return files
+
+
+recompute_inputs = source_inputs  # what a recompute reads (recompute.smk)
+
+
+def recompute_bundle(wildcards, input):
+    """The folder a recompute reads: the assembled bundle, or the shipped one."""
+    return READ_DIR
 
 
 def referee_outputs():
