@@ -1,5 +1,6 @@
 """census.json through its records (audit.cells.census.CensusSummary and
-audit.trials.census.TrialsCensusSummary): one field per key, the bytes read back unchanged."""
+audit.trials.census.TrialsCensusSummary), and agreement.json through
+audit.core.agree.Agreement: one field per key, the bytes read back unchanged."""
 
 from __future__ import annotations
 
@@ -99,3 +100,55 @@ def test_a_census_with_a_key_missing_or_unknown_is_not_read(tmp_path: Path, edit
     path.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(TypeError):
         CensusSummary.read(path)
+
+
+# --- agreement.json (audit.core.agree.Agreement) ------------------------------------
+
+
+def _contestant(folder: Path, cells: str, census: str) -> Path:
+    """The six canonical files of a leaderboard run, with these bodies for two of them."""
+    folder.mkdir()
+    (folder / "cells.csv").write_text("row_id,column,policy,recomputed\n" + cells)
+    (folder / "census.csv").write_text("row_id,column,class\n" + census)
+    (folder / "reproduce.csv").write_text("column,row_id,reproduced_by\n")
+    (folder / "chance.csv").write_text("column,p_value\n")
+    (folder / "nulls.csv").write_text("column,p\n")
+    (folder / "null_hist.csv").write_text("column,count,draws\n")
+    return folder
+
+
+def test_the_agreement_is_read_back_as_written_and_counts_by_hand(tmp_path: Path) -> None:
+    from audit.core.agree import Agreement, agree
+
+    census = "r1,c1,reproduced\nr2,c1,divergent\n"
+    a = _contestant(tmp_path / "a", "r1,c1,A,1.000000\nr2,c1,A,2.000000\n", census)
+    b = _contestant(tmp_path / "b", "r1,c1,A,9.000000\n", census)
+    out = tmp_path / "agreement.json"
+    rep = agree(str(a), str(b), ("pandas", "pyarrow"), str(out), str(tmp_path / "agreement.md"))
+    # by hand: r1|c1|A differs in `recomputed`, r2|c1|A is only in a's cells.csv: 2
+    assert rep.disagreements == 2 and rep.census_cells_compared == 2
+    cells = next(f for f in rep.files if f.file == "cells.csv")
+    assert cells.differences == [
+        {"key": "r1|c1|A", "field": "recomputed", "pandas": "1.000000", "pyarrow": "9.000000"}
+    ]
+    assert cells.only_in == {"pandas": ["r2|c1|A"], "pyarrow": []}
+    assert not rep.all_byte_identical and cells.lines == {"pandas": 2, "pyarrow": 1}
+    back = Agreement.read(out)
+    assert back == rep and back.to_json() == out.read_text()  # the bytes read back unchanged
+    doc = json.loads(out.read_text())
+    assert set(doc) == {
+        "contestants", "census_cells_compared", "disagreements", "all_byte_identical", "files"
+    }  # fmt: skip
+
+
+def test_an_agreement_file_with_a_key_too_many_is_refused(tmp_path: Path) -> None:
+    from audit.core.agree import Agreement
+    from audit.errors import AuditError
+
+    path = tmp_path / "agreement.json"
+    path.write_text(json.dumps({"contestants": [], "census_cells_compared": 0,
+                                "disagreements": 0, "all_byte_identical": True, "files": [],
+                                "verdict": "trust me"}))  # fmt: skip
+    with pytest.raises(AuditError) as err:
+        Agreement.read(path)
+    assert err.value.kind == "unreadable"

@@ -11,7 +11,7 @@ import polars as pl
 
 from audit.cells import prereg as prereg_mod
 from audit.core import disclosure
-from audit.core.agree import read_csv
+from audit.core.agree import Agreement, read_csv
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 
@@ -53,12 +53,12 @@ class CensusSummary:
 
 
 def _check_agreement(path: str) -> None:
-    report = json.loads(Path(path).read_text(encoding="utf-8"))
-    if report["disagreements"]:
+    report = Agreement.read(path)
+    if report.disagreements:
         raise AuditError(
             "implementations_disagree",
             path,
-            f"{report['disagreements']} disagreement(s) between the implementations; "
+            f"{report.disagreements} disagreement(s) between the implementations; "
             "no census is drawn from contested cells (see agreement.md)",
             FAILED,
         )

@@ -32,7 +32,5 @@ def run(args: argparse.Namespace) -> int:
 
     keys = TRIAL_KEYS if kind_of_file(args.prereg) == TRIALS else None
     rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)
-    print(
-        f"agreement: {rep['census_cells_compared']} cells, {rep['disagreements']} disagreement(s)"
-    )
+    print(f"agreement: {rep.census_cells_compared} cells, {rep.disagreements} disagreement(s)")
     return 0

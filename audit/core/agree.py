@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import polars as pl
@@ -37,6 +38,42 @@ TRIAL_KEYS: dict[str, list[str]] = {
 }
 
 
+@dataclass(frozen=True)
+class FileAgreement:
+    """One canonical file of the two contestants, compared line by line on its key."""
+
+    file: str
+    byte_identical: bool
+    lines: dict[str, int]  # contestant -> data lines
+    only_in: dict[str, list[str]]  # contestant -> keys ("a|b") only its file holds
+    differences: list[dict[str, str]]  # key, field and each contestant's value
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """agreement.json: what the census, the report, the seal and the self-test read."""
+
+    contestants: list[str]
+    census_cells_compared: int
+    disagreements: int  # differing fields plus lines only one contestant wrote
+    all_byte_identical: bool
+    files: list[FileAgreement]
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def read(cls, path: str | Path) -> Agreement:
+        """agreement.json as written; unreadable for a file that is not one."""
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            return cls(**{**doc, "files": [FileAgreement(**f) for f in doc["files"]]})
+        except FileNotFoundError:
+            raise AuditError("missing_file", str(path), "no agreement file") from None
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError) as e:
+            raise AuditError("unreadable", str(path), f"not an agreement file ({e})") from None
+
+
 def read_csv(path: Path) -> pl.DataFrame:
     """Every field as text, empty fields kept as empty strings, not nulls."""
     if not path.is_file():
@@ -46,19 +83,19 @@ def read_csv(path: Path) -> pl.DataFrame:
 
 def compare_file(
     name: str, a: Path, b: Path, names: tuple[str, str], keys_of: dict | None = None
-) -> dict:
+) -> FileAgreement:
     """Differences between two versions of one canonical file, named by key and field."""
     left, right = read_csv(a), read_csv(b)
     keys = (keys_of or KEYS)[name]
-    result: dict = {
-        "file": name,
-        "byte_identical": file_blake3(a) == file_blake3(b),
-        "lines": {names[0]: left.height, names[1]: right.height},
-        "only_in": {names[0]: [], names[1]: []},
-        "differences": [],
-    }
+    result = FileAgreement(
+        file=name,
+        byte_identical=file_blake3(a) == file_blake3(b),
+        lines={names[0]: left.height, names[1]: right.height},
+        only_in={names[0]: [], names[1]: []},
+        differences=[],
+    )
     if left.columns != right.columns:
-        result["differences"].append(
+        result.differences.append(
             {
                 "key": "(header)",
                 "field": "(header)",
@@ -73,19 +110,19 @@ def compare_file(
         key_a = [row[k] for k in keys]
         key_b = [row[f"{k}__b"] for k in keys]
         if all(v is None for v in key_b):
-            result["only_in"][names[0]].append("|".join(key_a))
+            result.only_in[names[0]].append("|".join(key_a))
             continue
         if all(v is None for v in key_a):
-            result["only_in"][names[1]].append("|".join(key_b))
+            result.only_in[names[1]].append("|".join(key_b))
             continue
         for f in fields:
             if row[f] != row[f"{f}__b"]:
-                result["differences"].append(
+                result.differences.append(
                     {"key": "|".join(key_a), "field": f, names[0]: row[f], names[1]: row[f"{f}__b"]}
                 )
-    result["differences"].sort(key=lambda d: (d["key"], d["field"]))
+    result.differences.sort(key=lambda d: (d["key"], d["field"]))
     for side in names:
-        result["only_in"][side].sort()
+        result.only_in[side].sort()
     return result
 
 
@@ -96,46 +133,44 @@ def agree(
     out_json: str,
     out_md: str,
     keys_of: dict | None = None,
-) -> dict:
+) -> Agreement:
     """Write the agreement report; the verdict lives in the files, not the exit status."""
     keys_of = keys_of or KEYS
     files = [compare_file(n, Path(a_dir) / n, Path(b_dir) / n, names, keys_of) for n in keys_of]
     disagreements = sum(
-        len(f["differences"]) + len(f["only_in"][names[0]]) + len(f["only_in"][names[1]])
-        for f in files
+        len(f.differences) + len(f.only_in[names[0]]) + len(f.only_in[names[1]]) for f in files
     )
-    cells = next(f for f in files if f["file"] == "census.csv")["lines"][names[0]]
-    report = {
-        "contestants": list(names),
-        "census_cells_compared": cells,
-        "disagreements": disagreements,
-        "all_byte_identical": all(f["byte_identical"] for f in files),
-        "files": files,
-    }
-    write_atomic(out_json, json.dumps(report, indent=2, sort_keys=True) + "\n")
+    report = Agreement(
+        contestants=list(names),
+        census_cells_compared=next(f for f in files if f.file == "census.csv").lines[names[0]],
+        disagreements=disagreements,
+        all_byte_identical=all(f.byte_identical for f in files),
+        files=files,
+    )
+    write_atomic(out_json, report.to_json())
     write_atomic(out_md, render(report))
     return report
 
 
-def render(report: dict) -> str:
-    a, b = report["contestants"]
+def render(report: Agreement) -> str:
+    a, b = report.contestants
     lines = [
         "# Agreement of the two implementations",
         "",
         (
-            f"{report['census_cells_compared']} leaderboard cells compared; "
-            f"**{report['disagreements']} disagreement(s)**."
+            f"{report.census_cells_compared} leaderboard cells compared; "
+            f"**{report.disagreements} disagreement(s)**."
         ),
         "",
         f"| file | lines ({a}) | lines ({b}) | byte-identical | differing fields | only in {a} | only in {b} |",
         "|---|---|---|---|---|---|---|",
     ]
-    for f in report["files"]:
+    for f in report.files:
         lines.append(
-            f"| {f['file']} | {f['lines'][a]} | {f['lines'][b]} | {'yes' if f['byte_identical'] else 'no'}"
-            f" | {len(f['differences'])} | {len(f['only_in'][a])} | {len(f['only_in'][b])} |"
+            f"| {f.file} | {f.lines[a]} | {f.lines[b]} | {'yes' if f.byte_identical else 'no'}"
+            f" | {len(f.differences)} | {len(f.only_in[a])} | {len(f.only_in[b])} |"
         )
-    shown = [(f["file"], d) for f in report["files"] for d in f["differences"]][:200]
+    shown = [(f.file, d) for f in report.files for d in f.differences][:200]
     if shown:
         lines += [
             "",

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from audit.cells import prereg
 from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
+from audit.core.agree import Agreement
 from audit.files import write_atomic
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns
@@ -41,7 +41,7 @@ def build(res_dir: str, out_dir: str) -> None:
     summary = CensusSummary.read(res / "census.json")
     columns = _csv(res / "census_columns.csv")
     cells = _csv(res / "census_cells.csv")
-    agreement = json.loads((res / "agreement.json").read_text())
+    agreement = Agreement.read(res / "agreement.json")
     rows = sorted({c["row_id"] for c in cells})
     order = [c["column"] for c in columns]
     classes = {(c["row_id"], c["column"]): c["class"] for c in cells}
@@ -150,7 +150,7 @@ def _chance_row(c: dict[str, str]) -> dict[str, str]:
     }
 
 
-def _intro(summary: CensusSummary, agreement: dict) -> list[str]:
+def _intro(summary: CensusSummary, agreement: Agreement) -> list[str]:
     c = summary.classes
     return [
         f"{summary.cells:,} cells ({summary.rows} rows x {summary.columns} columns) of the "
@@ -159,6 +159,6 @@ def _intro(summary: CensusSummary, agreement: dict) -> list[str]:
         f"{c['reproduced']} reproduce at a declared tier, {c['divergent']} diverge under every "
         f"declared policy, {c['no_data']} have no data. {c['no_antecedent']} have no antecedent "
         f"and {c['structural']} are structural: neither kind is a failure.",
-        f"The two implementations disagree on {agreement['disagreements']} cell(s).",
+        f"The two implementations disagree on {agreement.disagreements} cell(s).",
         *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
     ]

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from audit.core import disclosure
+from audit.core.agree import Agreement
 from audit.files import write_atomic
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns
@@ -111,7 +112,7 @@ def _figure(svgs: dict[str, str], name: str, alt: str) -> render.Figure:
     return render.Figure(name, alt, name.removesuffix(".svg").replace("_", "-"), svgs[name])
 
 
-def _intro(summary: TrialsCensusSummary, agreement: dict) -> list[str]:
+def _intro(summary: TrialsCensusSummary, agreement: Agreement) -> list[str]:
     c = summary.classes
     published = (
         ": " + ", ".join(f"{c[k]} {k}" for k in c if c[k]) + ". "
@@ -124,7 +125,7 @@ def _intro(summary: TrialsCensusSummary, agreement: dict) -> list[str]:
         f"Prereg `{summary.arm_prereg}` (blake3 `{summary.prereg_blake3}`), "
         f"{summary.source} source. {summary.entries} entries, each under every declared "
         "policy, recomputed by both contestants, each run twice with identical bytes; "
-        f"{agreement['disagreements']} disagreement(s) between them.",
+        f"{agreement.disagreements} disagreement(s) between them.",
         f"{summary.cells} published cells ({summary.rows} rows x {summary.columns} "
         f"columns){published}",
     ]
@@ -133,7 +134,7 @@ def _intro(summary: TrialsCensusSummary, agreement: dict) -> list[str]:
 def build(res_dir: str, out_dir: str) -> None:
     res, out = Path(res_dir), Path(out_dir)
     summary = TrialsCensusSummary.read(res / "census.json")
-    agreement = json.loads((res / "agreement.json").read_text(encoding="utf-8"))
+    agreement = Agreement.read(res / "agreement.json")
     doc = trials_prereg.load(res / "lock" / "prereg.yaml")
     settings = _rows(res / "settings" / "settings_all.csv")
     iv = _rows(res / "intervals.csv")

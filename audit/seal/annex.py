@@ -134,8 +134,10 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
     passed: list[str] = []
     warned: list[str] = []
     failed: list[str] = []
-    agreement = json.loads((res / "agreement.json").read_text(encoding="utf-8"))
-    (failed if agreement.get("disagreements") else passed).append("contestants agree")
+    from audit.core.agree import Agreement
+
+    agreement = Agreement.read(res / "agreement.json")
+    (failed if agreement.disagreements else passed).append("contestants agree")
     for p in sorted(res.glob("recompute/*/runs-identical.json")):
         passed.append(f"runs byte-identical: {p.parent.name}")
     for r in _csv(res / "census_cells.csv"):
@@ -153,7 +155,7 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
         v = r.get("verdict", "")
         name = f"control {r['control']}: {v}"
         (passed if v == "pass" else warned if v == "skipped" else failed).append(name)
-    machinery = agreement.get("disagreements") or any(t.startswith("control ") for t in failed)
+    machinery = agreement.disagreements or any(t.startswith("control ") for t in failed)
     result = "FAILED" if machinery else ("WARNED" if failed or warned else "PASSED")
     return result, {"passed": passed, "warned": warned, "failed": failed}
 

@@ -263,9 +263,9 @@ def stages(
             str(out / "agreement.md"),
             keys,
         )
-        res.flags["contestants_disagree"] = _flag(rep["disagreements"] > 0)
-        if rep["disagreements"]:
-            res.details["contestants_disagree"] = f"{rep['disagreements']} disagreement(s)"
+        res.flags["contestants_disagree"] = _flag(rep.disagreements > 0)
+        if rep.disagreements:
+            res.details["contestants_disagree"] = f"{rep.disagreements} disagreement(s)"
     if prep.shape is not None:
         from audit.cells.census import check_complete
         from audit.core.agree import read_csv

@@ -13,7 +13,7 @@ from typing import Any
 
 from audit.cells.census import rows_csv
 from audit.core import disclosure
-from audit.core.agree import read_csv
+from audit.core.agree import Agreement, read_csv
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 from audit.trials.settings_census import _csv
@@ -102,12 +102,12 @@ def summarise(
 ) -> TrialsCensusSummary:
     from audit.trials.prereg import load
 
-    rep = json.loads(Path(agreement).read_text(encoding="utf-8"))
-    if rep["disagreements"]:
+    rep = Agreement.read(agreement)
+    if rep.disagreements:
         raise AuditError(
             "implementations_disagree",
             agreement,
-            f"{rep['disagreements']} disagreement(s) between the implementations; "
+            f"{rep.disagreements} disagreement(s) between the implementations; "
             "no census is drawn from contested cells (see agreement.md)",
             FAILED,
         )
