@@ -86,20 +86,18 @@ def _run(args: argparse.Namespace) -> int:
 
 def _is_trials(prereg: str) -> bool:
     """The arm's kind, as its prereg says (audit/core/arm_kind.py decides)."""
-    from audit.core.arm_kind import TRIALS, kind_of
-    from audit.core.strict_yaml import read_strict
+    from audit.core.arm_kind import TRIALS, kind_of_file
 
-    return kind_of(read_strict(prereg), prereg) == TRIALS
+    return kind_of_file(prereg) == TRIALS
 
 
 def _prereg(args: argparse.Namespace) -> tuple[dict, bool]:
-    """The locked prereg, its kind's reading, every control named in it, the source given."""
-    trials = _is_trials(args.prereg)
-    if trials:
-        from audit.trials.prereg import load
-    else:
-        from audit.cells.prereg import load
-    doc = load(args.prereg)
+    """The locked prereg, checked as its kind's lock checks it, every control named in it,
+    the source given."""
+    from audit.core.arm_kind import TRIALS, load_checked
+
+    kind, doc = load_checked(args.prereg)
+    trials = kind == TRIALS
     for name in args.control:
         if name not in (doc.get("controls") or {}):
             raise AuditError("bad_prereg", args.prereg, f"no control named {name!r}")

@@ -14,8 +14,7 @@ import argparse
 import os
 import sys
 
-from .batch import add_pairs, pairs
-from .errors import InputError, report
+from .batch import add_pairs, recompute_each
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +34,6 @@ def main(argv: list[str] | None = None) -> int:
     # no BLAS call is made: no BLAS thread pool, whose threads spin (CPU, not outputs)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from .pipeline import run
-    from .write import write_all
 
     parser = argparse.ArgumentParser(prog="python -m impl_pandas", description=__doc__)
     parser.add_argument("--prereg", required=True, help="preregistration (YAML)")
@@ -48,17 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write cells.csv, census.csv and reproduce.csv only (draws: null-draws, null-merge)",
     )
-    args = parser.parse_args(argv)
-    from .locked import locked_bundle
-
-    for bundle_dir, out in pairs(parser, args):
-        try:
-            with locked_bundle(bundle_dir, args.lock) as bundle:
-                files = run(args.prereg, bundle, draws=not args.no_draws)
-        except InputError as err:
-            return report(err)
-        write_all(out, files)
-    return 0
+    return recompute_each(parser, parser.parse_args(argv), run)
 
 
 if __name__ == "__main__":

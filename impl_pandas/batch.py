@@ -6,6 +6,9 @@ perturbed bundles), each into its own folder, in the order given."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+
+from .errors import InputError, report
 
 
 def add_pairs(parser: argparse.ArgumentParser, bundle_help: str) -> None:
@@ -22,3 +25,21 @@ def pairs(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[tup
     if args.lock is not None and len(args.bundle) > 1:
         parser.error("--lock names one bundle's bytes: give one --bundle with it")
     return list(zip(args.bundle, args.out, strict=True))
+
+
+def recompute_each(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, run: Callable[..., dict]
+) -> int:
+    """Each pair in turn: ``run(prereg, bundle, draws=...)``'s files written to its folder.
+    The first bundle refused ends the command with its one line (exit 2)."""
+    from .locked import locked_bundle
+    from .write import write_all
+
+    for bundle_dir, out in pairs(parser, args):
+        try:
+            with locked_bundle(bundle_dir, args.lock) as bundle:
+                files = run(args.prereg, bundle, draws=not args.no_draws)
+        except InputError as err:
+            return report(err)
+        write_all(out, files)
+    return 0

@@ -10,7 +10,6 @@ import argparse
 import sys
 
 from . import pairs
-from .errors import InputError, report
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,20 +40,9 @@ def main(argv: list[str] | None = None) -> int:
         help="write cells, census and reproduce only (draws left to null-draws, null-merge)",
     )
     args = parser.parse_args(argv)
-    from .locked import LockedBundle
     from .run import run  # Arrow is imported here, not for the subcommands
 
-    for bundle_dir, out in pairs.jobs(parser, args):
-        try:
-            with LockedBundle(bundle_dir, args.lock) as bundle:
-                run(args.prereg, bundle, out, draws=not args.no_draws)
-        except InputError as err:
-            return report(err)
-        except OSError as exc:
-            detail = " ".join(str(exc).split())
-            sys.stderr.write(f"error: {out}: cannot write output: {detail}\n")
-            return 1
-    return 0
+    return pairs.run_each(parser, args, run)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..batch import add_pairs, pairs
-from ..errors import InputError, report
-from ..write import write_all
+from ..batch import add_pairs, recompute_each
 from .pipeline import run
 
 
@@ -34,17 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write reproduce.csv instead of nulls.csv and null_hist.csv (section 9.1)",
     )
-    args = parser.parse_args(argv)
-    from ..locked import locked_bundle
-
-    for bundle_dir, out in pairs(parser, args):
-        try:
-            with locked_bundle(bundle_dir, args.lock) as bundle:
-                files = run(args.prereg, bundle, draws=not args.no_draws)
-        except InputError as err:
-            return report(err)
-        write_all(out, files)
-    return 0
+    return recompute_each(parser, parser.parse_args(argv), run)
 
 
 if __name__ == "__main__":

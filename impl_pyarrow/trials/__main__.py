@@ -11,7 +11,6 @@ import argparse
 import sys
 
 from .. import pairs
-from ..errors import InputError, report
 from .run import run
 
 
@@ -35,19 +34,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write reproduce.csv in place of nulls.csv and null_hist.csv (section 9.1)",
     )
     args = parser.parse_args(args_in)
-    from ..locked import LockedBundle
-
-    for bundle_dir, out in pairs.jobs(parser, args):
-        try:
-            with LockedBundle(bundle_dir, args.lock) as bundle:
-                run(args.prereg, bundle, out, draws=not args.no_draws)
-        except InputError as err:
-            return report(err)
-        except OSError as exc:
-            detail = " ".join(str(exc).split())
-            sys.stderr.write(f"error: {out}: cannot write output: {detail}\n")
-            return 1
-    return 0
+    return pairs.run_each(parser, args, run)
 
 
 if __name__ == "__main__":

@@ -78,6 +78,6 @@ def control_args(wildcards):
     return [a for c in CONTROLS for a in ("--control", c)]
 
 
-def controls_folder(wildcards, input):
-    """results/<arm>/controls, from the stamps a rule reads (not typed twice)."""
-    return str(Path(input.stamps[0]).parent.parent)
+def controls_folder(stamps):
+    """results/<arm>/controls, from the controls' stamps a rule reads or writes."""
+    return str(Path(stamps[0]).parent.parent)

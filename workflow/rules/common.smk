@@ -71,24 +71,18 @@ def bundle_dir(wildcards, input):
     return str(Path(input.leaderboard).parent)
 
 
-def recompute_inputs(wildcards):
-    """What a recompute reads besides the locked prereg (recompute.smk)."""
-    return {
-        "lock": f"{RES}/lock/lock.json",
-        "leaderboard": bundle_file("leaderboard"),
-        "instances": bundle_file("instances"),
-    }
-
-
-recompute_bundle = bundle_dir  # the folder of the bundle files a recompute reads
-
-
 # What the shared stage rules (lock.smk, census.smk, annex.smk) read and write on a
 # leaderboard arm.
 def lock_inputs(wildcards):
     return {"leaderboard": bundle_file("leaderboard"), "instances": bundle_file("instances")}
 
 
+def recompute_inputs(wildcards):
+    """What a recompute reads besides the locked prereg (recompute.smk)."""
+    return {"lock": f"{RES}/lock/lock.json", **lock_inputs(wildcards)}
+
+
+recompute_bundle = bundle_dir  # the folder of the bundle files a recompute reads
 LOCK_BUNDLE = bundle_dir  # the folder of the bundle files (demo, fetched, or shipped)
 LOCK_ASSEMBLED = []
 CENSUS_OUTPUTS = {
@@ -121,11 +115,7 @@ CONTROLS_MD = [f"{RES}/controls.md"]
 # What the controls (controls.smk) read and rerun on a leaderboard arm: the locked
 # bundle, and the contestants' cells, census and null table.
 def control_source(wildcards):
-    return {
-        "files": f"{RES}/lock/files.json",
-        "leaderboard": bundle_file("leaderboard"),
-        "instances": bundle_file("instances"),
-    }
+    return {"files": f"{RES}/lock/files.json", **lock_inputs(wildcards)}
 
 
 def control_source_args(wildcards, input):

@@ -22,7 +22,7 @@ if CONTROLS:
             src=src,
             source=control_source_args,
             controls=control_args,
-            out=lambda w, output: str(Path(output.stamps[0]).parent.parent),
+            out=lambda w, output: controls_folder(output.stamps),
         log:
             f"{RES}/logs/controls_predict.log",
         shell:
@@ -45,7 +45,7 @@ if CONTROLS:
             src=src,
             source=control_source_args,
             controls=control_args,
-            folder=controls_folder,
+            folder=lambda w, input: controls_folder(input.stamps),
             events=lambda w, output: str(Path(output.events[0]).parent),
         log:
             f"{RES}/logs/controls_perturb.log",
