@@ -5,10 +5,8 @@ from __future__ import annotations
 import io
 
 import matplotlib as mpl
-
-mpl.use("Agg")
-import matplotlib.pyplot as plt
 from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
@@ -24,10 +22,10 @@ CLASS_COLOURS = {
 }
 
 
-def _svg(fig: plt.Figure) -> str:
+def _svg(fig: Figure) -> str:
+    """The figure as SVG text; its format picks the SVG backend, no pyplot involved."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
-    plt.close(fig)
     return buf.getvalue()
 
 
@@ -35,7 +33,8 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     """Rows x columns, each cell coloured by its class."""
     names = list(CLASS_COLOURS)
     grid = [[names.index(classes[(r, c)]) for c in columns] for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, 0.28 * len(columns) + 3), max(3, 0.24 * len(rows) + 2)))
+    fig = Figure(figsize=(max(6, 0.28 * len(columns) + 3), max(3, 0.24 * len(rows) + 2)))
+    ax = fig.subplots()
     ax.imshow(
         grid,
         cmap=ListedColormap(list(CLASS_COLOURS.values())),
@@ -64,7 +63,8 @@ def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -
     n = max(1, len(cols))
     ncol = min(4, n)
     nrow = (n + ncol - 1) // ncol
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.2 * ncol, 2.4 * nrow), squeeze=False)
+    fig = Figure(figsize=(3.2 * ncol, 2.4 * nrow))
+    axes = fig.subplots(nrow, ncol, squeeze=False)
     for ax, col in zip([a for row in axes for a in row], cols, strict=False):
         counts = sorted(hist[col])
         ax.bar(counts, [hist[col][c] for c in counts], color="#9e9e9e", width=0.8)
@@ -90,7 +90,8 @@ def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -
 
 def controls_scatter(points: list[tuple[str, float, float, float]]) -> str:
     """Predicted against measured change, per contestant: (label, predicted, pandas, pyarrow)."""
-    fig, ax = plt.subplots(figsize=(5, 5))
+    fig = Figure(figsize=(5, 5))
+    ax = fig.subplots()
     if points:
         pred = [p[1] for p in points]
         lo, hi = min(pred + [p[2] for p in points]), max(pred + [p[2] for p in points])
@@ -116,7 +117,8 @@ def controls_scatter(points: list[tuple[str, float, float, float]]) -> str:
 def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
     """Per entry: one dot per task (its mean reward under ``policy``) and the task-macro mean."""
     entries = sorted(rewards)
-    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.34 * len(entries) + 1.4)))
+    fig = Figure(figsize=(9, max(2.5, 0.34 * len(entries) + 1.4)))
+    ax = fig.subplots()
     many = sum(map(len, rewards.values())) > 300  # small, faint dots only where they crowd
     size, alpha = (10, 0.4) if many else (24, 0.75)
     for y, entry in enumerate(entries):
@@ -146,7 +148,8 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
 
     Each row: label, published (centre, half-width; either may be None), recomputed
     (centre, half-width, Method D) and bootstrap (low, high)."""
-    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.55 * len(rows) + 1.4)))
+    fig = Figure(figsize=(9, max(2.5, 0.55 * len(rows) + 1.4)))
+    ax = fig.subplots()
     styles = [
         ("published", "#000000", -0.22),
         ("recomputed (Method D)", "#2166ac", 0.0),
@@ -204,7 +207,8 @@ def settings_census(rows: list[dict[str, str]]) -> str:
     """Per setting, its trials split by recorded value (grey: not recorded)."""
     settings = sorted({r["setting"] for r in rows})
     palette = ["#4393c3", "#f4a582", "#92c5de", "#d6604d", "#b2abd2", "#5aae61"]
-    fig, ax = plt.subplots(figsize=(9, max(2.5, 0.3 * len(settings) + 1.4)))
+    fig = Figure(figsize=(9, max(2.5, 0.3 * len(settings) + 1.4)))
+    ax = fig.subplots()
     if not settings:
         ax.text(
             0.5,
