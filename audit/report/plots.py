@@ -7,11 +7,14 @@ import io
 import matplotlib as mpl
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
 from matplotlib.patches import Patch
+from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
 
 mpl.rcParams["svg.hashsalt"] = "secondseat"
 mpl.rcParams["svg.fonttype"] = "none"  # text stays text: smaller, searchable
+_TEXT = TextToPath()
 
 CLASS_COLOURS = {
     "structural": "#bdbdbd",
@@ -22,11 +25,54 @@ CLASS_COLOURS = {
 }
 
 
-def _svg(fig: Figure) -> str:
-    """The figure as SVG text; its format picks the SVG backend, no pyplot involved."""
+def _svg(fig: Figure, tight: bool = True) -> str:
+    """The figure as SVG text; its format picks the SVG backend, no pyplot involved.
+
+    ``tight=False``: the figure's own, fixed layout (see _panels), drawn once; a tight
+    bounding box draws everything twice, the second time to measure it."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    fig.savefig(
+        buf,
+        format="svg",
+        metadata={"Date": None, "Creator": None},
+        bbox_inches="tight" if tight else None,
+    )
     return buf.getvalue()
+
+
+def _inches(text: str, size: float) -> float:
+    """The width of one line of text at ``size`` points in the default font, in inches,
+    as the SVG backend measures it."""
+    width, _, _ = _TEXT.get_text_width_height_descent(text, FontProperties(size=size), False)
+    return width / 72
+
+
+def _panels(
+    count: int,
+    grid: tuple[int, int],
+    panel: tuple[float, float],
+    gaps: tuple[float, float],
+    margins: tuple[float, float, float, float],
+) -> tuple[Figure, list]:
+    """A figure with ``count`` panels on a (rows, columns) grid, row by row, each ``panel``
+    (width, height) inches, apart by ``gaps`` (across, down) and inside ``margins`` (left,
+    right, bottom, top), all in inches: a layout fixed in advance, so nothing is measured
+    to draw it."""
+    (nrow, ncol), (w, h), (gap_w, gap_h), (left, right, bottom, top) = grid, panel, gaps, margins
+    width = left + ncol * w + (ncol - 1) * gap_w + right
+    height = bottom + nrow * h + (nrow - 1) * gap_h + top
+    fig = Figure(figsize=(width, height))
+    spec = fig.add_gridspec(
+        nrow,
+        ncol,
+        left=left / width,
+        right=1 - right / width,
+        bottom=bottom / height,
+        top=1 - top / height,
+        wspace=gap_w / w,
+        hspace=gap_h / h,
+    )
+    return fig, [fig.add_subplot(spec[k // ncol, k % ncol]) for k in range(count)]
 
 
 def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str], str]) -> str:
@@ -63,29 +109,32 @@ def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -
     n = max(1, len(cols))
     ncol = min(4, n)
     nrow = (n + ncol - 1) // ncol
-    fig = Figure(figsize=(3.2 * ncol, 2.4 * nrow))
-    axes = fig.subplots(nrow, ncol, squeeze=False)
-    for ax, col in zip([a for row in axes for a in row], cols, strict=False):
+    title = "Reproducing cells under the permutation null (grey) and observed (red)"
+    # fixed margins (inches) that hold the tick labels, axis labels and titles; panels
+    # wide enough together for the figure's title
+    left, right, bottom, top, gap_w, gap_h = 0.65, 0.15, 0.45, 0.6, 0.6, 0.7
+    width = max(2.45, (_inches(title, 12) + 0.2 - left - right - (ncol - 1) * gap_w) / ncol)
+    fig, axes = _panels(n, (nrow, ncol), (width, 1.6), (gap_w, gap_h), (left, right, bottom, top))
+    for ax, col in zip(axes, cols, strict=False):
         counts = sorted(hist[col])
         ax.bar(counts, [hist[col][c] for c in counts], color="#9e9e9e", width=0.8)
         ax.axvline(observed[col], color="#d73027", linewidth=2)
-        ax.set_title(col, fontsize=8)
+        # y given: the title sits just above the axes (ticks are below), nothing measured
+        ax.set_title(col, fontsize=8, y=1.0)
         ax.set_xlabel("cells reproducing", fontsize=7)
         ax.set_ylabel("draws", fontsize=7)
         ax.tick_params(labelsize=7)
         ax.set_xlim(-0.5, max([*counts, observed[col]]) + 1)
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    for ax in [a for row in axes for a in row][len(cols) :]:
-        ax.axis("off")
+        # few whole-number ticks: each tick is an object to lay out and draw
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, steps=[1, 2, 5, 10]))
+        ax.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True, steps=[1, 2, 5, 10]))
     if not cols:
-        ax = axes[0][0]
-        ax.axis("on")
+        ax = axes[0]
         ax.set_xlabel("cells reproducing")
         ax.set_ylabel("draws")
         ax.text(0.5, 0.5, "no null drawn", ha="center", va="center", transform=ax.transAxes)
-    fig.suptitle("Reproducing cells under the permutation null (grey) and observed (red)")
-    fig.tight_layout()
-    return _svg(fig)
+    fig.suptitle(title, y=1 - 0.12 / fig.get_figheight(), va="top")
+    return _svg(fig, tight=False)
 
 
 def controls_scatter(points: list[tuple[str, float, float, float]]) -> str:
