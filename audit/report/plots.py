@@ -79,8 +79,13 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     """Rows x columns, each cell coloured by its class."""
     names = list(CLASS_COLOURS)
     grid = [[names.index(classes[(r, c)]) for c in columns] for r in rows]
-    fig = Figure(figsize=(max(6, 0.28 * len(columns) + 3), max(3, 0.24 * len(rows) + 2)))
-    ax = fig.subplots()
+    # margins (inches) from the longest tick label (7 pt) plus its axis label, the
+    # legend's longest entry plus its swatch, the title: a layout fixed before drawing
+    left = max((_inches(r, 7) for r in rows), default=0) + 0.5
+    bottom = max((_inches(c, 7) for c in columns), default=0) + 0.5
+    right = max(_inches(n, 8) for n in names) + 0.6
+    panel = (max(3.0, 0.27 * len(columns)), max(1.5, 0.23 * len(rows)))
+    fig, (ax,) = _panels(1, (1, 1), panel, (0, 0), (left, right, bottom, 0.45))
     ax.imshow(
         grid,
         cmap=ListedColormap(list(CLASS_COLOURS.values())),
@@ -93,14 +98,14 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     ax.set_yticks(range(len(rows)), rows, fontsize=7)
     ax.set_xlabel("leaderboard column")
     ax.set_ylabel("leaderboard row")
-    ax.set_title("Census: one class per leaderboard cell")
+    ax.set_title("Census: one class per leaderboard cell", y=1.0)
     ax.legend(
         handles=[Patch(color=CLASS_COLOURS[n], label=n) for n in names],
         loc="upper left",
         bbox_to_anchor=(1.01, 1),
         fontsize=8,
     )
-    return _svg(fig)
+    return _svg(fig, tight=False)
 
 
 def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -> str:
