@@ -6,8 +6,8 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from . import places
 from .errors import AMBIGUOUS_VALUE, InputError
 from .instances import Instances, Runs
 from .prereg.leaderboard import (
@@ -30,24 +30,13 @@ Recomputed = dict[str, list[dict[str, Any]]]
 Steps = dict[str, list[dict[str, Fraction | None]]]
 
 
-def printed_decimals(values: np.ndarray) -> np.ndarray:
-    """Per value: the decimals of its shortest round-trip form (numpy's positional, unique)."""
-    if values.size == 0:  # str.partition of an empty series has no columns to index
-        return np.zeros(0, dtype=np.int64)
-    text = pd.Series(values, dtype=object).map(
-        lambda x: np.format_float_positional(x, unique=True, trim="-")
-    )
-    after = text.str.partition(".")[2]
-    return after.str.len().to_numpy(dtype=np.int64)
-
-
 def run_decimals(runs: Runs, values: np.ndarray) -> np.ndarray:
     """Per run: the most decimals any of its non-null values prints (0 for none)."""
     x = runs.rows(values)
     present = ~np.isnan(x)
     distinct, inverse = np.unique(x[present], return_inverse=True)
     out = np.zeros(runs.count, dtype=np.int64)
-    np.maximum.at(out, runs.key[present], printed_decimals(distinct)[inverse])
+    np.maximum.at(out, runs.key[present], places.printed(distinct)[inverse])
     return out
 
 
@@ -185,7 +174,7 @@ def _mean(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> lis
     for population in dict.fromkeys(col.population.get(p) for p in col.policies):
         policies = [p for p in col.policies if col.population.get(p) == population]
         sums = data.sums(col.source, population)
-        places = data.decimals(col.source, population)
+        most = data.decimals(col.source, population)
         recorded = None if population is None else data.counts(population)[2]
         for i, key in enumerate(keys):
             a, b = data.runs.span(key, col.group)
@@ -194,7 +183,7 @@ def _mean(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> lis
             # nulls as 0.0 leave the correctly rounded sum as it is (fsum never returns -0.0)
             total = sums.total(a, b) if present else 0.0
             ns = {"exclude": present, "zero": rows}
-            e = int(places[a:b].max()) if b > a else 0
+            e = int(most[a:b].max()) if b > a else 0
             for policy in policies:
                 n = ns[col.nulls[policy]]
                 out[i][policy] = None if not n else divide(total, n)
@@ -246,7 +235,7 @@ def _mean_of_columns(
             if total is None:
                 step[policy] = None
             else:
-                e = int(printed_decimals(np.array(used, dtype=np.float64)).max())
+                e = int(places.printed(np.array(used, dtype=np.float64)).max())
                 step[policy] = mean_step(e, len(used))
         out.append(cell)
         lattice.append(step)

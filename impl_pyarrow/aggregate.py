@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import decimals
 from .keys import chunk_codes, dictionary_form
 from .prereg.cells import Prereg
 from .values import python_list
@@ -49,6 +50,7 @@ class Groups:
     n_valid: dict[str, list[int]] = field(default_factory=dict)
     n_true: dict[str, list[int]] = field(default_factory=dict)
     values: dict[str, list[list[pa.Array]]] = field(default_factory=dict)  # mean source pieces
+    decimals: dict[str, list[int]] = field(default_factory=dict)  # mean source: most printed
     distinct: dict[str, list[list[Any]]] = field(default_factory=dict)
 
     def indices(self, row_id: Any, group: Any | None) -> list[int]:
@@ -285,6 +287,13 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
     restricted = [population_key(s, pop) for s, pop in pairs]
     for s in [*sources["mean"], *restricted]:  # as they are; nulls and NaN go when read
         groups.values[s] = [slices(f"mean:{s}", ps) for ps in members]
+        if batches:  # each value printed once, whatever the cells it falls in
+            at = names.index(f"mean:{s}")
+            places = decimals.per_row(pa.chunked_array([b.column(at) for b in batches]))
+            groups.decimals[s] = [
+                decimals.most([places.chunk(b).slice(offset, n) for b, offset, n in ps])
+                for ps in members
+            ]
     for s in sources["single_value"]:
         values = single_values[s]
         null_code = len(values) - 1
@@ -299,6 +308,11 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
             found.append([values[k] for k in codes])
         groups.distinct[s] = found
     return groups
+
+
+def run_decimals(groups: Groups, source: str, runs: list[int]) -> int:
+    """The most decimals a value of a mean source prints in the given groups (0 for none)."""
+    return max((groups.decimals[source][i] for i in runs), default=0)
 
 
 def run_values(groups: Groups, source: str, runs: list[int]) -> tuple[list[Sequence[float]], int]:

@@ -9,9 +9,9 @@ from itertools import chain
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
-from .aggregate import Groups, population_key, run_values
+from . import decimals
+from .aggregate import Groups, population_key, run_decimals, run_values
 from .errors import InputError
 from .prereg.cells import SINGLE_VALUE_POLICY, Measured, Prereg
 from .values import format_value
@@ -21,22 +21,6 @@ Recomputed = dict[str, list[dict[str, Any]]]
 # lattice[column][row position][policy] -> the step the recomputed value moves by
 # (contract, Agreement beyond chance), None where no lattice is counted
 Lattice = dict[str, list[dict[str, Fraction | None]]]
-
-
-def shortest_decimals(text: str) -> int:
-    """Decimals of a number written in shortest form ("0.0354", "1e-05", "2.5E+20")."""
-    mantissa, _, exponent = text.lower().partition("e")
-    digits = len(mantissa.partition(".")[2].rstrip("0"))
-    return max(0, digits - int(exponent or 0))
-
-
-def value_decimals(chunks: list[Sequence[float]]) -> int:
-    """The most decimals any of the values prints (Arrow's shortest round-trip text)."""
-    values = pa.array(list(chain.from_iterable(chunks)), pa.float64())
-    if not len(values):
-        return 0
-    texts = pc.cast(pc.unique(values), pa.string()).to_pylist()
-    return max(shortest_decimals(t) for t in texts)
 
 
 def mean_lattice(decimals: int, n: int) -> Fraction:
@@ -94,21 +78,23 @@ def _mean(
     assert m.source is not None
     out: dict[str, float | None] = {}
     # one sum per population the policies take the mean over (most share every row)
-    per_population: dict[str | None, tuple[list[Sequence[float]], int, int]] = {}
+    per_population: dict[str | None, tuple[float | Fraction, int, int, int]] = {}
     for p in m.policies:
         pop = pr.policies[p].population
         if pop not in per_population:
-            chunks, n_valid = run_values(g, population_key(m.source, pop), idx)
+            key = population_key(m.source, pop)
+            chunks, n_valid = run_values(g, key, idx)
             if pop is None:
                 n_all = sum(g.count(i) for i in idx)
             else:
                 n_all = sum(g.n_valid[pop][i] for i in idx)
-            per_population[pop] = (chunks, n_valid, n_all)
-        chunks, n_valid, n_all = per_population[pop]
+            total = exact_sum(chunks)
+            per_population[pop] = (total, n_valid, n_all, run_decimals(g, key, idx))
+        total, n_valid, n_all, places = per_population[pop]
         n = n_valid if pr.policies[p].nulls == "exclude" else n_all
         if n:
-            out[p] = divide(exact_sum(chunks), n)
-            steps[p] = mean_lattice(value_decimals(chunks), n)
+            out[p] = divide(total, n)
+            steps[p] = mean_lattice(places, n)
         else:
             out[p] = None
             steps[p] = None
@@ -196,7 +182,7 @@ def recompute(
                     vals = [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
                     cell[p] = mean_value(vals, len(vals)) if vals else None
                     lattice[name][j][p] = (
-                        mean_lattice(value_decimals([vals]), len(vals)) if vals else None
+                        mean_lattice(decimals.of_values([vals]), len(vals)) if vals else None
                     )
                 rows.append(cell)
             out[name] = rows

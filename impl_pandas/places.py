@@ -1,0 +1,51 @@
+"""Decimal places a double prints in its shortest round-trip form (contract, Agreement
+beyond chance), decided by arithmetic on whole arrays.
+
+x prints d places when d is the least number of places some decimal k / 10**d has
+that reads back as x. For each d in turn, while x * 10**d stays below 2**52:
+10**d is a double exactly (d <= 22), the float product lies within a quarter of
+x * 10**d, and any such k lies within half of it, so it is one of the three
+integers around the product's nearest; k / 10**d is then one correctly rounded
+division, the very double the decimal reads as. From 2**52 up every double is
+whole (0 places). What this cannot settle within those bounds (16 or more
+significant digits, values below about 1e-22) numpy's own shortest positional
+form decides, one value at a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_WHOLE = 2.0**52  # from here up every double is an integer; below it, products stay exact enough
+_MOST = 22  # the largest d with 10**d a double exactly
+_FEW = 16  # values fewer than this go one at a time: the array steps would cost more
+
+
+def _positional(x: float) -> int:
+    return len(np.format_float_positional(x, unique=True, trim="-").partition(".")[2])
+
+
+def printed(values: np.ndarray) -> np.ndarray:
+    """Per finite value: the decimal places of its shortest round-trip form."""
+    x = np.abs(np.asarray(values, dtype=np.float64))
+    if x.size < _FEW:
+        return np.array([_positional(v) for v in x.tolist()], dtype=np.int64)
+    out = np.zeros(x.shape, dtype=np.int64)
+    left = np.flatnonzero(x < _WHOLE)
+    slow = []
+    for d in range(_MOST + 1):
+        if not left.size:
+            break
+        v = x[left]
+        scale = 10.0**d
+        product = v * scale
+        near = product < _WHOLE
+        k = np.rint(product)
+        hit = near & ((k / scale == v) | ((k - 1) / scale == v) | ((k + 1) / scale == v))
+        out[left[hit]] = d
+        slow.append(left[~near])
+        left = left[near & ~hit]
+    slow.append(left)
+    rest = np.concatenate(slow)
+    out[rest] = [_positional(v) for v in x[rest].tolist()]
+    return out

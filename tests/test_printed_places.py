@@ -1,0 +1,146 @@
+"""The decimals a value prints (contract, Agreement beyond chance), each contestant's own way.
+
+impl_pandas decides them by arithmetic on whole arrays (impl_pandas/places.py),
+impl_pyarrow from Arrow's shortest text in Arrow compute (impl_pyarrow/decimals.py).
+Both are held here against a third way that shares nothing with either: Python's
+own shortest repr read as a `decimal.Decimal`, whose normalised exponent gives the
+places (repr(100.0) is '100.0', normalised 1E+2: 0 places). A few are also
+worked out by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import subprocess
+from decimal import Decimal
+
+import pytest
+
+from tests.conftest import IMPL_PARAMS, ROOT, impl_python
+
+# value -> places, by hand from the value's shortest form
+BY_HAND = {
+    0.1: 1,  # 0.1
+    1e-05: 5,  # 0.00001
+    1.5e-07: 8,  # 0.00000015
+    2.5e20: 0,  # 250000000000000000000
+    0.30000000000000004: 17,
+    0.8986309079999997: 16,  # a cost from the real bundle
+    123.456: 3,
+    100.0: 0,
+    -0.0: 0,
+    0.0: 0,
+    -2.75: 2,
+    4503599627370497.0: 0,  # above 2**52: every double is whole
+    2251799813685247.75: 1,  # just below 2**51: prints 2251799813685247.8
+    1e22: 0,
+    1e-22: 22,
+    5e-324: 324,  # the least subnormal, 5 at the 324th place
+    1.7976931348623157e308: 0,
+}
+
+
+def independent(x: float) -> int:
+    """Places of Python's shortest repr, read by the decimal module."""
+    return max(0, -Decimal(repr(x)).normalize().as_tuple().exponent)
+
+
+def sample() -> list[float]:
+    """Hand-picked values, then a seeded spread: short decimals, full-precision doubles,
+    tiny and huge ones, the powers of ten and the doubles either side of each."""
+    rng = random.Random(20261203)
+    values = list(BY_HAND)
+    values += [rng.randrange(10**7) / 10 ** rng.randrange(10) for _ in range(4000)]
+    values += [rng.random() * 10 ** rng.randrange(-30, 25) for _ in range(4000)]
+    for e in range(-40, 40):
+        p = 10.0**e
+        values += [p, math.nextafter(p, 0), math.nextafter(p, math.inf), 0.5 * p, 9.5 * p]
+    values += [-v for v in values[:500]]
+    return values
+
+
+SCRIPTS = {
+    "pandas": (
+        "import json, sys, numpy as np\n"
+        "from impl_pandas import places\n"
+        "xs = json.load(sys.stdin)\n"
+        "out = [places.printed(np.array(xs, dtype=np.float64)).tolist()]\n"
+        "out += [[int(places.printed(np.array([x], dtype=np.float64))[0]) for x in xs[:300]]]\n"
+        "print(json.dumps(out))\n"
+    ),
+    "pyarrow": (
+        "import json, sys, pyarrow as pa\n"
+        "from impl_pyarrow import decimals\n"
+        "xs = json.load(sys.stdin)\n"
+        "out = [decimals.printed(pa.array(xs, pa.float64())).to_pylist()]\n"
+        "out += [[decimals.of_values([[x]]) for x in xs[:300]]]\n"
+        "print(json.dumps(out))\n"
+    ),
+}
+
+
+def contestant_places(impl: str, xs: list[float]) -> list[list[int]]:
+    p = subprocess.run(
+        [str(impl_python(impl)), "-c", SCRIPTS[impl]],
+        input=json.dumps(xs),  # json writes repr: the very doubles come back
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    return json.loads(p.stdout)
+
+
+def test_independent_method_matches_the_hand() -> None:
+    assert {x: independent(x) for x in BY_HAND} == BY_HAND
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_places_match_the_independent_method(impl: str, impl_envs: None) -> None:
+    xs = sample()
+    whole, one_by_one = contestant_places(impl, xs)
+    expected = [independent(x) for x in xs]
+    wrong = [(x, got, want) for x, got, want in zip(xs, whole, expected) if got != want]
+    assert not wrong, wrong[:10]
+    # a few values at a time (a mean of columns' parts) take the same answer
+    assert one_by_one == expected[:300]
+
+
+READ_TWICE = {
+    "pandas": "from impl_pandas.prereg import load_document as load\n",
+    "pyarrow": "from impl_pyarrow.prereg.document import load\n",
+}
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_a_prereg_read_again_is_its_new_text_and_a_copy(
+    impl: str, impl_envs: None, tmp_path
+) -> None:
+    """A command reads its prereg once per bundle; a text read before is not parsed
+    again. What the reader hands back must still be the file's text now, and a copy
+    (a caller that changes it changes nothing for the next)."""
+    path = tmp_path / "p.yaml"
+    script = READ_TWICE[impl] + (
+        "import json, pathlib, sys\n"
+        "p = pathlib.Path(sys.argv[1])\n"
+        "p.write_text('seed: 1\\nname: a\\n')\n"
+        "first = load(str(p)); first['seed'] = 99\n"
+        "again = load(str(p))\n"
+        "p.write_text('seed: 2\\nname: a\\n')\n"
+        "changed = load(str(p))\n"
+        "print(json.dumps([again['seed'], changed['seed']]))\n"
+    )
+    p = subprocess.run(
+        [str(impl_python(impl)), "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert json.loads(p.stdout) == [1, 2]
