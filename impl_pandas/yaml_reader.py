@@ -9,6 +9,7 @@ is built, with a float constructor that refuses NaN and the infinities.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from typing import Any
@@ -124,9 +125,17 @@ def _parse_to_the_end(text: str, path: str) -> None:
         parser.dispose()
 
 
+_ACCEPTED: dict[str, dict[str, Any]] = {}  # a text read without fault -> its document
+
+
 def read_prereg(path: str) -> dict[str, Any]:
-    """The prereg as a mapping with string keys; InputError in the contract's order."""
+    """The prereg as a mapping with string keys; InputError in the contract's order.
+
+    A command given several bundles reads its prereg for each: a text this process
+    has already accepted is not parsed again, its document is copied."""
     text = _read_text(path)  # missing_file, too_large, unreadable
+    if text in _ACCEPTED:
+        return copy.deepcopy(_ACCEPTED[text])
     _parse_to_the_end(text, path)  # unreadable: a syntax error anywhere
     loader = _WatchingLoader(text)
     try:
@@ -153,4 +162,5 @@ def read_prereg(path: str) -> dict[str, Any]:
         loader.dispose()
     if not isinstance(doc, dict):
         raise InputError(BAD_PREREG, path, "the document must be a mapping")
+    _ACCEPTED[text] = copy.deepcopy(doc)
     return doc

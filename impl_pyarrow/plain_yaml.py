@@ -9,6 +9,7 @@ for NaN and infinities.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 from dataclasses import dataclass, field
@@ -98,8 +99,14 @@ def _non_finite(doc: Any) -> float | None:
     return None
 
 
+_LOADED: dict[str, dict[str, Any]] = {}  # text -> its document, once it passed every rule
+
+
 def load_plain(path: str, fail: Any) -> dict[str, Any]:
-    """The prereg as a dict with string keys; ``fail(class, path, detail)`` builds the error."""
+    """The prereg as a dict with string keys; ``fail(class, path, detail)`` builds the error.
+
+    A text that passed once is not parsed again in this process (a command given
+    several bundles reads its prereg for each): its document is copied."""
     if not os.path.isfile(path):
         raise fail("missing_file", path, "no such regular file")
     try:
@@ -113,6 +120,8 @@ def load_plain(path: str, fail: Any) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise fail("unreadable", path, f"not UTF-8: {exc}") from None
+    if text in _LOADED:
+        return copy.deepcopy(_LOADED[text])
     try:
         events = list(yaml.parse(text, Loader=yaml.SafeLoader))
     except yaml.YAMLError as exc:
@@ -139,4 +148,5 @@ def load_plain(path: str, fail: Any) -> dict[str, Any]:
         raise fail("bad_prereg", path, f"a number that is not finite ({bad})")
     if not isinstance(doc, dict):
         raise fail("bad_prereg", path, "document is not a mapping")
+    _LOADED[text] = copy.deepcopy(doc)
     return doc
