@@ -46,9 +46,14 @@ def most(pieces: Sequence[pa.Array]) -> int:
     return max((d for d in found if d is not None), default=0)
 
 
-def of_values(chunks: list[Sequence[float]]) -> int:
-    """The most decimals any of a few values prints (a mean of columns' parts)."""
-    values = pa.array(list(chain.from_iterable(chunks)), pa.float64())
-    if not len(values):
-        return 0
-    return pc.max(printed(values)).as_py() or 0
+def most_of_each(lists: list[list[float]]) -> list[int]:
+    """For each list of values, the most decimals any of them prints (0 for an empty one):
+    every value printed in one pass (the parts of a mean of columns, cell by cell)."""
+    flat = pa.array(list(chain.from_iterable(lists)), pa.float64())
+    found = printed(flat).to_pylist() if len(flat) else []
+    out: list[int] = []
+    start = 0
+    for values in lists:
+        out.append(max((d for d in found[start : start + len(values)] if d is not None), default=0))
+        start += len(values)
+    return out

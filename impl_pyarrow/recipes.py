@@ -175,15 +175,20 @@ def recompute(
                 for j, r in enumerate(row_ids)
             ]
         elif m.recipe == "mean_of_columns":
+            # the parts of every (row, policy), their decimals found in one pass
+            parts = [
+                [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
+                for j in range(len(row_ids))
+                for p in m.policies
+            ]
+            most = iter(decimals.most_of_each(parts))
             rows: list[dict[str, Any]] = []
-            for j in range(len(row_ids)):
+            for j, cell_parts in enumerate(zip(*[iter(parts)] * len(m.policies))):
                 cell: dict[str, Any] = {}
-                for p in m.policies:
-                    vals = [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
+                for p, vals in zip(m.policies, cell_parts):
+                    places = next(most)
                     cell[p] = mean_value(vals, len(vals)) if vals else None
-                    lattice[name][j][p] = (
-                        mean_lattice(decimals.of_values([vals]), len(vals)) if vals else None
-                    )
+                    lattice[name][j][p] = mean_lattice(places, len(vals)) if vals else None
                 rows.append(cell)
             out[name] = rows
     return out, lattice
