@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from decimal import Decimal
+from functools import cache
 from pathlib import Path
 
 import blake3
@@ -21,6 +22,12 @@ FILES = ("cells.csv", "census.csv", "reproduce.csv")
 def _rows(path: Path, keys: tuple[str, ...]) -> dict[tuple[str, ...], dict[str, str]]:
     with path.open(newline="", encoding="utf-8") as f:
         return {tuple(r[k] for k in keys): r for r in csv.DictReader(f)}
+
+
+@cache
+def _unperturbed(path: Path, keys: tuple[str, ...]) -> dict[tuple[str, ...], dict[str, str]]:
+    """The unperturbed run's rows, read once for every control (never changed here)."""
+    return _rows(path, keys)
 
 
 def _num(s: str) -> Decimal | None:
@@ -47,7 +54,7 @@ def measure(prediction: Path, before: Path, after: Path) -> dict:
     """One contestant: every predicted cell measured, every unpredicted change listed."""
     key = ("row_id", "column", "policy")
     pred = _rows(prediction, key)
-    b, a = _rows(before / "cells.csv", key), _rows(after / "cells.csv", key)
+    b, a = _unperturbed(before / "cells.csv", key), _rows(after / "cells.csv", key)
     measured, unpredicted = {}, []
     for k in sorted(set(b) | set(a)):
         rb, ra = b.get(k), a.get(k)
@@ -62,7 +69,7 @@ def measure(prediction: Path, before: Path, after: Path) -> dict:
             measured[k] = {"after": after_v, "change": change, "ok": ok}
         elif rb != ra:
             unpredicted.append("|".join(k))
-    cb = _rows(before / "census.csv", ("row_id", "column"))
+    cb = _unperturbed(before / "census.csv", ("row_id", "column"))
     ca = _rows(after / "census.csv", ("row_id", "column"))
     class_changes = [
         {"cell": "|".join(k), "before": cb[k]["class"], "after": ca.get(k, {}).get("class", "")}
