@@ -352,3 +352,20 @@ def test_a_python_tag_runs_nothing(tmp_path: Path) -> None:
 
 def test_the_limit_is_the_contract_s() -> None:
     assert strict_yaml.MAX_BYTES == LIMIT and strict_yaml.MAX_DEPTH == 32
+
+
+def test_a_text_read_again_is_the_file_now_and_a_copy(tmp_path: Path) -> None:
+    """The referee parses a text it has accepted once per process (the seal reads the
+    prereg several times); what it hands back is still the file's text now, a copy
+    each time, and a text that changes into a refused one is refused."""
+    path = tmp_path / "p.yaml"
+    path.write_text("seed: 1\nname: a\n")
+    first = strict_yaml.read_strict(path)
+    first["seed"] = 99
+    assert strict_yaml.read_strict(path)["seed"] == 1
+    path.write_text("seed: 2\nname: a\n")
+    assert strict_yaml.read_strict(path)["seed"] == 2
+    path.write_text("seed: 2\nseed: 3\n")
+    with pytest.raises(AuditError) as refused:
+        strict_yaml.read_strict(path)
+    assert refused.value.kind == "yaml_duplicate_key"

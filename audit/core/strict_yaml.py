@@ -17,6 +17,7 @@ bytes with it); nothing here parses YAML by hand.
 
 from __future__ import annotations
 
+import copy
 import math
 from pathlib import Path
 from typing import Any
@@ -53,10 +54,19 @@ def _finite_float(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> float:
 _FiniteLoader.add_constructor("tag:yaml.org,2002:float", _finite_float)
 
 
+_ACCEPTED: dict[str, dict[str, Any]] = {}  # a text that passed every check -> its document
+
+
 def read_strict(path: str | Path) -> dict[str, Any]:
-    """The prereg as a mapping with string keys, or an AuditError (one class, one line)."""
+    """The prereg as a mapping with string keys, or an AuditError (one class, one line).
+
+    A process that reads the same prereg more than once (the seal reads it for the
+    certificate and the self-test) parses a text it has accepted only once; every
+    caller gets its own copy of the document."""
     where = str(path)
     text = _text(Path(path), where)
+    if text in _ACCEPTED:
+        return copy.deepcopy(_ACCEPTED[text])
     _check_events(text, where)
     loader = _FiniteLoader(text)
     try:
@@ -78,6 +88,7 @@ def read_strict(path: str | Path) -> dict[str, Any]:
         raise AuditError(
             "bad_prereg", where, f"the top level is {_kind(doc)}, not a mapping of keys"
         )
+    _ACCEPTED[text] = copy.deepcopy(doc)
     return doc
 
 
