@@ -7,6 +7,7 @@ distributions' metadata, through importlib.metadata), without running it.
 from __future__ import annotations
 
 import sys
+from email.parser import HeaderParser
 from importlib import metadata
 from pathlib import Path
 
@@ -30,15 +31,23 @@ def _python_version(prefix: Path) -> str | None:
     return None
 
 
+def _name_version(dist: metadata.Distribution) -> tuple[str | None, str | None]:
+    """Name and Version from the metadata's header block alone (the long description
+    after it, most of the file, is never parsed)."""
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    headers = HeaderParser().parsestr(text.split("\n\n", 1)[0] + "\n")
+    return headers["Name"], headers["Version"]
+
+
 def _packages(prefix: Path) -> dict[str, str]:
     paths = [str(p) for p in sorted(prefix.glob("lib/python*/site-packages"))]
     if not paths:
         return {}
     out: dict[str, str] = {}
     for dist in metadata.distributions(path=paths):
-        name = dist.metadata["Name"]
+        name, version = _name_version(dist)
         if name:
-            out[name.lower().replace("_", "-")] = dist.version
+            out[name.lower().replace("_", "-")] = version
     return dict(sorted(out.items()))
 
 
