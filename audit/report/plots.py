@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import matplotlib as mpl
+from matplotlib.axes import Axes
 from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
@@ -73,6 +74,15 @@ def _panels(
         hspace=gap_h / h,
     )
     return fig, [fig.add_subplot(spec[k // ncol, k % ncol]) for k in range(count)]
+
+
+def _labelled(labels: list[str], height: float, right: float = 0.3) -> tuple[Figure, Axes]:
+    """One axes 7 inches wide and ``height`` tall, its y ticks named by ``labels`` (7 pt):
+    the left margin holds the longest of them and the y axis label, the bottom one number
+    tick labels and the x axis label, the top the title (10 pt); ``right`` inches beside."""
+    left = max((_inches(t, 7) for t in labels), default=0) + 0.5
+    fig, (ax,) = _panels(1, (1, 1), (7.0, height), (0, 0), (left, right, 0.55, 0.35))
+    return fig, ax
 
 
 def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str], str]) -> str:
@@ -171,8 +181,7 @@ def controls_scatter(points: list[tuple[str, float, float, float]]) -> str:
 def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
     """Per entry: one dot per task (its mean reward under ``policy``) and the task-macro mean."""
     entries = sorted(rewards)
-    fig = Figure(figsize=(9, max(2.5, 0.34 * len(entries) + 1.4)))
-    ax = fig.subplots()
+    fig, ax = _labelled(entries, max(1.9, 0.26 * len(entries) + 1.1))
     many = sum(map(len, rewards.values())) > 300  # small, faint dots only where they crowd
     size, alpha = (10, 0.4) if many else (24, 0.75)
     for y, entry in enumerate(entries):
@@ -192,9 +201,9 @@ def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
     ax.set_xlim(-0.04, 1.04)
     ax.set_xlabel(f"mean reward of a task under policy {policy} (0 to 1)")
     ax.set_ylabel("entry")
-    ax.set_title("Per-task rewards: one dot per task; red: the mean over tasks", fontsize=10)
+    ax.set_title("Per-task rewards: one dot per task; red: the mean over tasks", fontsize=10, y=1.0)
     ax.grid(axis="x", color="#eeeeee")
-    return _svg(fig)
+    return _svg(fig, tight=False)
 
 
 def intervals(rows: list[dict], ylabel: str, title: str) -> str:
@@ -202,13 +211,14 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
 
     Each row: label, published (centre, half-width; either may be None), recomputed
     (centre, half-width, Method D) and bootstrap (low, high)."""
-    fig = Figure(figsize=(9, max(2.5, 0.55 * len(rows) + 1.4)))
-    ax = fig.subplots()
     styles = [
         ("published", "#000000", -0.22),
         ("recomputed (Method D)", "#2166ac", 0.0),
         ("bootstrap over tasks", "#1a9850", 0.22),
     ]
+    # the legend outside on the right: its swatches and longest label (7 pt)
+    right = max(_inches(label, 7) for label, _, _ in styles) + 0.65
+    fig, ax = _labelled([r["label"] for r in rows], max(1.9, 0.42 * len(rows) + 1.1), right)
     used: set[str] = set()
     for y, r in enumerate(rows):
         pub_c, pub_h = r["published"]
@@ -250,19 +260,20 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
         ax.text(0.5, 0.5, "no interval to show", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("score (points); bars: 95% intervals, a lone diamond: no interval published")
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=10, y=1.0)
     ax.grid(axis="x", color="#eeeeee")
     if used:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-    return _svg(fig)
+    return _svg(fig, tight=False)
 
 
 def settings_census(rows: list[dict[str, str]]) -> str:
     """Per setting, its trials split by recorded value (grey: not recorded)."""
     settings = sorted({r["setting"] for r in rows})
     palette = ["#4393c3", "#f4a582", "#92c5de", "#d6604d", "#b2abd2", "#5aae61"]
-    fig = Figure(figsize=(9, max(2.5, 0.3 * len(settings) + 1.4)))
-    ax = fig.subplots()
+    # on the right: each bar's note (7 pt) past its end
+    right = _inches("  not recorded", 7) + 0.2
+    fig, ax = _labelled(settings, max(1.9, 0.23 * len(settings) + 1.1), right)
     if not settings:
         ax.text(
             0.5,
@@ -303,6 +314,6 @@ def settings_census(rows: list[dict[str, str]]) -> str:
     ax.set_ylim(len(settings) - 0.5, -0.5)
     ax.set_xlabel("trials (each colour one recorded value; grey: not recorded)")
     ax.set_ylabel("setting")
-    ax.set_title("Settings census: what the trials recorded they ran with", fontsize=10)
+    ax.set_title("Settings census: what the trials recorded they ran with", fontsize=10, y=1.0)
     ax.margins(x=0.12)
-    return _svg(fig)
+    return _svg(fig, tight=False)
