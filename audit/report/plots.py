@@ -94,7 +94,9 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     left = max((_inches(r, 7) for r in rows), default=0) + 0.5
     bottom = max((_inches(c, 7) for c in columns), default=0) + 0.5
     right = max(_inches(n, 8) for n in names) + 0.6
-    panel = (max(3.0, 0.27 * len(columns)), max(1.5, 0.23 * len(rows)))
+    # the axes as large as they were in the old default layout of the figure
+    # max(6, 0.28 columns + 3) by max(3, 0.24 rows + 2) inches
+    panel = (max(4.65, 0.22 * len(columns) + 2.3), max(2.3, 0.19 * len(rows) + 1.5))
     fig, (ax,) = _panels(1, (1, 1), panel, (0, 0), (left, right, bottom, 0.45))
     ax.imshow(
         grid,
@@ -140,9 +142,8 @@ def null_histograms(hist: dict[str, dict[int, int]], observed: dict[str, int]) -
         ax.set_ylabel("draws", fontsize=7)
         ax.tick_params(labelsize=7)
         ax.set_xlim(-0.5, max([*counts, observed[col]]) + 1)
-        # few whole-number ticks: each tick is an object to lay out and draw
+        # a few whole-number ticks: each tick is an object to lay out and draw
         ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True, steps=[1, 2, 5, 10]))
-        ax.yaxis.set_major_locator(MaxNLocator(nbins=4, integer=True, steps=[1, 2, 5, 10]))
     if not cols:
         ax = axes[0]
         ax.set_xlabel("cells reproducing")
