@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any
 
 import pyarrow as pa
@@ -285,13 +286,14 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
         groups.n_true[s] = n_true
         groups.n_valid[s] = n_valid
     restricted = [population_key(s, pop) for s, pop in pairs]
+    starts = list(accumulate((b.num_rows for b in batches), initial=0))  # each batch's first row
     for s in [*sources["mean"], *restricted]:  # as they are; nulls and NaN go when read
         groups.values[s] = [slices(f"mean:{s}", ps) for ps in members]
         if batches:  # each value printed once, whatever the cells it falls in
             at = names.index(f"mean:{s}")
             places = decimals.per_row(pa.chunked_array([b.column(at) for b in batches]))
             groups.decimals[s] = [
-                decimals.most([places.chunk(b).slice(offset, n) for b, offset, n in ps])
+                decimals.most([places.slice(starts[b] + offset, n) for b, offset, n in ps])
                 for ps in members
             ]
     for s in sources["single_value"]:

@@ -29,15 +29,14 @@ def printed(values: pa.Array) -> pa.Array:
     return pc.max_element_wise(pc.subtract(digits, exponent), 0)
 
 
-def per_row(column: pa.ChunkedArray) -> pa.ChunkedArray:
-    """Each row's decimals, chunk for chunk as the column (as doubles; nulls stay null)."""
+def per_row(column: pa.ChunkedArray) -> pa.Array:
+    """Each row's decimals, the column's chunks one after the other (read as doubles;
+    nulls stay null)."""
     doubles = column.cast(pa.float64(), safe=False)  # integers as Python's float() rounds them
     distinct = pc.unique(doubles)
-    found = printed(distinct)
-    return pa.chunked_array(
-        [pc.take(found, pc.index_in(chunk, value_set=distinct)) for chunk in doubles.chunks],
-        pa.int64(),
-    )
+    # one lookup over the whole column: the hash of the distinct values is built once
+    where = pc.index_in(doubles, value_set=distinct)
+    return pc.take(printed(distinct), where.combine_chunks())
 
 
 def most(pieces: Sequence[pa.Array]) -> int:
