@@ -9,7 +9,8 @@ integers around the product's nearest; k / 10**d is then one correctly rounded
 division, the very double the decimal reads as. From 2**52 up every double is
 whole (0 places). What this cannot settle within those bounds (16 or more
 significant digits, values below about 1e-22) numpy's own shortest positional
-form decides, one value at a time.
+form decides, once for each distinct such value. No sort of the whole array is
+needed: a value seen twice is worked out twice, in the array steps.
 """
 
 from __future__ import annotations
@@ -47,5 +48,7 @@ def printed(values: np.ndarray) -> np.ndarray:
         left = left[near & ~hit]
     slow.append(left)
     rest = np.concatenate(slow)
-    out[rest] = [_positional(v) for v in x[rest].tolist()]
+    if rest.size:  # each distinct value among them formatted once
+        distinct, back = np.unique(x[rest], return_inverse=True)
+        out[rest] = np.array([_positional(v) for v in distinct.tolist()], dtype=np.int64)[back]
     return out

@@ -34,9 +34,8 @@ def run_decimals(runs: Runs, values: np.ndarray) -> np.ndarray:
     """Per run: the most decimals any of its non-null values prints (0 for none)."""
     x = runs.rows(values)
     present = ~np.isnan(x)
-    distinct, inverse = np.unique(x[present], return_inverse=True)
     out = np.zeros(runs.count, dtype=np.int64)
-    np.maximum.at(out, runs.key[present], places.printed(distinct)[inverse])
+    np.maximum.at(out, runs.key[present], places.printed(x[present]))
     return out
 
 
