@@ -176,19 +176,19 @@ def recompute(
             ]
         elif m.recipe == "mean_of_columns":
             # the parts of every (row, policy), their decimals found in one pass
-            parts = [
-                [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
+            parts = {
+                (j, p): [out[c][j][p] for c in m.columns if out[c][j][p] is not None]
                 for j in range(len(row_ids))
                 for p in m.policies
-            ]
-            most = iter(decimals.most_of_each(parts))
+            }
+            places = dict(zip(parts, decimals.most_of_each(list(parts.values()))))
             rows: list[dict[str, Any]] = []
-            for j, cell_parts in enumerate(zip(*[iter(parts)] * len(m.policies))):
+            for j in range(len(row_ids)):
                 cell: dict[str, Any] = {}
-                for p, vals in zip(m.policies, cell_parts):
-                    places = next(most)
+                for p in m.policies:
+                    vals = parts[j, p]
                     cell[p] = mean_value(vals, len(vals)) if vals else None
-                    lattice[name][j][p] = mean_lattice(places, len(vals)) if vals else None
+                    lattice[name][j][p] = mean_lattice(places[j, p], len(vals)) if vals else None
                 rows.append(cell)
             out[name] = rows
     return out, lattice

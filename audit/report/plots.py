@@ -76,12 +76,18 @@ def _panels(
     return fig, [fig.add_subplot(spec[k // ncol, k % ncol]) for k in range(count)]
 
 
+def _tick_margin(labels: list[str]) -> float:
+    """Inches beside an axis that hold its longest tick label (7 pt) and its axis label."""
+    return max((_inches(t, 7) for t in labels), default=0) + 0.5
+
+
 def _labelled(labels: list[str], height: float, right: float = 0.3) -> tuple[Figure, Axes]:
     """One axes 7 inches wide and ``height`` tall, its y ticks named by ``labels`` (7 pt):
     the left margin holds the longest of them and the y axis label, the bottom one number
     tick labels and the x axis label, the top the title (10 pt); ``right`` inches beside."""
-    left = max((_inches(t, 7) for t in labels), default=0) + 0.5
-    fig, (ax,) = _panels(1, (1, 1), (7.0, height), (0, 0), (left, right, 0.55, 0.35))
+    fig, (ax,) = _panels(
+        1, (1, 1), (7.0, height), (0, 0), (_tick_margin(labels), right, 0.55, 0.35)
+    )
     return fig, ax
 
 
@@ -91,8 +97,7 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     grid = [[names.index(classes[(r, c)]) for c in columns] for r in rows]
     # margins (inches) from the longest tick label (7 pt) plus its axis label, the
     # legend's longest entry plus its swatch, the title: a layout fixed before drawing
-    left = max((_inches(r, 7) for r in rows), default=0) + 0.5
-    bottom = max((_inches(c, 7) for c in columns), default=0) + 0.5
+    left, bottom = _tick_margin(rows), _tick_margin(columns)
     right = max(_inches(n, 8) for n in names) + 0.6
     # the axes as large as they were in the old default layout of the figure
     # max(6, 0.28 columns + 3) by max(3, 0.24 rows + 2) inches
