@@ -11,6 +11,11 @@ whole (0 places). What this cannot settle within those bounds (16 or more
 significant digits, values below about 1e-22) numpy's own shortest positional
 form decides, once for each distinct such value. No sort of the whole array is
 needed: a value seen twice is worked out twice, in the array steps.
+
+A run's most (``most_per_run``) needs no value's own places: the most of every
+run over a sample of the rows is a floor, one pass over every row checks which
+values read back at their run's floor, and only the values that do not are
+worked out one by one (``printed``), their places raising their run's most.
 """
 
 from __future__ import annotations
@@ -26,6 +31,14 @@ def _positional(x: float) -> int:
     return len(np.format_float_positional(x, unique=True, trim="-").partition(".")[2])
 
 
+def _reads_back(v: np.ndarray, scale: np.ndarray | float) -> np.ndarray:
+    """Where some whole k / scale (scale = 10**d, d <= 22) reads back as v (v >= 0);
+    false wherever v * scale is 2**52 or more, which this cannot settle."""
+    product = v * scale
+    k = np.rint(product)
+    return (product < _WHOLE) & ((k / scale == v) | ((k - 1) / scale == v) | ((k + 1) / scale == v))
+
+
 def printed(values: np.ndarray) -> np.ndarray:
     """Per finite value: the decimal places of its shortest round-trip form."""
     x = np.abs(np.asarray(values, dtype=np.float64))
@@ -39,10 +52,8 @@ def printed(values: np.ndarray) -> np.ndarray:
             break
         v = x[left]
         scale = 10.0**d
-        product = v * scale
-        near = product < _WHOLE
-        k = np.rint(product)
-        hit = near & ((k / scale == v) | ((k - 1) / scale == v) | ((k + 1) / scale == v))
+        near = v * scale < _WHOLE
+        hit = _reads_back(v, scale)
         out[left[hit]] = d
         slow.append(left[~near])
         left = left[near & ~hit]
@@ -51,4 +62,24 @@ def printed(values: np.ndarray) -> np.ndarray:
     if rest.size:  # each distinct value among them formatted once
         distinct, back = np.unique(x[rest], return_inverse=True)
         out[rest] = np.array([_positional(v) for v in distinct.tolist()], dtype=np.int64)[back]
+    return out
+
+
+_SAMPLE = 64  # every 64th row gives the runs' floors
+
+
+def most_per_run(values: np.ndarray, run: np.ndarray, count: int) -> np.ndarray:
+    """Per run 0 .. count - 1: the most places any of its finite values prints (0 for
+    none); ``run`` gives each value's run."""
+    x = np.abs(np.asarray(values, dtype=np.float64))
+    out = np.zeros(count, dtype=np.int64)
+    if x.size < _SAMPLE * _FEW:
+        np.maximum.at(out, run, printed(x))
+        return out
+    np.maximum.at(out, run[::_SAMPLE], printed(x[::_SAMPLE]))
+    scale = (10.0 ** np.arange(_MOST + 1))[np.minimum(out, _MOST)][run]
+    beyond = np.flatnonzero(
+        ~_reads_back(x, scale)
+    )  # more places than the run's floor, or unsettled
+    np.maximum.at(out, run[beyond], printed(x[beyond]))
     return out

@@ -34,9 +34,7 @@ def run_decimals(runs: Runs, values: np.ndarray) -> np.ndarray:
     """Per run: the most decimals any of its non-null values prints (0 for none)."""
     x = runs.rows(values)
     present = ~np.isnan(x)
-    out = np.zeros(runs.count, dtype=np.int64)
-    np.maximum.at(out, runs.key[present], places.printed(x[present]))
-    return out
+    return places.most_per_run(x[present], runs.key[present], runs.count)
 
 
 def mean_step(decimals: int, n: int) -> Fraction:

@@ -1,11 +1,12 @@
 """The decimals a mean source's values print (contract, Agreement beyond chance).
 
 A value prints its shortest round-trip text, as Arrow casts a double to a
-string ("0.0354", "1e-05", "2.5e+20"); its decimals are the digits after the
-point, less the exponent, never below 0. They are worked out once for each
-distinct value of a source column, in Arrow compute, and handed back per row,
-so a group's most is one reduction over its rows and no value is printed once
-per cell it falls in.
+string ("0.0354", "0.00001", "1e-7", "2.5e+20"); its decimals are the digits
+after the point, less the exponent, never below 0. Most texts have no exponent
+and no trailing zero: their decimals are the characters after the point,
+found by string length and position in Arrow compute; the others go through
+one pattern. Every row is printed where it lies, so a group's most is one
+reduction over its rows and no value is printed once per cell it falls in.
 """
 
 from __future__ import annotations
@@ -20,23 +21,43 @@ import pyarrow.compute as pc
 _SHORTEST = r"^-?[0-9]*(?:\.(?P<frac>[0-9]*?))?0*(?:[eE]\+?(?P<exp>-?[0-9]+))?$"
 
 
-def printed(values: pa.Array) -> pa.Array:
-    """Per double: the decimals of its shortest text (int64); null for null, NaN and infinities."""
-    parts = pc.extract_regex(pc.cast(values, pa.string()), _SHORTEST)
+def _by_pattern(text: pa.Array) -> pa.Array:
+    """Decimals of any shortest text (int64); null where it is not a finite number's."""
+    parts = pc.extract_regex(text, _SHORTEST)
     digits = pc.utf8_length(parts.field("frac")).cast(pa.int64())  # "" where no point
     exp = parts.field("exp")  # "" where no exponent
     exponent = pc.if_else(pc.equal(exp, ""), "0", exp).cast(pa.int64())
     return pc.max_element_wise(pc.subtract(digits, exponent), 0)
 
 
+def _has(text: pa.Array, part: str) -> pa.Array:
+    return pc.greater_equal(pc.find_substring(text, part), 0)
+
+
+def printed(values: pa.Array) -> pa.Array:
+    """Per double: the decimals of its shortest text (int64); null for null, 0 for NaN
+    and the infinities (no digits after a point)."""
+    text = pc.cast(values, pa.string())
+    finite = pc.is_finite(values)
+    point = pc.find_substring(text, ".").cast(pa.int64())  # -1: no point
+    after = pc.subtract(pc.subtract(pc.binary_length(text).cast(pa.int64()), point), 1)
+    places = pc.if_else(pc.equal(point, -1), 0, after)
+    # an exponent or a trailing zero after the point: the pattern decides
+    zero = pc.and_(pc.greater_equal(point, 0), pc.ends_with(text, "0"))
+    other = pc.or_(pc.or_(_has(text, "e"), _has(text, "E")), zero)
+    other = pc.fill_null(pc.and_(other, finite), False)
+    if pc.any(other).as_py():
+        places = pc.replace_with_mask(places, other, _by_pattern(pc.filter(text, other)))
+    return pc.if_else(finite, places, 0)
+
+
 def per_row(column: pa.ChunkedArray) -> pa.Array:
     """Each row's decimals, the column's chunks one after the other (read as doubles;
     nulls stay null)."""
     doubles = column.cast(pa.float64(), safe=False)  # integers as Python's float() rounds them
-    distinct = pc.unique(doubles)
-    # one lookup over the whole column: the hash of the distinct values is built once
-    where = pc.index_in(doubles, value_set=distinct)
-    return pc.take(printed(distinct), where.combine_chunks())
+    return pa.concat_arrays(
+        [printed(chunk) for chunk in doubles.chunks] or [pa.array([], pa.int64())]
+    )
 
 
 def most(pieces: Sequence[pa.Array]) -> int:

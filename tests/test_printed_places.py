@@ -121,6 +121,59 @@ def test_places_match_the_independent_method(impl: str, impl_envs: None) -> None
     assert most == [max((independent(x) for x in v), default=0) for v in lists]
 
 
+# Per group, the most places of its values: how each contestant serves a mean's
+# lattice. impl_pandas takes a floor from every 64th row and works out one by one
+# only the values beyond their group's floor; impl_pyarrow prints every row of a
+# chunked column. The groups are dealt at random, so most groups' most lies off
+# the sampled rows; group 6 has no values (most 0).
+GROUPS = 7
+MOST_PER_GROUP = {
+    "pandas": (
+        "import json, sys, numpy as np\n"
+        "from impl_pandas import places\n"
+        "xs, groups = json.load(sys.stdin)\n"
+        "x = np.array(xs, dtype=np.float64)\n"
+        "print(json.dumps(places.most_per_run(x, np.array(groups, dtype=np.intp), 7).tolist()))\n"
+    ),
+    "pyarrow": (
+        "import json, sys, pyarrow as pa, pyarrow.compute as pc\n"
+        "from impl_pyarrow import decimals\n"
+        "xs, groups = json.load(sys.stdin)\n"
+        "x = pa.chunked_array([pa.array(xs[:1000], pa.float64()), pa.array(xs[1000:], pa.float64())])\n"
+        "rows = decimals.per_row(x).to_pylist()\n"
+        "out = [0] * 7\n"
+        "for d, g in zip(rows, groups):\n"
+        "    out[g] = max(out[g], d)\n"
+        "print(json.dumps(out))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_most_places_per_group_match_the_independent_method(impl: str, impl_envs: None) -> None:
+    rng = random.Random(3)
+    xs = sample()
+    rng.shuffle(xs)
+    groups = [rng.randrange(GROUPS - 1) for _ in xs]
+    got = in_contestant(impl, MOST_PER_GROUP[impl], given=[xs, groups])
+    expected = [0] * GROUPS
+    for x, g in zip(xs, groups, strict=True):
+        expected[g] = max(expected[g], independent(x))
+    assert got == expected
+    assert len(set(expected[: GROUPS - 1])) > 1  # groups differ: no one floor fits all
+
+
+def test_pyarrow_places_of_null_nan_and_infinities(impl_envs: None) -> None:
+    """A null stays null; NaN and the infinities print no digits after a point (0)."""
+    script = (
+        "import json, pyarrow as pa\n"
+        "from impl_pyarrow import decimals\n"
+        "x = pa.array([None, float('nan'), float('inf'), -float('inf'), 2.50], pa.float64())\n"
+        "print(json.dumps(decimals.printed(x).to_pylist()))\n"
+    )
+    assert in_contestant("pyarrow", script) == [None, 0, 0, 0, 1]
+
+
 READ_TWICE = {
     "pandas": "from impl_pandas.prereg import load_document as load\n",
     "pyarrow": "from impl_pyarrow.prereg.document import load\n",
