@@ -147,30 +147,58 @@ def _tokens(kind: str, x: pl.Expr, bits: pl.Expr | None = None) -> pl.Expr | Non
     return text.fill_null(pl.lit("N;"))
 
 
+RUNS = (
+    16  # a column a slice holds in at most 1/16 as many runs of equal values is hashed run by run
+)
+
+
+def _run_tokens(kind: str, values: pl.Series) -> list[bytes]:
+    """The encoding of each run's value (the same tokens the whole column would give;
+    not for floats)."""
+    expr = _tokens(kind, pl.col("x"))
+    assert expr is not None
+    return [t.encode("utf-8") for t in values.to_frame("x").select(expr).to_series().to_list()]
+
+
 def _digests(df: pl.DataFrame) -> list[tuple[str, str]]:
     """(kind, hex blake3 of the encoded values) per column, a slice of rows at a time.
 
-    The vectorised columns of a slice are encoded in one polars query (in parallel)."""
+    The vectorised columns of a slice are encoded in one polars query (in parallel);
+    a column in long runs of one value (a table sorted by entry, say) has each run's
+    value encoded once and hashed as many times as the run is long: the same bytes.
+    Floats always go value by value: 0.0 and -0.0 are one run but two encodings."""
     kinds = [_kind(dtype) for dtype in df.dtypes]
-    # a float column's bits ride beside it under a name no column has
-    bits = {n: "\x00bits" + n for k, n in zip(kinds, df.columns) if k == "float"}
     exprs = [
-        _tokens(k, pl.col(n), pl.col(bits[n]) if n in bits else None)
-        for k, n in zip(kinds, df.columns)
+        _tokens(k, pl.col(n), pl.col(f"\x00bits{j}"))
+        for j, (k, n) in enumerate(zip(kinds, df.columns))
     ]
     hashers = [blake3.blake3() for _ in df.columns]
-    fast = [e.alias(f"t{j}") for j, e in enumerate(exprs) if e is not None]
     for start in range(0, df.height, SLICE):
         part = df.slice(start, SLICE)
-        if bits:
+        runs: dict[int, pl.DataFrame] = {}
+        for j, name in enumerate(df.columns):
+            # not floats: runs are of equal values, and -0.0 == 0.0 encode apart
+            if exprs[j] is not None and kinds[j] != "float":
+                r = part.get_column(name).rle()
+                if len(r) * RUNS <= part.height:
+                    runs[j] = r.struct.unnest()
+        fast = [j for j, e in enumerate(exprs) if e is not None and j not in runs]
+        floats = [j for j in fast if kinds[j] == "float"]  # their bits ride beside them
+        if floats:
             part = part.with_columns(
-                float_bits(part.get_column(n)).alias(b) for n, b in bits.items()
+                float_bits(part.get_column(df.columns[j])).alias(f"\x00bits{j}") for j in floats
             )
-        tokens = part.lazy().select(fast).collect() if fast else None
+        tokens = (
+            part.lazy().select(exprs[j].alias(f"t{j}") for j in fast).collect() if fast else None
+        )
         for j, (kind, name) in enumerate(zip(kinds, df.columns)):
             if exprs[j] is None:
                 for value in part.get_column(name).to_list():
                     hashers[j].update(_encode(kind, value))
+            elif j in runs:
+                lengths = runs[j].get_column("len").to_list()
+                for token, n in zip(_run_tokens(kind, runs[j].get_column("value")), lengths):
+                    hashers[j].update(token * n)
             else:
                 assert tokens is not None
                 text = tokens.get_column(f"t{j}").str.join("").item()
