@@ -11,6 +11,7 @@
 if CONTROLS:
 
     rule controls_predict:
+        priority: 1
         input:
             unpack(control_source),
             prereg=f"{RES}/lock/prereg.yaml",
@@ -30,6 +31,7 @@ if CONTROLS:
             " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
     rule controls_perturb:
+        priority: 1
         input:
             unpack(control_source),
             prereg=f"{RES}/lock/prereg.yaml",
@@ -57,6 +59,7 @@ if CONTROLS:
     # One process of each contestant recomputes every perturbed bundle (its own
     # environment, as the recompute), without the null.
     rule controls_recompute:
+        priority: 1
         input:
             prereg=f"{RES}/lock/prereg.yaml",
             bundles=expand(
