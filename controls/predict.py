@@ -122,7 +122,7 @@ def _nullified(doc: dict, frame: pl.DataFrame, col: str, pol: str, chosen_sum: F
     if spec["recipe"] == "rate":
         true = int(values.fill_null(False).sum())
         return Fraction(spec["scale"] * (true - k), n)
-    return (exact.exact_sum(values.drop_nulls().to_list()) - chosen_sum) / n
+    return (exact.series_sum(values.drop_nulls()) - chosen_sum) / n
 
 
 def _nullified_in_population(doc, frame, col, pol, chosen, by_key):
