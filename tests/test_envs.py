@@ -110,3 +110,32 @@ def test_a_half_environment_is_synced_again(tmp_path: Path) -> None:
     assert "environment is incomplete" in p.stdout + p.stderr
     assert _numpy(clone).returncode == 0
     assert json.loads((work / MARKER).read_text())["group"] == "impl-pandas"
+
+
+def test_an_environment_in_sync_is_checked_not_synced(tmp_path: Path, monkeypatch) -> None:
+    """A complete environment that matches the lock is marked after uv's check alone:
+    no `uv sync` that would compile every module again (about 0.5 s of each run's
+    start, twice). A missing one is synced, then checked. uv is a logging stand-in
+    here, so what was asked of it is seen."""
+    calls: list[list[str]] = []
+
+    class Done:
+        returncode = 0
+        stdout = stderr = ""
+
+    def fake_uv(project: str, venv: str, group: str, *extra: str) -> Done:
+        calls.append(list(extra))
+        if "--check" not in extra:  # a sync: the environment appears
+            _fake_venv(Path(venv))
+        return Done()
+
+    monkeypatch.setattr(envs, "_uv", fake_uv)
+    venv = _fake_venv(tmp_path / "venv")
+    assert envs.sync(str(ROOT), str(venv), "impl-pandas", str(tmp_path / "m1")) == 0
+    assert calls == [["--check"]]
+    assert json.loads((tmp_path / "m1").read_text())["distributions"] == ["pkg-1.0.dist-info"]
+
+    calls.clear()
+    fresh = tmp_path / "fresh"
+    assert envs.sync(str(ROOT), str(fresh), "impl-pandas", str(tmp_path / "m2")) == 0
+    assert calls == [["--compile-bytecode"], ["--check"]]

@@ -1,9 +1,10 @@
 """A contestant's own environment: synced from uv.lock, checked complete, then marked.
 
-``python -m audit.core.envs sync --project P --venv V --group G --marker M`` runs
-``uv sync --frozen --only-group G`` into V, then checks the result: uv agrees
-the environment matches the lock (``uv sync --check``), and every file each
-installed distribution lists in its RECORD is there with the size listed. A
+``python -m audit.core.envs sync --project P --venv V --group G --marker M`` checks
+V first: uv agrees the environment matches the lock (``uv sync --check``), and
+every file each installed distribution lists in its RECORD is there with the
+size listed. An environment that passes is marked as it is; any other gets
+``uv sync --frozen --only-group G --compile-bytecode`` and is checked again. A
 sync interrupted midway (a kill, a full disk) can leave a distribution's
 metadata without all its files, which a later ``uv sync`` takes as installed;
 then the environment is reinstalled (``--reinstall``) and checked again. Only a
@@ -99,10 +100,14 @@ def _problems(project: str, venv: str, group: str) -> list[str]:
 
 
 def sync(project: str, venv: str, group: str, marker: str) -> int:
-    done = _uv(project, venv, group, "--compile-bytecode")
-    if done.returncode != 0:
-        raise AuditError("env_sync_failed", venv, f"uv sync exited {done.returncode}", FAILED)
-    problems = _problems(project, venv, group)
+    # an environment already in sync and complete is marked as it is (no sync, no
+    # compiling of every module again); any other is synced, then checked
+    problems = _problems(project, venv, group) if Path(venv).is_dir() else ["no environment"]
+    if problems:
+        done = _uv(project, venv, group, "--compile-bytecode")
+        if done.returncode != 0:
+            raise AuditError("env_sync_failed", venv, f"uv sync exited {done.returncode}", FAILED)
+        problems = _problems(project, venv, group)
     if problems:
         print(f"note: {venv}: incomplete ({'; '.join(problems[:SHOWN])}); reinstalling")
         again = _uv(project, venv, group, "--compile-bytecode", "--reinstall")
