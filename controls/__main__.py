@@ -160,10 +160,11 @@ def _perturb(args: argparse.Namespace, doc: dict, trials: bool) -> None:
         each(lambda selection, out: perturb_trials(doc, args.table, selection, out))
     else:
         from audit.seal.locked import locked_bundle
-        from controls.perturb import perturb
+        from controls.perturb import perturb, reader
 
         with locked_bundle(args.bundle, args.lock) as bundle:
-            each(lambda selection, out: perturb(doc, bundle, selection, out))
+            table = reader(doc, bundle)  # read once for every control
+            each(lambda selection, out: perturb(doc, bundle, selection, out, table))
 
 
 def _check(args: argparse.Namespace) -> int:

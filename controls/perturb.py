@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -23,8 +24,29 @@ def _is_one_of(keys: list[list[str]], cols: list[str]) -> pl.Expr:
     return hit
 
 
-def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[str]:
-    """Write the perturbed bundle; return the paths written."""
+def reader(doc: dict, bundle: str) -> Callable[[], pl.DataFrame]:
+    """The unperturbed instance table, read at the first call and kept for the next
+    (every control of a run perturbs the same table; polars frames are not changed
+    in place, so each control starts from the table as read)."""
+    kept: list[pl.DataFrame] = []
+
+    def table() -> pl.DataFrame:
+        if not kept:
+            kept.append(pl.read_parquet(Path(bundle) / doc["bundle"]["instances"]))
+        return kept[0]
+
+    return table
+
+
+def perturb(
+    doc: dict,
+    bundle: str,
+    selection_path: str,
+    out_dir: str,
+    table: Callable[[], pl.DataFrame] | None = None,
+) -> list[str]:
+    """Write the perturbed bundle; return the paths written. ``table``: the unperturbed
+    instance table (``reader``), read here if not given."""
     sel = json.loads(Path(selection_path).read_text())
     b = doc["bundle"]
     out = Path(out_dir)
@@ -35,7 +57,7 @@ def perturb(doc: dict, bundle: str, selection_path: str, out_dir: str) -> list[s
             shutil.copyfile(Path(bundle) / b[role], tmp)
             tmp.replace(out / b[role])
         return [str(out / b["leaderboard"]), str(out / b["instances"])]
-    inst = pl.read_parquet(Path(bundle) / b["instances"])
+    inst = (table or reader(doc, bundle))()
     kind = sel["kind"]
     if kind in ("flip", "shift", "nullify"):
         hit = (

@@ -289,3 +289,24 @@ def test_nullify_sets_exactly_the_selected_values_to_null(
     assert changed == [(sel["instances"][0], None)]
     assert after.schema == before.schema
     assert after.drop("cost").equals(before.drop("cost"))
+
+
+def test_controls_of_one_run_each_start_from_the_unperturbed_table(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    """One run reads the instance table once for all its controls (controls.perturb.reader);
+    each control still perturbs the table as read, not its predecessor's bundle: every
+    bundle built in turn from the one reading is the bundle built from a reading of its own."""
+    import polars as pl
+    import yaml
+
+    from controls.perturb import perturb, reader
+
+    doc = yaml.safe_load(PREREG.read_text())
+    table = reader(doc, str(demo_bundle))
+    for control in ("flip_m2_beta", "swap_m1_m2", "reorder_invariant", "shift_seeded_alpha_cost"):
+        alone = _perturb(control, demo_bundle, tmp_path / control)
+        shared = tmp_path / control / "shared"
+        perturb(doc, str(demo_bundle), str(tmp_path / control / "s.json"), str(shared), table)
+        assert pl.read_parquet(shared / "instances.parquet").equals(pl.read_parquet(alone))
+    assert table().equals(pl.read_parquet(demo_bundle / "instances.parquet"))
