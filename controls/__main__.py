@@ -131,10 +131,12 @@ def _predict(args: argparse.Namespace, doc: dict, trials: bool) -> None:
         each(lambda name: sources.predict(doc, rows, name))
     else:
         from audit.seal.locked import locked_bundle
+        from controls.exact import bundle_reader
         from controls.predict import predict
 
         with locked_bundle(args.bundle, args.lock) as bundle:
-            each(lambda name: predict(doc, bundle, name))
+            read = bundle_reader(bundle, doc)  # read once for every control
+            each(lambda name: predict(doc, bundle, name, read))
 
 
 def _perturb(args: argparse.Namespace, doc: dict, trials: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from pathlib import Path
 
@@ -226,20 +227,27 @@ def nothing_to_perturb(doc: dict, bundle: str) -> str | None:
     return NO_INSTANCE_ROWS if rows == 0 else None
 
 
-def predict(doc: dict, bundle: str, name: str) -> tuple[str, dict]:
-    """The prediction table (CSV text) and the selection it rests on.
+def predict(
+    doc: dict,
+    bundle: str,
+    name: str,
+    read: Callable[[], tuple[pl.DataFrame, exact.ByRow]] | None = None,
+) -> tuple[str, dict]:
+    """The prediction table (CSV text) and the selection it rests on. ``read``: the
+    unperturbed bundle's tables (exact.bundle_reader), read here if not given.
 
     A skipped control predicts no cell; its selection holds ``skipped``, the reason."""
     spec = doc["controls"][name]
+    tables = read or exact.bundle_reader(bundle, doc)
     skipped = nothing_to_perturb(doc, bundle)
     if skipped is not None:
         cells, selection = [], {"skipped": skipped}
     elif spec["kind"] in ("flip", "shift"):
-        cells, selection = _flip_or_shift(doc, name, spec, *exact.read_bundle(bundle, doc))
+        cells, selection = _flip_or_shift(doc, name, spec, *tables())
     elif spec["kind"] == "nullify":
-        cells, selection = _nullify(doc, name, spec, *exact.read_bundle(bundle, doc))
+        cells, selection = _nullify(doc, name, spec, *tables())
     elif spec["kind"] == "swap":
-        cells, selection = _swap(doc, name, spec, *exact.read_bundle(bundle, doc))
+        cells, selection = _swap(doc, name, spec, *tables())
     else:  # a reorder predicts that nothing changes: the bundle's values are not needed
         cells, selection = [], {"instances": "every row, in the seeded order"}
     selection = {"control": name, "kind": spec["kind"], "size": spec.get("size"), **selection}

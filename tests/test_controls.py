@@ -310,3 +310,23 @@ def test_controls_of_one_run_each_start_from_the_unperturbed_table(
         perturb(doc, str(demo_bundle), str(tmp_path / control / "s.json"), str(shared), table)
         assert pl.read_parquet(shared / "instances.parquet").equals(pl.read_parquet(alone))
     assert table().equals(pl.read_parquet(demo_bundle / "instances.parquet"))
+
+
+def test_predictions_of_one_run_each_read_the_unperturbed_bundle(
+    demo_bundle: Path, tmp_path: Path
+) -> None:
+    """One run reads the unperturbed bundle once for all its predictions
+    (controls.exact.bundle_reader); each prediction is still the one a reading of its
+    own gives (the CLI, one control at a time)."""
+    import yaml
+
+    from controls.exact import bundle_reader
+    from controls.predict import predict, selection_json
+
+    doc = yaml.safe_load(PREREG.read_text())
+    read = bundle_reader(str(demo_bundle), doc)
+    for control in doc["controls"]:
+        _predict(control, demo_bundle, tmp_path / control)
+        table, selection = predict(doc, str(demo_bundle), control, read)
+        assert table == (tmp_path / control / "p.csv").read_text()
+        assert selection_json(selection) == (tmp_path / control / "s.json").read_text()
