@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from functools import cache, partial
 from pathlib import Path
 
 import polars as pl
@@ -64,14 +65,7 @@ def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, ByRow]:
 def bundle_reader(bundle: str, doc: dict) -> Callable[[], tuple[pl.DataFrame, ByRow]]:
     """read_bundle at the first call, the same tables after (every control of a run
     predicts from the same unperturbed bundle; nothing here changes them)."""
-    kept: list[tuple[pl.DataFrame, ByRow]] = []
-
-    def read() -> tuple[pl.DataFrame, ByRow]:
-        if not kept:
-            kept.append(read_bundle(bundle, doc))
-        return kept[0]
-
-    return read
+    return cache(partial(read_bundle, bundle, doc))
 
 
 def row_ids(lb: pl.DataFrame, doc: dict) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Callable
+from functools import cache, partial
 from pathlib import Path
 
 import polars as pl
@@ -28,14 +29,7 @@ def reader(doc: dict, bundle: str) -> Callable[[], pl.DataFrame]:
     """The unperturbed instance table, read at the first call and kept for the next
     (every control of a run perturbs the same table; polars frames are not changed
     in place, so each control starts from the table as read)."""
-    kept: list[pl.DataFrame] = []
-
-    def table() -> pl.DataFrame:
-        if not kept:
-            kept.append(pl.read_parquet(Path(bundle) / doc["bundle"]["instances"]))
-        return kept[0]
-
-    return table
+    return cache(partial(pl.read_parquet, Path(bundle) / doc["bundle"]["instances"]))
 
 
 def perturb(

@@ -31,12 +31,11 @@ def _positional(x: float) -> int:
     return len(np.format_float_positional(x, unique=True, trim="-").partition(".")[2])
 
 
-def _reads_back(v: np.ndarray, scale: np.ndarray | float) -> np.ndarray:
-    """Where some whole k / scale (scale = 10**d, d <= 22) reads back as v (v >= 0);
-    false wherever v * scale is 2**52 or more, which this cannot settle."""
-    product = v * scale
+def _reads_back(v: np.ndarray, scale: np.ndarray | float, product: np.ndarray) -> np.ndarray:
+    """Where some whole k / scale (scale = 10**d, d <= 22) reads back as v (v >= 0),
+    ``product`` being v * scale, below 2**52 (beyond it this cannot settle)."""
     k = np.rint(product)
-    return (product < _WHOLE) & ((k / scale == v) | ((k - 1) / scale == v) | ((k + 1) / scale == v))
+    return (k / scale == v) | ((k - 1) / scale == v) | ((k + 1) / scale == v)
 
 
 def printed(values: np.ndarray) -> np.ndarray:
@@ -52,8 +51,9 @@ def printed(values: np.ndarray) -> np.ndarray:
             break
         v = x[left]
         scale = 10.0**d
-        near = v * scale < _WHOLE
-        hit = _reads_back(v, scale)
+        product = v * scale
+        near = product < _WHOLE
+        hit = near & _reads_back(v, scale, product)
         out[left[hit]] = d
         slow.append(left[~near])
         left = left[near & ~hit]
@@ -78,8 +78,8 @@ def most_per_run(values: np.ndarray, run: np.ndarray, count: int) -> np.ndarray:
         return out
     np.maximum.at(out, run[::_SAMPLE], printed(x[::_SAMPLE]))
     scale = (10.0 ** np.arange(_MOST + 1))[np.minimum(out, _MOST)][run]
-    beyond = np.flatnonzero(
-        ~_reads_back(x, scale)
-    )  # more places than the run's floor, or unsettled
+    product = x * scale
+    # more places than the run's floor, or not settled by the arithmetic
+    beyond = np.flatnonzero(~((product < _WHOLE) & _reads_back(x, scale, product)))
     np.maximum.at(out, run[beyond], printed(x[beyond]))
     return out

@@ -30,10 +30,6 @@ def _by_pattern(text: pa.Array) -> pa.Array:
     return pc.max_element_wise(pc.subtract(digits, exponent), 0)
 
 
-def _has(text: pa.Array, part: str) -> pa.Array:
-    return pc.greater_equal(pc.find_substring(text, part), 0)
-
-
 def printed(values: pa.Array) -> pa.Array:
     """Per double: the decimals of its shortest text (int64); null for null, 0 for NaN
     and the infinities (no digits after a point)."""
@@ -46,7 +42,7 @@ def printed(values: pa.Array) -> pa.Array:
     zero = pc.and_(pc.greater_equal(point, 0), pc.ends_with(text, "0"))
     # Arrow writes the exponent "e" (the pattern takes "E" too; the tests hold the
     # places of values from 1e-40 to 1e40 against Python's own repr)
-    other = pc.or_(_has(text, "e"), zero)
+    other = pc.or_(pc.greater_equal(pc.find_substring(text, "e"), 0), zero)
     other = pc.fill_null(pc.and_(other, finite), False)
     if pc.any(other).as_py():
         places = pc.replace_with_mask(places, other, _by_pattern(pc.filter(text, other)))

@@ -147,9 +147,9 @@ def _tokens(kind: str, x: pl.Expr, bits: pl.Expr | None = None) -> pl.Expr | Non
     return text.fill_null(pl.lit("N;"))
 
 
-RUNS = (
-    16  # a column a slice holds in at most 1/16 as many runs of equal values is hashed run by run
-)
+# a column that a slice holds in at most 1/RUNS as many runs of equal values as rows
+# is hashed run by run
+RUNS = 16
 
 
 def _run_tokens(kind: str, values: pl.Series) -> list[bytes]:

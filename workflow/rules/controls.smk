@@ -6,12 +6,16 @@
 # control reads and what its reruns write, the kind's common file says
 # (control_source, control_source_args, CONTROL_BUNDLE, CONTROL_RUN_FILES); the
 # controls' folders, arm.smk (control_files).
+#
+# The controls' chain (predict, perturb, the reruns) is the longest at scale: its
+# jobs go before the plain recomputes, which fill the other cores around them.
+CONTROLS_FIRST = 1
 
 
 if CONTROLS:
 
     rule controls_predict:
-        priority: 1
+        priority: CONTROLS_FIRST
         input:
             unpack(control_source),
             prereg=f"{RES}/lock/prereg.yaml",
@@ -31,7 +35,7 @@ if CONTROLS:
             " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q}"
 
     rule controls_perturb:
-        priority: 1
+        priority: CONTROLS_FIRST
         input:
             unpack(control_source),
             prereg=f"{RES}/lock/prereg.yaml",
@@ -59,7 +63,7 @@ if CONTROLS:
     # One process of each contestant recomputes every perturbed bundle (its own
     # environment, as the recompute), without the null.
     rule controls_recompute:
-        priority: 1
+        priority: CONTROLS_FIRST
         input:
             prereg=f"{RES}/lock/prereg.yaml",
             bundles=expand(
