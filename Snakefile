@@ -75,3 +75,8 @@ onsuccess:
     # certificate anchors, as far as this run built them: asking for one output
     # (say results/<arm>/census.txt) ends with what exists (print_run_summary).
     print_run_summary()
+    release_scheduler_timers()
+
+
+onerror:
+    release_scheduler_timers()

@@ -267,6 +267,13 @@ def check_envs(impls):
                 marker.unlink()
 
 
+def release_scheduler_timers():
+    """The process ends with its last job, not up to a second later (audit/core/run_end.py)."""
+    from audit.core.run_end import release_timers
+
+    release_timers()
+
+
 def print_run_summary():
     """What the end of a run prints, from the files this run built (no shell)."""
     files = [f"{RES}/census.txt"]
