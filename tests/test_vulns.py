@@ -164,6 +164,34 @@ def test_missing_pip_audit_is_recorded(tmp_path, monkeypatch):
         assert vulns.SYNC_HINT in env["detail"]
 
 
+def _fake_uv(tmp_path: Path, monkeypatch, folder: str) -> Path:
+    """A uv that only logs that it ran, and fails, named by UV (as `uv run` sets it);
+    in folder "bin" it is also first on PATH."""
+    log = tmp_path / "uv-calls"
+    (tmp_path / folder).mkdir(exist_ok=True)
+    exe = tmp_path / folder / "uv"
+    exe.write_text(f'#!/bin/sh\necho "$@" >> {str(log)!r}\nexit 3\n', encoding="utf-8")
+    exe.chmod(0o755)
+    monkeypatch.setenv("UV", str(exe))
+    return log
+
+
+def test_missing_pip_audit_exports_nothing(tmp_path, monkeypatch):
+    uv_log = _fake_uv(tmp_path, monkeypatch, "bin")
+    doc = _run(tmp_path, monkeypatch, "--pip-audit", str(tmp_path / "nowhere" / "pip-audit"))
+    assert not uv_log.exists()  # no pins exported for a pip-audit that is not there
+    assert {e["reason"] for e in doc["environments"].values()} == {"pip-audit not found"}
+
+
+def test_the_pins_come_from_the_uv_that_runs_the_seat(tmp_path, monkeypatch):
+    _fake(tmp_path, f"print(json.dumps({REPORT!r}))\n")
+    uv_log = _fake_uv(tmp_path, monkeypatch, "elsewhere")
+    doc = _run(tmp_path, monkeypatch)
+    assert len(uv_log.read_text().splitlines()) == len(vulns.ENVIRONMENTS)
+    for env in doc["environments"].values():  # the fake uv exits 3
+        assert env["reason"] == "uv export failed (exit 3)"
+
+
 def test_disabled_by_config_runs_nothing(tmp_path, monkeypatch):
     log = _fake(tmp_path, f"print(json.dumps({REPORT!r}))\n")
     doc = _run(tmp_path, monkeypatch, "--disabled")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -79,7 +80,7 @@ def _run(cmd: list[str], cwd: str | None, timeout: float) -> subprocess.Complete
 def export_pins(src: str, group_args: list[str], timeout: float) -> tuple[str | None, dict]:
     """(the environment's exact pins as a requirements text, {}) or (None, why not)."""
     cmd = [
-        "uv",
+        os.environ.get("UV", "uv"),  # the uv that runs this (uv run sets UV), as audit.core.envs
         "export",
         "--frozen",
         "--no-hashes",
@@ -177,7 +178,11 @@ def audit(
 ) -> dict:
     if os.sep in pip_audit:  # a path: it runs from a temporary folder
         pip_audit = os.path.abspath(pip_audit)
-    if enabled:
+    if enabled and shutil.which(pip_audit) is None:
+        # said before anything runs: without pip-audit the pins are not worth exporting
+        missing = _not("pip-audit not found", f"{pip_audit}; sync it: {SYNC_HINT}")
+        envs = {name: dict(missing) for name in ENVIRONMENTS}
+    elif enabled:
         with ThreadPoolExecutor(max_workers=len(ENVIRONMENTS)) as pool:
             futures = {
                 name: pool.submit(audit_one, src, args, pip_audit, timeout)
