@@ -7,7 +7,7 @@ figures a groupby over the cells."""
 from __future__ import annotations
 
 from fractions import Fraction
-from math import gcd
+from math import gcd, lcm
 
 import numpy as np
 import pandas as pd
@@ -56,13 +56,19 @@ def policy_probability(
 
 def count_tail(chances: list[Fraction], x: int) -> Fraction:
     """P(at least x of independent cells land), exactly: the count's distribution is the
-    product of the polynomials (1 - p) + p t (a binomial when every p is the same)."""
+    product of the polynomials (1 - p) + p t (a binomial when every p is the same).
+
+    Over the chances' least common denominator D each factor is whole, (D - pD) + pD t,
+    so the product is whole numbers (exact Python integers in an object array) over
+    D**n: one division at the end instead of a fraction reduced at every step."""
     if x <= 0:
         return Fraction(1)
-    dist = np.array([Fraction(1)], dtype=object)
+    common = lcm(*(p.denominator for p in chances))
+    dist = np.array([1], dtype=object)
     for p in chances:
-        dist = np.convolve(dist, np.array([1 - p, p], dtype=object))
-    return sum(dist[x:], Fraction(0))
+        landed = p.numerator * (common // p.denominator)
+        dist = np.convolve(dist, np.array([common - landed, landed], dtype=object))
+    return Fraction(int(dist[x:].sum()), common ** len(chances))
 
 
 def _records(judged: dict[str, Judged], steps: Steps, eps: Fraction) -> pd.DataFrame:

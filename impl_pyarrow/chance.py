@@ -52,15 +52,21 @@ def upper_tail(chances: list[Fraction], x: int) -> Fraction:
     """P(at least x cells land) for independent cells with these chances, exactly.
 
     below[k] = P(exactly k landed so far) for k < x, cell by cell; the answer is one
-    minus their sum at the end (a binomial's tail when all chances are equal)."""
+    minus their sum at the end (a binomial's tail when all chances are equal). Each
+    below[k] is kept as a whole number over the product of the denominators of the
+    chances taken so far (a chance a/b turns N/Q into (N (b - a) + N' a) / (Q b)):
+    integers throughout, one fraction at the end."""
     if x <= 0:
         return Fraction(1)
-    below = [Fraction(1)] + [Fraction(0)] * (x - 1)
+    below = [1] + [0] * (x - 1)
+    over = 1
     for p in chances:
+        a, b = p.numerator, p.denominator
         for k in range(x - 1, 0, -1):
-            below[k] = below[k] * (1 - p) + below[k - 1] * p
-        below[0] *= 1 - p
-    return 1 - sum(below)
+            below[k] = below[k] * (b - a) + below[k - 1] * a
+        below[0] *= b - a
+        over *= b
+    return Fraction(over - sum(below), over)
 
 
 @dataclass
