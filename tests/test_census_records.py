@@ -1,6 +1,6 @@
-"""census.json through its records (audit.cells.census.CensusSummary and
-audit.trials.census.TrialsCensusSummary), and agreement.json through
-audit.core.agree.Agreement: one field per key, the bytes read back unchanged."""
+"""census.json through its records (audit.cells.summary.CensusSummary and
+audit.trials.summary.TrialsCensusSummary), and agreement.json through
+audit.core.agreement.Agreement: one field per key, the bytes read back unchanged."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.cells.census import CensusSummary
-from audit.trials.census import TrialsCensusSummary
+from audit.cells.summary import CensusSummary
+from audit.trials.summary import TrialsCensusSummary
 
 # The demo's census.json as the census wrote it before the record existed. The demo is
 # worked by hand in audit/bundles/demo.py: 4 rows x 14 columns = 56 cells, of which
@@ -102,7 +102,7 @@ def test_a_census_with_a_key_missing_or_unknown_is_not_read(tmp_path: Path, edit
         CensusSummary.read(path)
 
 
-# --- agreement.json (audit.core.agree.Agreement) ------------------------------------
+# --- agreement.json (audit.core.agreement.Agreement) ---------------------------------
 
 
 def _contestant(folder: Path, cells: str, census: str) -> Path:
@@ -142,7 +142,7 @@ def test_the_agreement_is_read_back_as_written_and_counts_by_hand(tmp_path: Path
 
 
 def test_an_agreement_file_with_a_key_too_many_is_refused(tmp_path: Path) -> None:
-    from audit.core.agree import Agreement
+    from audit.core.agreement import Agreement
     from audit.errors import AuditError
 
     path = tmp_path / "agreement.json"

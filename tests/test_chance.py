@@ -20,7 +20,7 @@ import polars as pl
 import pytest
 from scipy.stats import binom
 
-from audit.cells.census import CensusSummary
+from audit.cells.summary import CensusSummary
 from audit.seal.certificate import render
 from tests.conftest import IMPL_PARAMS, read_csv_rows, run_impl
 

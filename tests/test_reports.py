@@ -7,7 +7,7 @@ import csv
 from pathlib import Path
 
 from audit.report import limits, render
-from audit.trials.census import TrialsCensusSummary
+from audit.trials.summary import TrialsCensusSummary
 
 # A leaderboard prereg reduced to what limits reads: a score tolerance with two tiers
 # beyond exact (so tier 2 is the loosest), and an exact-text column.

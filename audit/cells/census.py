@@ -3,53 +3,25 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
 from audit.cells import prereg as prereg_mod
+from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
-from audit.core.agree import Agreement, read_csv
+from audit.core.agree import read_csv
+from audit.core.agreement import Agreement
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
-NO_INSTANCE_ROWS = (
-    "The instance table has no rows: nothing shipped can recompute any cell, so every cell "
-    "with an antecedent has no data, the permutation null is not computable and no control "
-    "had anything to perturb."
-)
 P_NOT_COMPUTABLE = "n/c"
 P_NOT_COMPUTABLE_TEXT = (
     "p n/c: not computable. No row's recomputed values reproduce any row's published value "
     "in that column, so no dealing can reproduce a cell and there is no chance level to "
     "set the observed count against."
 )
-
-
-@dataclass(frozen=True)
-class CensusSummary:
-    """census.json of a leaderboard arm: the totals the report and the certificate read."""
-
-    arm_prereg: str  # the prereg's name
-    prereg_blake3: str
-    rows: int  # leaderboard rows, columns and cells (rows x columns)
-    columns: int
-    cells: int
-    classes: dict[str, int]  # cells per class (CLASSES), in census.json's order
-    with_antecedent: int  # reproduced + divergent + no_data
-    instance_rows: int
-    chance: dict[str, Any]  # the prereg's chance section (epsilon, threshold)
-    constructed: list[str]  # columns flagged constructed, in prereg order
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
-
-    @classmethod
-    def read(cls, path: Path) -> CensusSummary:
-        return cls(**json.loads(path.read_text(encoding="utf-8")))
 
 
 def _check_agreement(path: str) -> None:
@@ -75,17 +47,6 @@ CHANCE_FIELDS = {  # chance.csv field -> census_columns.csv column
     "p_value": "chance_p",
     "constructed": "constructed",
 }
-
-
-def constructed_words(r: dict, epsilon: float) -> str:
-    """The flagged column's evidence in words (census.txt, report, certificate)."""
-    return (
-        f"agreement in {r['column']} is more exact than independent data would give: "
-        f"{r['chance_exact']} of {r['chance_tested']} cells equal the published value to within "
-        f"{epsilon:g} (relative), about {float(r['chance_expected']):.2g} expected by chance "
-        f"(exact p = {float(r['chance_p']):.2g}); the instance values may have been derived "
-        "from the published ones"
-    )
 
 
 def column_table(

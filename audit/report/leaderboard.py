@@ -7,9 +7,9 @@ import csv
 from pathlib import Path
 
 from audit.cells import prereg
-from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
+from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
-from audit.core.agree import Agreement
+from audit.core.agreement import Agreement
 from audit.files import write_atomic
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns

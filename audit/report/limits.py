@@ -12,8 +12,8 @@ import csv
 from fractions import Fraction
 from pathlib import Path
 
-from audit.cells.census import CensusSummary
-from audit.trials.census import TrialsCensusSummary
+from audit.cells.summary import CensusSummary
+from audit.trials.summary import TrialsCensusSummary
 
 TITLE = "What this does not show"
 

@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 
 from audit.core import disclosure
-from audit.core.agree import Agreement
+from audit.core.agreement import Agreement
 from audit.files import write_atomic
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns
 from audit.trials import prereg as trials_prereg
-from audit.trials.census import TrialsCensusSummary
+from audit.trials.summary import TrialsCensusSummary
 
 # every figure is always written (the rule declares them); the page shows those with data
 FIGURES = ("task_rewards.svg", "intervals.svg", "null_histograms.svg", "settings.svg")

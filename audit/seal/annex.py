@@ -134,7 +134,7 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
     passed: list[str] = []
     warned: list[str] = []
     failed: list[str] = []
-    from audit.core.agree import Agreement
+    from audit.core.agreement import Agreement
 
     agreement = Agreement.read(res / "agreement.json")
     (failed if agreement.disagreements else passed).append("contestants agree")

@@ -6,7 +6,7 @@ import csv
 import json
 from pathlib import Path
 
-from audit.cells.census import NO_INSTANCE_ROWS, CensusSummary, constructed_words
+from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
 from audit.report import limits
 from audit.seal import versus, vulns

@@ -7,43 +7,19 @@ canonical CSVs."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from audit.cells.census import rows_csv
 from audit.core import disclosure
-from audit.core.agree import Agreement, read_csv
+from audit.core.agree import read_csv
+from audit.core.agreement import Agreement
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 from audit.trials.settings_census import _csv
+from audit.trials.summary import TrialsCensusSummary
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data", "not_published")
-
-
-@dataclass(frozen=True)
-class TrialsCensusSummary:
-    """census.json of a trials arm: the totals the report and the certificate read."""
-
-    arm_prereg: str  # the prereg's name
-    prereg_blake3: str
-    source: str  # the prereg's source kind (e.g. jobs, registry)
-    rows: int  # leaderboard rows, columns and cells (rows x columns); 0 with no leaderboard
-    columns: int
-    cells: int
-    classes: dict[str, int]  # cells per class (CLASSES), in census.json's order
-    measured_cells: int  # published measured cells (every class but not_published)
-    exactly_one_rule: int  # of those, the cells exactly one declared rule reproduces
-    rows_with_one_rule: int
-    entries: int  # recomputed entries
-    unpublished_columns: list[str]  # measured columns declared published: false
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
-
-    @classmethod
-    def read(cls, path: Path) -> TrialsCensusSummary:
-        return cls(**json.loads(path.read_text(encoding="utf-8")))
 
 
 FILES = [
