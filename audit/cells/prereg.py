@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from functools import cache
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import yaml
 
 from audit.core import disclosure
 from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 NONBLANK = "\\S"  # the schemas' pattern of a string that says something (disclosure)
 _TOP = Path(__file__).resolve().parents[2]
@@ -49,15 +52,21 @@ def _is_integer(checker: object, instance: object) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft202012Validator,
-    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with only an int an integer; jsonschema imported where a document is
+    checked, not by a process that only reads a prereg's kind (the agreement)."""
+    import jsonschema
+
+    return jsonschema.validators.extend(
+        jsonschema.Draft202012Validator,
+        type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
 
 
 def validator(name: str) -> jsonschema.protocols.Validator:
     """A validator of the named schema in which only an int is an integer."""
-    return _Validator(schema(name))
+    return _validator_class()(schema(name))
 
 
 def check_schema(doc: Any, name: str, path: str) -> None:

@@ -1,0 +1,70 @@
+"""The jobs after the last recompute run one after the other on every arm (agreement,
+census, report, seal): what each imports is on the run's critical path.
+
+The report and the seal read the census and agreement records
+(audit/cells/summary.py, audit/trials/summary.py, audit/core/agreement.py), never a
+dataframe: importing them does not import polars (about 0.14 s of each process,
+before this split). The agreement reads only a prereg's kind: it does not import
+jsonschema (about 0.06 s), which checking a document needs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+READERS = [
+    "audit.report.leaderboard",
+    "audit.report.trials",
+    "audit.seal.annex",
+    "audit.seal.certificate",
+    "audit.cells.summary",
+    "audit.trials.summary",
+    "audit.core.agreement",
+]
+
+
+def test_the_record_readers_import_no_dataframe_library():
+    script = (
+        f"import importlib, sys\nfor m in {READERS!r}:\n    importlib.import_module(m)\n"
+        "print('polars' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.strip() == "False"
+
+
+def test_the_writers_still_use_it():  # the check above can see polars when it is there
+    script = "import sys, audit.cells.census\nprint('polars' in sys.modules)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert done.stdout.strip() == "True"
+
+
+def _imports_after(script: str) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", script + "\nimport sys\nprint(' '.join(sorted(sys.modules)))\n"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    return set(done.stdout.split())
+
+
+def test_reading_a_prereg_kind_needs_no_schema_library():
+    prereg = ROOT / "prereg" / "openhands-index.yaml"
+    seen = _imports_after(
+        "from audit.core.arm_kind import LEADERBOARD, kind_of_file\n"
+        f"assert kind_of_file({str(prereg)!r}) == LEADERBOARD\n"
+        "import audit.core.agree"
+    )
+    assert "jsonschema" not in seen
+    # and checking the document still imports and uses it
+    checked = _imports_after(
+        f"from audit.core.arm_kind import load_checked\nload_checked({str(prereg)!r})"
+    )
+    assert "jsonschema" in checked
