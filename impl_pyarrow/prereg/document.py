@@ -62,11 +62,10 @@ _Strict = jsonschema.validators.extend(
 
 @cache
 def validator(kind: str) -> Any:
-    """The checked validator of one kind's schema file."""
+    """The validator of one kind's schema file (the schema itself is held to its
+    metaschema by tests/test_schemas.py, not again in every run)."""
     text = (SCHEMAS / SCHEMA_FILES[kind]).read_text(encoding="utf-8")
-    schema = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    _Strict.check_schema(schema)
-    return _Strict(schema)
+    return _Strict(yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)))
 
 
 def key_path(parts: Any) -> str:
