@@ -62,6 +62,10 @@ def _not(reason: str, detail: str = "") -> dict:
     return {"audited": False, "reason": reason, **({"detail": detail} if detail else {})}
 
 
+def _no_pip_audit(pip_audit: str) -> dict:
+    return _not("pip-audit not found", f"{pip_audit}; sync it: {SYNC_HINT}")
+
+
 def _run(cmd: list[str], cwd: str | None, timeout: float) -> subprocess.CompletedProcess | str:
     """The finished process, or why it could not run (a string)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -160,9 +164,10 @@ def audit_one(src: str, group_args: list[str], pip_audit: str, timeout: float) -
             str(SOCKET_TIMEOUT),
         ]
         done = _run(cmd, tmp, timeout)
+    if done == "not found":
+        return _no_pip_audit(pip_audit)
     if isinstance(done, str):
-        hint = f"; sync it: {SYNC_HINT}" if done == "not found" else ""
-        return _not(f"pip-audit {done}", f"{pip_audit}{hint}")
+        return _not(f"pip-audit {done}", pip_audit)
     try:
         report = json.loads(done.stdout)
     except ValueError:
@@ -180,8 +185,7 @@ def audit(
         pip_audit = os.path.abspath(pip_audit)
     if enabled and shutil.which(pip_audit) is None:
         # said before anything runs: without pip-audit the pins are not worth exporting
-        missing = _not("pip-audit not found", f"{pip_audit}; sync it: {SYNC_HINT}")
-        envs = {name: dict(missing) for name in ENVIRONMENTS}
+        envs = {name: _no_pip_audit(pip_audit) for name in ENVIRONMENTS}
     elif enabled:
         with ThreadPoolExecutor(max_workers=len(ENVIRONMENTS)) as pool:
             futures = {
