@@ -52,6 +52,7 @@ def test_draft_lists_every_column_with_its_type_without_reading_values(
     assert doc["undecided"]["instances.parquet"]["resolved"] == "Boolean"
     for key in ("seed", "null_draws", "policies", "tolerances", "controls", "rounding"):
         assert doc[key] == "UNDECIDED"
+    assert doc["chance"] == {"epsilon": "UNDECIDED", "threshold": "UNDECIDED"}
     assert doc["bundle"]["row_id"] == "UNDECIDED"
     assert doc["disclosure"] == {k: "UNDECIDED" for k in ("auditor", "relations", "publication")}
     assert doc["columns"] == {"structural": [], "no_antecedent": [], "measured": {}}
@@ -82,9 +83,11 @@ def test_the_lock_refuses_a_draft_naming_each_undecided_item(
     assert res.code == 2
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("error[undecided]:")
     n_columns = sum(len(pl.read_parquet_schema(p)) for p in demo_bundle.glob("*.parquet"))
-    # 15 placeholders: 5 bundle keys, rounding, nan_in_sources, policies, tolerances,
-    # seed, null_draws, controls, and the disclosure's auditor, relations, publication.
-    assert f"{15 + n_columns} item(s) undecided" in res.stderr
+    # 17 placeholders: 5 bundle keys, rounding, nan_in_sources, policies, tolerances,
+    # seed, null_draws, chance's epsilon and threshold, controls, and the disclosure's
+    # auditor, relations, publication.
+    assert f"{17 + n_columns} item(s) undecided" in res.stderr
+    assert "chance/epsilon, chance/threshold" in res.stderr
     assert "disclosure/auditor, disclosure/relations, disclosure/publication" in res.stderr
     assert "undecided/instances.parquet/resolved (Boolean)" in res.stderr
     assert "seed, null_draws" in res.stderr
@@ -114,3 +117,64 @@ def test_a_folder_without_parquet_is_refused(tmp_path: Path) -> None:
     res = run_audit("draft-prereg", tmp_path, "--out", tmp_path / "d.yaml")
     assert res.code == 2 and res.stderr.startswith("error[empty]:")
     assert not (tmp_path / "d.yaml").exists()
+
+
+def _required_paths(spec: dict, where: str = "") -> list[str]:
+    """Every key path the schema requires where it spells the object out inline."""
+    out = []
+    for key in spec.get("required", []):
+        path = f"{where}/{key}" if where else key
+        out.append(path)
+        sub = spec.get("properties", {}).get(key, {})
+        if sub.get("type") == "object":
+            out.extend(_required_paths(sub, path))
+    return out
+
+
+def _paths(doc: object, where: str = "") -> set[str]:
+    if not isinstance(doc, dict):
+        return set()
+    out = set()
+    for k, v in doc.items():
+        path = f"{where}/{k}" if where else k
+        out |= {path} | _paths(v, path)
+    return out
+
+
+def test_the_draft_holds_every_key_the_schema_requires(tmp_path: Path, demo_bundle: Path) -> None:
+    out = tmp_path / "draft.yaml"
+    assert run_audit("draft-prereg", demo_bundle, "--out", out).code == 0
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "prereg.schema.yaml").read_text())
+    required = _required_paths(schema)
+    assert "chance/epsilon" in required and "disclosure/publication" in required
+    assert set(required) <= _paths(yaml.safe_load(out.read_text()))
+
+
+def test_the_lock_names_missing_and_undecided_keys_in_one_refusal(
+    tmp_path: Path, demo_bundle: Path
+) -> None:
+    out = tmp_path / "draft.yaml"
+    assert run_audit("draft-prereg", demo_bundle, "--out", out).code == 0
+    doc = yaml.safe_load(out.read_text())
+    del doc["chance"], doc["disclosure"]["publication"], doc["seed"]
+    out.write_text(yaml.safe_dump(doc, sort_keys=False))
+    res = _lock(tmp_path, out, demo_bundle)
+    assert res.code == 2 and res.stderr.count("\n") == 1
+    assert res.stderr.startswith("error[undecided]:")
+    for said in ("seed (missing)", "chance (missing)", "disclosure/publication (missing)"):
+        assert said in res.stderr
+    assert "null_draws, " in res.stderr  # still undecided, named in the same line
+    assert not (tmp_path / "lock").exists()
+
+
+def test_missing_keys_alone_are_named_together(tmp_path: Path, demo_bundle: Path) -> None:
+    prereg = tmp_path / "demo.yaml"
+    lines = (ROOT / "prereg" / "demo.yaml").read_text().splitlines(keepends=True)
+    kept = [x for x in lines if not x.startswith(("seed:", "rounding:", "null_draws:"))]
+    assert len(lines) - len(kept) == 3
+    prereg.write_text("".join(kept))
+    res = _lock(tmp_path, prereg, demo_bundle)
+    assert res.code == 2
+    assert res.stderr.strip() == (
+        f"error[bad_prereg]: {prereg}: 3 required key(s) missing: rounding, seed, null_draws"
+    )

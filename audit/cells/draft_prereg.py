@@ -5,7 +5,8 @@ value, so a user can start the method without having seen the data, which is the
 point of preregistering. Every column is listed under ``undecided:`` with its type,
 and every decision is the placeholder ``UNDECIDED``; the lock refuses the file until
 each column has been moved into a class and each placeholder decided
-(``audit.cells.prereg.undecided_items``).
+(``audit.cells.prereg.undecided_items``). The draft holds every key the prereg's
+schema requires (``complete``): a key the schema comes to require is drafted with it.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from typing import Any
 import polars as pl
 import yaml
 
-from audit.cells.prereg import PLACEHOLDER
+from audit.cells.prereg import PLACEHOLDER, schema
 from audit.errors import AuditError
 from audit.files import write_atomic
 
 HEADER = """\
 # secondseat preregistration, drafted by `python -m audit draft-prereg` from the
 # column names and types of {bundle} alone: no value was read.
-# Before locking: decide every {p} (policies, tolerances, seed, draws, controls,
+# Before locking: decide every {p} (policies, tolerances, seed, draws, chance, controls,
 # the disclosure, the bundle's keys) and move every column out of `undecided:` into one class
 # of `columns:` (leaderboard columns) or name it in `bundle:` (instance columns),
 # then delete `undecided:`. The lock refuses this file, naming each item, until then.
@@ -45,44 +46,88 @@ def schemas(bundle: str) -> dict[str, dict[str, str]]:
     out: dict[str, dict[str, str]] = {}
     for f in files:
         try:
-            schema = pl.read_parquet_schema(f)
+            schema_ = pl.read_parquet_schema(f)
         except Exception as e:  # noqa: BLE001 - any footer failure is one unusable-input line
             raise AuditError(
                 "unreadable", str(f), f"no readable parquet schema ({type(e).__name__})"
             )
-        if not schema:
+        if not schema_:
             raise AuditError("empty", str(f), "no columns")
-        out[f.name] = {name: str(dtype) for name, dtype in schema.items()}
+        out[f.name] = {name: str(dtype) for name, dtype in schema_.items()}
     return out
+
+
+def slug(stem: str) -> str:
+    s = re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-._")
+    return s or "draft"
 
 
 def _name(bundle: str) -> str:
     stem = Path(bundle).resolve().name
     if Path(bundle).is_file():
         stem = Path(bundle).stem
-    slug = re.sub(r"[^a-z0-9._-]+", "-", stem.lower()).strip("-._")
-    return slug or "draft"
+    return slug(stem)
 
 
-def draft(bundle: str) -> dict[str, Any]:
-    tables = schemas(bundle)
-    return {
+def _undecided_shape(spec: dict[str, Any]) -> Any:
+    """A required key's draft: an object of required keys, each drafted alike; else the
+    placeholder."""
+    if spec.get("type") == "object" and spec.get("required"):
+        props = spec.get("properties", {})
+        return {k: _undecided_shape(props.get(k, {})) for k in spec["required"]}
+    return PLACEHOLDER
+
+
+def complete(doc: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with every key ``spec`` requires (at every level the schema spells out
+    inline) that it lacks drafted as the placeholder."""
+    props = spec.get("properties", {})
+    for key in spec.get("required", []):
+        if key not in doc:
+            doc[key] = _undecided_shape(props.get(key, {}))
+        elif isinstance(doc[key], dict) and props.get(key, {}).get("type") == "object":
+            complete(doc[key], props[key])
+    return doc
+
+
+def draft_of(
+    name: str,
+    tables: dict[str, dict[str, str]],
+    bundle: dict[str, Any] | None = None,
+    structural: list[str] | None = None,
+) -> dict[str, Any]:
+    """The draft: ``bundle`` and ``structural`` where the bundle's maker knows them (an
+    adapter's own keys), every other decision the placeholder; every column not named
+    there listed under ``undecided:``."""
+    known = bundle or {}
+    named = {known.get("row_id"), known.get("group_by"), *known.get("instance_key", [])}
+    undecided = {
+        table: {
+            c: t
+            for c, t in cols.items()
+            if not (c in (structural or []) and table == known.get("leaderboard"))
+            and not (c in named and table == known.get("instances"))
+        }
+        for table, cols in tables.items()
+    }
+    doc = {
         "version": 1,
-        "name": _name(bundle),
+        "name": name,
         "bundle": {
-            "leaderboard": PLACEHOLDER,
-            "instances": PLACEHOLDER,
-            "row_id": PLACEHOLDER,
-            "instance_key": [PLACEHOLDER],
-            "group_by": PLACEHOLDER,
+            "leaderboard": known.get("leaderboard", PLACEHOLDER),
+            "instances": known.get("instances", PLACEHOLDER),
+            "row_id": known.get("row_id", PLACEHOLDER),
+            "instance_key": list(known.get("instance_key", [PLACEHOLDER])),
+            "group_by": known.get("group_by", PLACEHOLDER),
         },
         "rounding": PLACEHOLDER,
         "nan_in_sources": PLACEHOLDER,
-        "columns": {"structural": [], "no_antecedent": [], "measured": {}},
+        "columns": {"structural": list(structural or []), "no_antecedent": [], "measured": {}},
         "policies": PLACEHOLDER,
         "tolerances": PLACEHOLDER,
         "seed": PLACEHOLDER,
         "null_draws": PLACEHOLDER,
+        "chance": {"epsilon": PLACEHOLDER, "threshold": PLACEHOLDER},
         "controls": PLACEHOLDER,
         # who audits, relations to rows (a list, [] when none), the publication commitment
         "disclosure": {
@@ -90,8 +135,19 @@ def draft(bundle: str) -> dict[str, Any]:
             "relations": PLACEHOLDER,
             "publication": PLACEHOLDER,
         },
-        "undecided": tables,
     }
+    complete(doc, schema("prereg"))
+    doc["undecided"] = {t: cols for t, cols in undecided.items() if cols}
+    return doc
+
+
+def draft(bundle: str) -> dict[str, Any]:
+    return draft_of(_name(bundle), schemas(bundle))
+
+
+def write_doc(out: str | Path, doc: dict[str, Any], source: str) -> None:
+    body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
+    write_atomic(out, HEADER.format(bundle=source, p=PLACEHOLDER) + body)
 
 
 def write(bundle: str, out: str) -> dict[str, Any]:
@@ -99,6 +155,5 @@ def write(bundle: str, out: str) -> dict[str, Any]:
     if Path(out).exists():
         raise AuditError("exists", out, "already exists; a drafted prereg never overwrites one")
     doc = draft(bundle)
-    body = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100)
-    write_atomic(out, HEADER.format(bundle=Path(bundle).name, p=PLACEHOLDER) + body)
+    write_doc(out, doc, Path(bundle).name)
     return doc

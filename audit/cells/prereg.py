@@ -169,7 +169,9 @@ def refuse_undecided(doc: Any, path: str) -> None:
     """Refuse a prereg with anything undecided, naming each item (one line).
 
     Undecided: each column still listed under ``undecided:`` (``undecided/<file>/<column>``)
-    and each key whose value, or an item of whose list, is the placeholder.
+    and each key whose value, or an item of whose list, is the placeholder. Every key the
+    schema requires and the file lacks is named in the same line (``<key> (missing)``);
+    with nothing undecided, missing keys alone are one ``bad_prereg`` line naming them all.
     """
     items: list[str] = []
 
@@ -195,5 +197,29 @@ def refuse_undecided(doc: Any, path: str) -> None:
                 items.append("undecided")
         else:
             walk(value, str(key))
+    missing = missing_required(
+        doc, schema("trials-prereg" if doc.get("kind") == "trials" else "prereg")
+    )
     if items:
-        raise AuditError("undecided", path, f"{len(items)} item(s) undecided: {', '.join(items)}")
+        said = items + [f"{m} (missing)" for m in missing]
+        raise AuditError("undecided", path, f"{len(said)} item(s) undecided: {', '.join(said)}")
+    if missing:
+        raise AuditError(
+            "bad_prereg", path, f"{len(missing)} required key(s) missing: {', '.join(missing)}"
+        )
+
+
+def missing_required(doc: Any, spec: dict[str, Any], where: str = "") -> list[str]:
+    """Every key the schema requires that ``doc`` lacks, as a key path, at every level the
+    schema spells out inline (a list item's or a ``$ref``'s keys are the schema check's)."""
+    if not isinstance(doc, dict):
+        return []
+    out: list[str] = []
+    props = spec.get("properties", {})
+    for key in spec.get("required", []):
+        path = f"{where}/{key}" if where else key
+        if key not in doc:
+            out.append(path)
+        elif doc[key] != PLACEHOLDER:
+            out.extend(missing_required(doc[key], props.get(key, {}), path))
+    return out

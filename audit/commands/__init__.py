@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "compare-items": "audit.commands.compare_items",
     "draft-prereg": "audit.commands.draft_prereg",
     "adapt-swebench": "audit.commands.adapt_swebench",
+    "adapt-swebench-site": "audit.commands.adapt_swebench_site",
     "resolve": "audit.commands.resolve",
     "fetch-hf": "audit.commands.fetch_hf",
     "adapt-inspect": "audit.commands.adapt_inspect",
