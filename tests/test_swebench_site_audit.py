@@ -1,0 +1,88 @@
+"""The README's path on the SWE-bench site sample, whole: adapt-swebench-site, draft-prereg,
+the shipped prereg and config, the DAG to a sealed annex.
+
+What each published cell should come to is worked out here from the JSON file itself
+(exact fractions over the instance values, the json module's reading), never from the
+audit's outputs.
+"""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT, read_csv_rows, run_audit, run_dag
+
+SAMPLE = (
+    ROOT / ".." / "shared" / "bundles" / "swebench-bashonly-sample" / "leaderboards.json"
+).resolve()
+ARM = "swebench-bashonly"
+
+
+def _expected(board: dict) -> dict[tuple[str, str], Fraction]:
+    """(row id, column) -> the recomputed value, exactly, from each row's instances."""
+    out = {}
+    for r in board["results"]:
+        inst = list(r["per_instance_details"].values())
+        n = len(inst)
+        rid = f"{board['name']}/{r['folder']}"
+        out[(rid, "resolved")] = Fraction(100 * sum(bool(i["resolved"]) for i in inst), n)
+        out[(rid, "instance_cost")] = sum(Fraction(i["cost"]) for i in inst) / n
+        out[(rid, "instance_calls")] = Fraction(sum(i["api_calls"] for i in inst), n)
+        out[(rid, "cost")] = sum(Fraction(i["cost"]) for i in inst)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SAMPLE.is_file(), reason="the shared sample is not beside the clone")
+def test_the_sample_is_audited_from_the_adapter_to_a_sealed_annex(
+    impl_envs, tmp_path: Path
+) -> None:
+    bundle = tmp_path / "intake" / ARM
+    res = run_audit("adapt-swebench-site", SAMPLE, "--board", "bash-only", "--out", bundle)
+    assert res.code == 0, res.stderr
+    draft = tmp_path / "draft.yaml"
+    assert run_audit("draft-prereg", bundle, "--out", draft).code == 0
+    assert yaml.safe_load(draft.read_text())["chance"]["epsilon"] == "UNDECIDED"
+
+    p = run_dag(
+        tmp_path,
+        "--configfile",
+        str(ROOT / "config" / f"{ARM}.yaml"),
+        "--config",
+        f"prereg={ROOT / 'prereg' / f'{ARM}.yaml'}",
+        f"bundle={bundle}",
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    out = tmp_path / "results" / ARM
+    assert (out / "annex" / "manifest.json").is_file()
+    agreement = json.loads((out / "agreement.json").read_text())
+    assert agreement["disagreements"] == 0 and agreement["all_byte_identical"]
+
+    board = json.loads(SAMPLE.read_text())["leaderboards"][0]
+    want = _expected(board)
+    cells = {(c["row_id"], c["column"]): c for c in read_csv_rows(out / "census_cells.csv")}
+    published = {
+        (f"bash-only/{r['folder']}", col): r[col]
+        for r in board["results"]
+        for col in ("resolved", "cost", "instance_cost", "instance_calls")
+    }
+    for key, pub in published.items():
+        cell = cells[key]
+        if key[1] == "cost":
+            continue  # a total: judged once the sum recipe is declared
+        # every row of the sample lists all 500 instances, so both null policies agree;
+        # the prereg's tolerances: resolved at 1 decimal, calls at 3, dollars at 6
+        places = {"resolved": 1, "instance_calls": 3, "instance_cost": 6}[key[1]]
+        same = round(Fraction(pub), places) == round(want[key], places)
+        assert cell["class"] == "reproduced", (key, cell)
+        assert same == (cell["best_tier"] == "0"), (key, cell)
+    chance = {
+        r["column"]: r for r in read_csv_rows(out / "recompute" / "pandas" / "run1" / "chance.csv")
+    }
+    assert chance["resolved"]["constructed"] == "no"
+    assert chance["instance_calls"]["constructed"] == "no"
