@@ -39,4 +39,5 @@ COMMANDS: dict[str, str] = {
     "adapt-eee": "audit.commands.adapt_eee",
     "versus": "audit.commands.versus",
     "amendment-prereg": "audit.commands.amendment_prereg",
+    "feasible": "audit.commands.feasible",
 }
