@@ -61,7 +61,8 @@ class Judged:
         """The reproduce table: [j, k] = whether row order[k]'s values reproduce row order[j]'s.
 
         The same rule as reproduces(), without trying every pair: an integer
-        tier means equal roundings (found by value) or |P - R| within the last
+        tier means R rounded at the published cell's decimals equals P (found by
+        value, one table per decimals found) or |P - R| within the cell's last
         tier bound (found by bisection over the sorted recomputed values)."""
         size = len(order)
         out = np.zeros((size, size), dtype=bool)
@@ -77,22 +78,20 @@ class Judged:
                     if pub is not None and pub in same:
                         out[j, same[pub]] = True
                 continue
-            tol = self.col.tolerance
-            assert tol is not None
-            bound = max(tol.tiers) if tol.tiers else None
-            rounded: dict[Fraction, list[int]] = {}
             ranked = sorted((rec.value, k) for k, rec in enumerate(recs) if rec is not None)
             values = [v for v, _ in ranked]
-            for k, rec in enumerate(recs):
-                if rec is not None:
-                    rounded.setdefault(rec.rounded, []).append(k)
+            rounded: dict[int, dict[Fraction, list[int]]] = {}  # per judged decimals
             for j, pub in enumerate(pubs):
                 if not isinstance(pub, Exact):  # null, NaN, an infinity: divergent
                     continue
-                out[j, rounded.get(pub.rounded, [])] = True
-                if bound is not None:
-                    lo = bisect_left(values, pub.value - bound)
-                    hi = bisect_right(values, pub.value + bound)
+                if pub.decimals not in rounded:
+                    at = rounded[pub.decimals] = {}
+                    for v, k in ranked:
+                        at.setdefault(round(v, pub.decimals), []).append(k)
+                out[j, rounded[pub.decimals].get(pub.value, [])] = True
+                if pub.bound is not None:
+                    lo = bisect_left(values, pub.value - pub.bound)
+                    hi = bisect_right(values, pub.value + pub.bound)
                     out[j, [k for _, k in ranked[lo:hi]]] = True
         return out
 

@@ -77,8 +77,6 @@ def _records(judged: dict[str, Judged], steps: Steps, eps: Fraction) -> pd.DataF
     for name, jd in judged.items():
         if jd.col.recipe == SINGLE_VALUE:
             continue
-        assert jd.col.tolerance is not None
-        at_least = jd.col.tolerance.exact_decimals
         for i, pub in enumerate(jd.pubs):
             if not isinstance(pub, Exact):
                 continue
@@ -93,7 +91,7 @@ def _records(judged: dict[str, Judged], steps: Steps, eps: Fraction) -> pd.DataF
                         "row": i,
                         "value": rec.value,
                         "step": step,
-                        "p": policy_probability(pub.value, step, eps, at_least),
+                        "p": policy_probability(pub.value, step, eps, pub.decimals),
                         "exact": abs(pub.value - rec.value) <= eps * max(1, abs(pub.value)),
                     }
                 )

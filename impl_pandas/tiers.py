@@ -21,10 +21,16 @@ AbsDiff = Fraction | None
 
 @dataclass(frozen=True)
 class Exact:
-    """A finite number and its value rounded half to even at the tolerance's decimals."""
+    """A finite number; a published one also with the decimals its cell is judged at
+    and the widest integer tier's bound in published units (None: no tiers)."""
 
     value: Fraction
-    rounded: Fraction
+    decimals: int = 0
+    bound: Fraction | None = None
+
+    def unit(self) -> Fraction:
+        """One unit of the cell's last judged digit, 10**-decimals."""
+        return Fraction(1, 10**self.decimals)
 
 
 def published_number(value: Any, kind: str) -> PublishedNumber:
@@ -41,19 +47,36 @@ def published_number(value: Any, kind: str) -> PublishedNumber:
     return Fraction(repr(x))
 
 
-def exact(value: Fraction, tol: Tolerance) -> Exact:
-    """Pair a value with its rounding (Fraction rounding is half to even)."""
-    return Exact(value, round(value, tol.exact_decimals))
+def printed_decimals(value: Fraction) -> int:
+    """The decimals an exact decimal prints: the least d with value * 10**d whole."""
+    d = 0
+    while (value * 10**d).denominator != 1:
+        d += 1
+    return d
+
+
+def bounds(pub: Exact, tol: Tolerance) -> tuple[Fraction, ...]:
+    """The tier bounds of one published cell in published units (contract, Tiers)."""
+    if not tol.last_digit:
+        return tol.tiers
+    unit = pub.unit()
+    return tuple(t * unit for t in tol.tiers)
 
 
 def recomputed_exact(value: float | None, tol: Tolerance) -> Exact | None:
     """The exact binary value of a recomputed double, or None (no data)."""
-    return None if value is None else exact(Fraction(value), tol)
+    return None if value is None else Exact(Fraction(value))
 
 
 def published_exact(pub: PublishedNumber, tol: Tolerance) -> Exact | str | None:
-    """The published number prepared for comparison; None, "nan", "inf" pass through."""
-    return exact(pub, tol) if isinstance(pub, Fraction) else pub
+    """The published number with the decimals its cell is judged at: its own printed
+    decimals, never fewer than a fixed exact_decimals; None, "nan", "inf" pass through."""
+    if not isinstance(pub, Fraction):
+        return pub
+    own = printed_decimals(pub)
+    decimals = own if tol.exact_decimals is None else max(own, tol.exact_decimals)
+    widest = bounds(Exact(pub, decimals), tol)
+    return Exact(pub, decimals, widest[-1] if widest else None)
 
 
 def compare(pub: Exact | str | None, rec: Exact | None, tol: Tolerance) -> tuple[str, AbsDiff]:
@@ -66,9 +89,9 @@ def compare(pub: Exact | str | None, rec: Exact | None, tol: Tolerance) -> tuple
         return DIVERGENT, None
     assert isinstance(pub, Exact)
     diff = abs(pub.value - rec.value)
-    if pub.rounded == rec.rounded:
+    if round(rec.value, pub.decimals) == pub.value:  # the cell prints no more than its decimals
         return "0", diff
-    for k, bound in enumerate(tol.tiers, start=1):
+    for k, bound in enumerate(bounds(pub, tol), start=1):
         if diff <= bound:
             return str(k), diff
     return DIVERGENT, diff

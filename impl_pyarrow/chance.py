@@ -11,6 +11,7 @@ from typing import Any
 from .cells import Leaderboard, published_key
 from .prereg.cells import Prereg
 from .recipes import Lattice, Recomputed
+from .tiers import cell_decimals
 
 CHANCE_HEADER = [
     "column",
@@ -105,7 +106,7 @@ def chance_rows(pr: Prereg, lb: Leaderboard, rec: Recomputed, lattice: Lattice) 
                         continue
                     # the same value on the same lattice under two policies is one chance
                     chances[(r, lattice[name][j][p])] = chance_of(
-                        published, lattice[name][j][p], eps, m.tolerance.exact_decimals
+                        published, lattice[name][j][p], eps, cell_decimals(published, m.tolerance)
                     )
                     exact = exact or abs(published - Fraction(r)) <= eps * max(abs(published), 1)
                 if not chances:

@@ -9,33 +9,36 @@ from typing import Any
 from .cells import Leaderboard, published_key
 from .nullcount import draw_counts, mask_text, observed, summary
 from .prereg.cells import Measured, Prereg
+from .prereg.fields import Tolerance
 from .recipes import Recomputed
-from .tiers import round_half_even
+from .tiers import cell_bounds, cell_decimals, round_half_even
 
 
 def _numeric_masks(
-    published: list[Fraction | None],
-    recomputed: list[float | None],
-    decimals: int,
-    tiers: tuple[Fraction, ...],
+    published: list[Fraction | None], recomputed: list[float | None], tol: Tolerance
 ) -> list[int]:
-    """Bit k of mask j: some integer tier, i.e. equal at `decimals` or |P - R| <= max tier."""
+    """Bit k of mask j: some integer tier, i.e. R rounded at cell j's decimals is P, or
+    |P - R| <= cell j's widest bound."""
     present = [(Fraction(r), k) for k, r in enumerate(recomputed) if r is not None]
     present.sort()
     values = [r for r, _ in present]
-    by_rounded: dict[int, int] = {}
-    for r, k in present:
-        key = round_half_even(r, decimals)
-        by_rounded[key] = by_rounded.get(key, 0) | (1 << k)
-    widest = max(tiers) if tiers else None
+    at_decimals: dict[int, dict[Fraction, int]] = {}  # per judged decimals: rounded R -> rows
     masks: list[int] = []
     for p in published:
         mask = 0
         if p is not None:
-            mask = by_rounded.get(round_half_even(p, decimals), 0)
-            if widest is not None and widest >= 0:
-                lo = bisect_left(values, p - widest)
-                hi = bisect_right(values, p + widest)
+            d = cell_decimals(p, tol)
+            if d not in at_decimals:
+                found: dict[Fraction, int] = {}
+                for r, k in present:
+                    key = Fraction(round_half_even(r, d), 10**d)
+                    found[key] = found.get(key, 0) | (1 << k)
+                at_decimals[d] = found
+            mask = at_decimals[d].get(p, 0)
+            bounds = cell_bounds(d, tol)
+            if bounds:
+                lo = bisect_left(values, p - bounds[-1])
+                hi = bisect_right(values, p + bounds[-1])
                 for _, k in present[lo:hi]:
                     mask |= 1 << k
         masks.append(mask)
@@ -62,7 +65,7 @@ def reproduce_masks(m: Measured, lb: Leaderboard, rec: list[dict[str, Any]]) -> 
             more = _string_masks(published, column)
         else:
             assert m.tolerance is not None
-            more = _numeric_masks(published, column, m.tolerance.exact_decimals, m.tolerance.tiers)
+            more = _numeric_masks(published, column, m.tolerance)
         masks = [a | b for a, b in zip(masks, more)]
     return masks
 

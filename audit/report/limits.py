@@ -58,7 +58,10 @@ def loosest_tier(cells: list[dict[str, str]], doc: dict, trials: bool) -> str:
         tol = _tolerance_of(doc, trials, c["row_id"], c["column"])
         if tol is None or not tol["tiers"] or c["best_tier"] != str(len(tol["tiers"])):
             continue
-        key = (c["column"], len(tol["tiers"]), repr(tol["tiers"][-1]))
+        bound = repr(tol["tiers"][-1])
+        if tol.get("tier_unit") == "last_digit":
+            bound += " unit(s) of the cell's last digit"
+        key = (c["column"], len(tol["tiers"]), bound)
         at_loosest[key] = at_loosest.get(key, 0) + 1
     n = sum(at_loosest.values())
     if not reproduced:

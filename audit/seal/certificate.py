@@ -19,8 +19,12 @@ def _csv(path: Path) -> list[dict[str, str]]:
 
 
 def _tolerance_text(tol: dict) -> str:
-    parts = [f"tier 0: equal at {tol['exact_decimals']} decimal(s)"]
-    parts += [f"tier {k}: abs diff <= {t}" for k, t in enumerate(tol["tiers"], start=1)]
+    if tol["exact_decimals"] == "published":
+        parts = ["tier 0: equal at the decimals each published value prints"]
+    else:
+        parts = [f"tier 0: equal at {tol['exact_decimals']} decimal(s)"]
+    unit = " unit(s) of the cell's last digit" if tol.get("tier_unit") == "last_digit" else ""
+    parts += [f"tier {k}: abs diff <= {t}{unit}" for k, t in enumerate(tol["tiers"], start=1)]
     return "; ".join(parts)
 
 

@@ -22,6 +22,8 @@ class Tolerance:
     name: str
     exact_decimals: int | None
     tiers: tuple[Fraction, ...]
+    # cells v1 `tier_unit: last_digit`: each bound counts units of the cell's last judged digit
+    last_digit: bool = False
 
 
 def dotted(where: str, key: str) -> str:

@@ -14,6 +14,7 @@ RATE = "rate"
 MEAN = "mean"
 MEAN_OF_COLUMNS = "mean_of_columns"
 SINGLE_VALUE = "single_value"
+PUBLISHED_DECIMALS = "published"  # exact_decimals: every cell at the decimals it prints
 RECIPES = (RATE, MEAN, MEAN_OF_COLUMNS, SINGLE_VALUE)
 NUMERIC_RECIPES = (RATE, MEAN, MEAN_OF_COLUMNS)
 NULL_MODES = {RATE: ("failure", "exclude"), MEAN: ("exclude", "zero")}
@@ -91,11 +92,16 @@ def _tolerance(chk: Checker, tolerances: dict[Any, Any], name: str, where: str) 
     if name not in tolerances:
         raise chk.fail(f"{where}.tolerance: unknown tolerance '{name}'")
     spec = chk.mapping(tolerances[name], f"tolerances.{name}")
-    decimals = _integer(chk, spec, "exact_decimals", f"tolerances.{name}")
-    if decimals < 0:
-        raise chk.fail(f"tolerances.{name}.exact_decimals must not be negative")
+    decimals: int | None = None  # `published`: each cell at its own printed decimals
+    if chk.get(spec, "exact_decimals", f"tolerances.{name}") != PUBLISHED_DECIMALS:
+        decimals = _integer(chk, spec, "exact_decimals", f"tolerances.{name}")
+        if decimals < 0:
+            raise chk.fail(f"tolerances.{name}.exact_decimals must not be negative")
     bounds = tiers(chk, chk.get(spec, "tiers", f"tolerances.{name}"), f"tolerances.{name}")
-    return Tolerance(name=name, exact_decimals=decimals, tiers=bounds)
+    unit = spec.get("tier_unit", "published")
+    if unit not in ("published", "last_digit"):
+        raise chk.fail(f"tolerances.{name}.tier_unit must be published or last_digit")
+    return Tolerance(name, decimals, bounds, last_digit=unit == "last_digit")
 
 
 def _measured(

@@ -132,12 +132,17 @@ def _tolerance(tolerances: dict[Any, Any], name: str, path: str) -> Tolerance:
     if "exact_decimals" not in spec:
         raise _bad(path, f"missing key {where}exact_decimals")
     decimals = spec["exact_decimals"]
-    if not is_int(decimals) or decimals < 0:
-        raise _bad(path, f"key {where}exact_decimals is not a non-negative integer")
+    if decimals == "published":  # every cell at the decimals it prints
+        decimals = None
+    elif not is_int(decimals) or decimals < 0:
+        raise _bad(path, f"key {where}exact_decimals is not a non-negative integer or published")
     if "tiers" not in spec:
         raise _bad(path, f"missing key {where}tiers")
     found = tiers(spec["tiers"], where, lambda detail: _bad(path, detail))
-    return Tolerance(name=name, exact_decimals=decimals, tiers=found)
+    unit = spec.get("tier_unit", "published")
+    if unit not in ("published", "last_digit"):
+        raise _bad(path, f"key {where}tier_unit is not published or last_digit")
+    return Tolerance(name, decimals, found, last_digit=unit == "last_digit")
 
 
 def _policy(policies: dict[Any, Any], name: str, recipe: str, column: str, path: str) -> Policy:

@@ -18,6 +18,8 @@ class Tolerance:
     name: str
     exact_decimals: int | None
     tiers: tuple[Fraction, ...]
+    # cells v1 `tier_unit: last_digit`: a bound counts units of the cell's last judged digit
+    last_digit: bool = False
 
 
 def is_int(x: Any) -> bool:

@@ -85,7 +85,7 @@ def tier(p: Fraction, r: Fraction, tol: Tolerance, d: int, rule: str = "half_eve
     |P - R| <= t_k."""
     if to_grid(p, d, rule) == to_grid(r, d, rule):
         return "0"
-    return threshold_tier(abs(p - r), tol)
+    return threshold_tier(abs(p - r), tol.tiers)
 
 
 def certain_tier(
