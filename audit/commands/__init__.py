@@ -40,4 +40,6 @@ COMMANDS: dict[str, str] = {
     "versus": "audit.commands.versus",
     "amendment-prereg": "audit.commands.amendment_prereg",
     "feasible": "audit.commands.feasible",
+    "publish": "audit.commands.publish",
+    "fetch-annex": "audit.commands.fetch_annex",
 }
