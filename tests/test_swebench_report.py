@@ -114,7 +114,25 @@ def test_reports_become_an_instance_table_with_declared_denominators(
     ]
     assert one["submitted"].to_list() == [True] * 6 + [False] * 2
     assert one["completed"].to_list() == [True] * 3 + [False] * 5
-    assert one["resolved"].to_list() == [True] + [False] * 7
+    # judged: p-1 resolved, p-2 unresolved, p-4's empty patch unresolved; the errors
+    # (p-3, p-5, p-6) and the incomplete (p-7, p-8) were never judged: null
+    assert one["resolved"].to_list() == [True, False, None, False, None, None, None, None]
+    lb = pl.read_parquet(tmp_path / "out" / "leaderboard.parquet").sort("id")
+    assert lb["id"].to_list() == ["org__model-4.1.eval1", "plain.r2"]
+    assert lb.row(0, named=True) == {
+        "id": "org__model-4.1.eval1",
+        "benchmark": "swe-bench",
+        "model": "org__model-4.1",
+        "run_id": "eval1",
+        "total_instances": 8,
+        "submitted_instances": 7,
+        "resolved_instances": 1,
+        "unresolved_instances": 1,
+        "error_instances": 3,
+        "empty_patch_instances": 1,
+        "completed_instances": 3,
+    }  # the fixture's counts, worked by hand in the module's docstring
+    assert "16 instance row(s), 2 leaderboard row(s) written" in res.stdout
     doc = json.loads((tmp_path / "out" / "adapter.json").read_text())
     e = doc["entries"]["org__model-4.1.eval1"]
     assert e["model"] == "org__model-4.1" and e["run_id"] == "eval1"

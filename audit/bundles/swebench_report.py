@@ -10,14 +10,19 @@ long), and the ``submitted_ids`` and ``completed_ids`` beside them.
 
 Each report gives one row per dataset instance: ``id`` (``<model>.<run_id>``),
 ``benchmark``, ``instance_id``, ``status`` (the outcome class), ``submitted``,
-``completed``, ``resolved`` (true only for resolved) and ``failure_class`` (``infra`` or
+``completed``, ``resolved`` (true for resolved, false for unresolved and an empty
+patch, null for an error or an incomplete instance: the harness judged none, and
+``status`` says why) and ``failure_class`` (``infra`` or
 ``ambiguous`` where the report's optional ``infra_failure_ids`` / ``ambiguous_failure_ids``
 name an unresolved or errored instance, which stays in its class; else null). The resolve rate's denominator
 is a declared policy, never a default: ``total`` (every instance of the dataset),
 ``submitted`` (the submitted ids, as the harness counts them: a prediction for an id
 outside the dataset counts) or ``completed`` (instances whose evaluation wrote a
 report). ``adapter.json`` gives, per report, the counts and, for each declared
-policy, resolved / denominator.
+policy, resolved / denominator. ``leaderboard.parquet`` is the published claim, one row
+per report keyed by ``id`` (the instance rows join it by the same column): the
+report's own counts as it prints them (``total_instances``, ``submitted_instances``,
+``resolved_instances``, ...).
 
 Refused (exit 2): a schema other than v2, a missing or mistyped key, a count that is
 not its list's length, an id listed twice or in two outcome classes, completed ids
@@ -58,6 +63,14 @@ SCHEMA = {
     "failure_class": pl.String,
 }
 NOTES = {"infra_failure": "infra", "ambiguous_failure": "ambiguous"}  # optional lists
+UNJUDGED = ("error", "incomplete")  # resolved is null for these (the reason: status)
+LEADERBOARD_SCHEMA = {
+    "id": pl.String,
+    "benchmark": pl.String,
+    "model": pl.String,
+    "run_id": pl.String,
+    **{k: pl.Int64 for k in ("total_instances", "submitted_instances", *COUNTS)},
+}
 
 
 def parse_name(path: str) -> tuple[str, str]:
@@ -157,7 +170,9 @@ def _rows(entry: str, benchmark: str, sets: dict[str, set[str]]) -> list[dict[st
             "status": status[iid],
             "submitted": iid in sets["submitted"],
             "completed": iid in sets["completed"],
-            "resolved": status[iid] == "resolved",
+            # an instance the harness could not judge (an error, or never run) has no
+            # outcome: null, its reason in status, so a prereg's null policy decides it
+            "resolved": None if status[iid] in UNJUDGED else status[iid] == "resolved",
             "failure_class": next((c for n, c in NOTES.items() if iid in sets[n]), None),
         }
         for iid in sorted(status)
@@ -186,8 +201,9 @@ def parse_policies(spec: str) -> list[str]:
 
 def adapt(
     reports: list[str], policies: list[str], benchmark: str = "swe-bench"
-) -> tuple[pl.DataFrame, dict[str, Any]]:
+) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
     rows: list[dict[str, Any]] = []
+    claims: list[dict[str, Any]] = []
     entries: dict[str, Any] = {}
     for path in reports:
         model, run_id = parse_name(path)
@@ -205,6 +221,15 @@ def adapt(
             "submitted": len(sets["submitted"]),
             "completed": len(sets["completed"]),
         }
+        claims.append(
+            {
+                "id": entry,
+                "benchmark": benchmark,
+                "model": model,
+                "run_id": run_id,
+                **{k: doc[k] for k in ("total_instances", "submitted_instances", *COUNTS)},
+            }
+        )
         entries[entry] = {
             "file": Path(path).name,
             "blake3": file_blake3(path),
@@ -220,6 +245,7 @@ def adapt(
     if not rows:
         raise AuditError("empty", "adapt-swebench", "no report named")
     table = pl.DataFrame(rows, schema=SCHEMA)
+    leaderboard = pl.DataFrame(claims, schema=LEADERBOARD_SCHEMA)
     doc = {
         "format": "swebench-report-v2",
         "benchmark": benchmark,
@@ -230,26 +256,31 @@ def adapt(
         },
         "declared": policies,
         "rows": table.height,
+        "unjudged_null": {n: "resolved is null: status says why" for n in UNJUDGED},
         "entries": entries,
     }
-    return table, doc
+    return table, leaderboard, doc
 
 
 def adapt_to(
     reports: list[str], out: str, policies: list[str], benchmark: str = "swe-bench"
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
-    table, doc = adapt(reports, policies, benchmark)
+    table, leaderboard, doc = adapt(reports, policies, benchmark)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / ".instances.parquet.tmp"
-    table.write_parquet(tmp)
-    tmp.replace(out_dir / "instances.parquet")
+    for name, df in (("instances.parquet", table), ("leaderboard.parquet", leaderboard)):
+        tmp = out_dir / f".{name}.tmp"
+        df.write_parquet(tmp)
+        tmp.replace(out_dir / name)
     write_atomic(out_dir / "adapter.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
     return table, doc
 
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
-    lines = [f"adapt-swebench: {doc['rows']} instance row(s), {len(doc['entries'])} report(s)"]
+    lines = [
+        f"adapt-swebench: {doc['rows']} instance row(s), {len(doc['entries'])} leaderboard"
+        " row(s) written (one per report)"
+    ]
     for entry, e in sorted(doc["entries"].items()):
         rates = ", ".join(
             f"{p} {r['resolved']}/{r['denominator']}" for p, r in e["policies"].items()
