@@ -179,3 +179,60 @@ def test_a_line_of_another_evaluation_is_refused(tmp_path: Path) -> None:
     doc["detailed_evaluation_results"]["checksum"] = hashlib.sha256(body).hexdigest()
     agg.write_text(json.dumps(doc))
     _refused(tmp_path, agg, "bad_record")
+
+
+def test_the_claim_is_a_leaderboard_the_trials_join_by_run(tmp_path: Path) -> None:
+    agg = write_record(tmp_path, "acme/x", dict(zip(TARGETS, "AAAB", strict=True)), list(TARGETS))
+    res = run_audit("adapt-eee", agg, "--out", tmp_path / "out")
+    assert res.code == 0, res.stderr
+    assert "1 record(s), 4 trial row(s) written" in res.stdout
+    lb = pl.read_parquet(tmp_path / "out" / "leaderboard.parquet")
+    trials = pl.read_parquet(tmp_path / "out" / "trials.parquet")
+    eval_id = json.loads(agg.read_text())["evaluation_id"]
+    # the run as the trials name it: <model_id>/<evaluation_id>/<evaluation_name>
+    assert lb["run"].to_list() == [f"acme/x/{eval_id}/letters"]
+    assert set(trials["run"]) == set(lb["run"])
+    row = lb.row(0, named=True)
+    assert (row["score"], row["standard_error"], row["rows_written"]) == (0.75, 0.25, 4)
+    assert "FINDING" not in res.stdout
+
+
+def test_a_result_counting_more_samples_than_the_record_holds_is_a_finding(
+    tmp_path: Path,
+) -> None:
+    answers = dict(zip(TARGETS, "AAAB", strict=True))
+    agg = write_record(tmp_path, "acme/x", answers, ["J01"])  # one instance row
+    doc = json.loads(agg.read_text())
+    doc["evaluation_results"][0]["score_details"]["uncertainty"]["num_samples"] = 79
+    agg.write_text(json.dumps(doc))
+    res = run_audit("adapt-eee", agg, "--out", tmp_path / "out")
+    assert res.code == 0, res.stderr
+    run = f"acme/x/{doc['evaluation_id']}/letters"
+    assert f"FINDING {run}: the result counts 79 sample(s); the record holds 1" in res.stdout
+    [rec] = json.loads((tmp_path / "out" / "claim.json").read_text())["records"]
+    assert rec["results"][0]["finding"] == "the result counts 79 sample(s); the record holds 1"
+    lb = pl.read_parquet(tmp_path / "out" / "leaderboard.parquet")
+    assert lb.select("num_samples", "rows_written").row(0) == (79, 1)
+
+
+def test_a_batch_lists_and_skips_a_record_without_its_sidecar(tmp_path: Path) -> None:
+    good = write_record(
+        tmp_path / "a", "acme/x", dict(zip(TARGETS, "AAAB", strict=True)), list(TARGETS)
+    )
+    bad = write_record(
+        tmp_path / "b", "acme/y", dict(zip(TARGETS, "ABAB", strict=True)), list(TARGETS)
+    )
+    _sidecar(bad).unlink()
+    res = run_audit("adapt-eee", bad, good, "--out", tmp_path / "out")
+    assert res.code == 0, res.stderr
+    assert "1 record(s), 4 trial row(s) written" in res.stdout
+    assert f"    {bad}: error[missing_file]: {_sidecar(bad)}: " in res.stdout
+    claim = json.loads((tmp_path / "out" / "claim.json").read_text())
+    assert [s["file"] for s in claim["skipped"]] == [str(bad)]
+    assert set(
+        pl.read_parquet(tmp_path / "out" / "trials.parquet")["run"].str.starts_with("acme/x/")
+    ) == {True}
+    # all or nothing: the batch is refused, nothing written
+    res = run_audit("adapt-eee", good, bad, "--all-or-nothing", "--out", tmp_path / "strict")
+    assert res.code == 2 and res.stderr.startswith(f"error[missing_file]: {_sidecar(bad)}:")
+    assert not (tmp_path / "strict").exists()

@@ -54,6 +54,7 @@ out = sys.argv[1]
 run(["J01", "J02", "J03", "J04"], "AAAB", "eval", match(), f"{out}/x")
 run(["J03", "J01", "J04", "J02"], "ABBB", "json", match(), f"{out}/y")  # Y: B, B, A, B
 run(["J01", "J02"], "AB", "json", [match(), includes()], f"{out}/two")
+run(["J01", "J02"], "AB", "json", [], f"{out}/unscored")  # no scorer at all
 """
 
 
@@ -131,3 +132,56 @@ def test_a_file_that_is_not_a_log_is_refused(tmp_path: Path) -> None:
     res = run_audit("adapt-inspect", bad, "--out", tmp_path / "o")
     assert res.code == 2 and res.stderr.startswith("error[unreadable]:"), res.stderr
     assert res.stderr.count("\n") == 1
+
+
+def test_an_unscored_log_is_refused_as_unscored(tmp_path: Path, logs: Path) -> None:
+    log = _one(logs / "unscored")
+    res = run_audit("adapt-inspect", log, "--out", tmp_path / "o")
+    assert res.code == 2, res.stderr
+    assert res.stderr.strip() == (
+        f"error[unscored]: {log}: no scorer ran: the log holds no score to read"
+    )
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_claim_is_a_leaderboard_the_trials_join_by_run(tmp_path: Path, logs: Path) -> None:
+    res = run_audit("adapt-inspect", _one(logs / "x"), "--out", tmp_path / "x")
+    assert res.code == 0, res.stderr
+    assert "1 log(s), 4 trial row(s) written" in res.stdout
+    lb = pl.read_parquet(tmp_path / "x" / "leaderboard.parquet")
+    trials = pl.read_parquet(tmp_path / "x" / "trials.parquet")
+    assert lb.height == 1 and set(trials["run"]) == set(lb["run"])
+    row = lb.row(0, named=True)
+    # by hand (module docstring): accuracy 0.75, stderr 0.25, 4 of 4 samples
+    assert (row["accuracy"], row["stderr"]) == (0.75, 0.25)
+    assert (row["completed_samples"], row["rows_written"], row["scorer"]) == (4, 4, "match")
+
+
+def test_a_log_holding_fewer_samples_than_its_header_counts_is_a_finding(
+    tmp_path: Path, logs: Path
+) -> None:
+    doc = json.loads(_one(logs / "y").read_text())  # a .json log: its samples a list
+    assert doc["results"]["completed_samples"] == 4
+    doc["samples"] = doc["samples"][:1]
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps(doc))
+    res = run_audit("adapt-inspect", cut, "--out", tmp_path / "o")
+    assert res.code == 0, res.stderr
+    assert "the header counts 4 completed sample(s); the log holds 1" in res.stdout
+    assert "1 log(s), 1 trial row(s) written" in res.stdout
+    [claim] = json.loads((tmp_path / "o" / "claim.json").read_text())["logs"]
+    assert claim["rows"] == 1 and claim["completed_samples"] == 4
+
+
+def test_a_batch_lists_and_skips_a_file_that_is_not_a_log(tmp_path: Path, logs: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a log"}')
+    good = _one(logs / "x")
+    res = run_audit("adapt-inspect", bad, good, "--out", tmp_path / "o")
+    assert res.code == 0, res.stderr
+    assert "skipped 1 record(s) that could not be read:" in res.stdout
+    assert f"    {bad}: error[unreadable]: {bad}: not an Inspect eval log" in res.stdout
+    assert pl.read_parquet(tmp_path / "o" / "trials.parquet").height == 4
+    res = run_audit("adapt-inspect", good, bad, "--all-or-nothing", "--out", tmp_path / "s")
+    assert res.code == 2 and res.stderr.startswith(f"error[unreadable]: {bad}:")
+    assert not (tmp_path / "s").exists()

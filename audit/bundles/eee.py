@@ -18,6 +18,14 @@ record of ``compare-items``: ``input`` ``input.raw``, ``prompt`` ``input.formatt
 1/0 from ``evaluation.is_correct``, ``target`` ``input.reference`` as JSON) and
 ``claim.json`` (each aggregate result's ``score_details``: score and standard error).
 
+``leaderboard.parquet`` is the published claim, one row per aggregate result keyed by
+``run`` (the trial rows join it by the same column): its score, standard error, the
+samples it counts (``uncertainty.num_samples``) and the rows written for its run. A
+result counting more samples than the record holds, or whose run has no row, is a
+finding printed with both counts (``claim.json``, ``finding``). In a batch, a record
+that cannot be read (``missing_file``: the aggregate or its sidecar absent;
+``unreadable``) is listed with its reason and skipped, unless ``--all-or-nothing``.
+
 Refused: a missing or unreadable sidecar, a checksum or row count that differs
 (``checksum_mismatch``, ``row_count_mismatch``), a line without a required field or of
 another evaluation or model (``bad_record``), a (sample, evaluation) twice
@@ -30,6 +38,8 @@ import hashlib
 import json
 from pathlib import Path
 from typing import Any
+
+import polars as pl
 
 from audit.bundles import intake_out
 from audit.errors import AuditError
@@ -172,29 +182,104 @@ def read(aggregate: str) -> tuple[list[dict], list[dict], dict[str, Any]]:
         "evaluation_id": doc["evaluation_id"],
         "model_id": model,
         "rows": len(records),
-        "results": [
-            {
-                "evaluation_name": r.get("evaluation_name"),
-                "evaluation_result_id": r.get("evaluation_result_id"),
-                "score": (r.get("score_details") or {}).get("score"),
-                "standard_error": (
-                    ((r.get("score_details") or {}).get("uncertainty") or {}).get("standard_error")
-                    or {}
-                ).get("value"),
-            }
-            for r in doc.get("evaluation_results") or []
-        ],
+        "results": [_result(r, model, doc["evaluation_id"], trials) for r in _results(doc)],
     }
     return trials, items, claim
 
 
-def adapt_to(aggregates: list[str], out: str) -> dict[str, Any]:
+def _results(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in doc.get("evaluation_results") or [] if isinstance(r, dict)]
+
+
+def _number(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _result(r: dict[str, Any], model: Any, evaluation_id: str, trials: list[dict]) -> dict:
+    """One published result, the rows written for its run, and the finding when the
+    result counts more samples than the record holds."""
+    details = r.get("score_details") if isinstance(r.get("score_details"), dict) else {}
+    unc = details.get("uncertainty") if isinstance(details.get("uncertainty"), dict) else {}
+    se = unc.get("standard_error") if isinstance(unc.get("standard_error"), dict) else {}
+    run = f"{model}/{evaluation_id}/{r.get('evaluation_name')}"
+    rows = sum(1 for t in trials if t["run"] == run)
+    claimed = unc.get("num_samples")
+    claimed = claimed if isinstance(claimed, int) and not isinstance(claimed, bool) else None
+    return {
+        "run": run,
+        "evaluation_name": r.get("evaluation_name"),
+        "evaluation_result_id": r.get("evaluation_result_id"),
+        "score": details.get("score"),
+        "standard_error": se.get("value"),
+        "num_samples": claimed,
+        "rows": rows,
+        "finding": (
+            f"the result counts {claimed} sample(s); the record holds {rows}"
+            if claimed is not None and rows < claimed
+            else f"no instance row of this result's run ({run})"
+            if rows == 0
+            else None
+        ),
+    }
+
+
+LEADERBOARD = {
+    "run": pl.String,
+    "evaluation_id": pl.String,
+    "model_id": pl.String,
+    "evaluation_name": pl.String,
+    "evaluation_result_id": pl.String,
+    "score": pl.Float64,
+    "standard_error": pl.Float64,
+    "num_samples": pl.Int64,
+    "rows_written": pl.Int64,
+}
+
+
+def leaderboard(claims: list[dict[str, Any]]) -> pl.DataFrame:
+    """The published claim, one row per result keyed by ``run`` (the trials' run)."""
+    rows = [
+        {
+            "run": r["run"],
+            "evaluation_id": c["evaluation_id"],
+            "model_id": None if c["model_id"] is None else str(c["model_id"]),
+            "evaluation_name": None if r["evaluation_name"] is None else str(r["evaluation_name"]),
+            "evaluation_result_id": (
+                None if r["evaluation_result_id"] is None else str(r["evaluation_result_id"])
+            ),
+            "score": _number(r["score"]),
+            "standard_error": _number(r["standard_error"]),
+            "num_samples": r["num_samples"],
+            "rows_written": r["rows"],
+        }
+        for c in claims
+        for r in c["results"]
+    ]
+    return pl.DataFrame(rows, schema=LEADERBOARD)
+
+
+def adapt_to(aggregates: list[str], out: str, all_or_nothing: bool = False) -> dict[str, Any]:
+    read_records, skipped = intake_out.batch(aggregates, read, all_or_nothing)
     trials: list[dict] = []
     items: list[dict] = []
     claims: list[dict] = []
-    for path in aggregates:
-        t, i, c = read(path)
+    for _, (t, i, c) in read_records:
         trials += t
         items += i
         claims.append(c)
-    return intake_out.write(out, trials, items, {"format": "every-eval-ever", "records": claims})
+    doc = {"format": "every-eval-ever", "records": claims, "skipped": skipped, "key": "run"}
+    return intake_out.write(out, trials, items, doc, leaderboard(claims))
+
+
+def summary_lines(doc: dict[str, Any]) -> list[str]:
+    lines = [
+        f"adapt-eee: {len(doc['records'])} record(s), "
+        f"{sum(c['rows'] for c in doc['records'])} trial row(s) written"
+    ]
+    for c in doc["records"]:
+        lines.append(f"  {c['evaluation_id']}: {c['rows']} row(s), checksum and row count hold")
+        for r in c["results"]:
+            lines.append(f"    {r['run']}: {r['rows']} row(s); published score {r['score']}")
+            if r["finding"]:
+                lines.append(f"    FINDING {r['run']}: {r['finding']}")
+    return lines + intake_out.skipped_lines(doc["skipped"])

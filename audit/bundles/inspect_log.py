@@ -18,9 +18,17 @@
 - ``claim.json``: each log's published claim, its header's metrics per scorer
   (accuracy, stderr, ...) with the samples counted, and the file's blake3.
 
+- ``leaderboard.parquet``: the published claim, one row per log keyed by ``run`` (the
+  trial rows join it by the same column): the header's task, model, scorer, status,
+  total and completed samples, the rows written, and each metric of the taken scorer.
+
 One scorer is taken: ``--scorer``, or the only one a log has; several without
-``--scorer`` is ``ambiguous_scorer``. A log that cannot be read is ``unreadable``, one
-with no sample ``empty``, a sample id repeated within an epoch ``duplicate_key``.
+``--scorer`` is ``ambiguous_scorer``, none at all (no scorer ran) ``unscored``. A log
+that cannot be read is ``unreadable``, one with no sample ``empty``, a sample id
+repeated within an epoch ``duplicate_key``. In a batch, a log that cannot be read
+(``missing_file``, ``unreadable``) is listed with its reason and skipped, unless
+``--all-or-nothing``; a log holding fewer samples than its header counts completed is
+a finding printed with both counts (``claim.json``, ``finding``).
 """
 
 from __future__ import annotations
@@ -28,6 +36,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+import polars as pl
 
 from audit.bundles import intake_out
 from audit.errors import AuditError
@@ -50,6 +60,8 @@ def _read(path: str) -> Any:
 
 def _scorer(log: Any, wanted: str | None, path: str) -> str:
     names = [s.name for s in (log.results.scores if log.results else [])]
+    if not names:
+        raise AuditError("unscored", path, "no scorer ran: the log holds no score to read")
     if wanted is not None:
         if wanted not in names:
             raise AuditError("missing_scorer", path, f"no scorer {wanted!r} (has {names})")
@@ -128,7 +140,14 @@ def read(path: str, scorer: str | None) -> tuple[list[dict], list[dict], dict[st
                 "target": _text(s.target),
             }
         )
+    claimed = log.results.completed_samples
     claim = {
+        "rows": len(trials),
+        "finding": (
+            None
+            if claimed is None or claimed <= len(trials)
+            else f"the header counts {claimed} completed sample(s); the log holds {len(trials)}"
+        ),
         "file": Path(path).name,
         "blake3": file_blake3(path),
         "run": run,
@@ -145,23 +164,75 @@ def read(path: str, scorer: str | None) -> tuple[list[dict], list[dict], dict[st
     return trials, items, claim
 
 
-def adapt_to(logs: list[str], out: str, scorer: str | None = None) -> dict[str, Any]:
+KEYS = {
+    "run": pl.String,
+    "task": pl.String,
+    "model": pl.String,
+    "scorer": pl.String,
+    "log_status": pl.String,
+    "total_samples": pl.Int64,
+    "completed_samples": pl.Int64,
+    "rows_written": pl.Int64,
+}
+
+
+def leaderboard(claims: list[dict[str, Any]], path: str) -> pl.DataFrame:
+    """The published claim, one row per log keyed by ``run`` (the trials' run): the
+    header's counts and the taken scorer's metrics, one column each."""
+    metrics: dict[str, None] = {}
+    for c in claims:
+        for m in c["metrics"][c["scorer"]]:
+            if m in KEYS:
+                raise AuditError("bad_log", path, f"a metric named {m!r}, a column of the claim")
+            metrics.setdefault(m, None)
+    rows = [
+        {
+            "run": c["run"],
+            "task": c["task"],
+            "model": c["model"],
+            "scorer": c["scorer"],
+            "log_status": c["status"],
+            "total_samples": c["total_samples"],
+            "completed_samples": c["completed_samples"],
+            "rows_written": c["rows"],
+        }
+        | {
+            m: None if (v := c["metrics"][c["scorer"]].get(m)) is None else float(v)
+            for m in metrics
+        }
+        for c in claims
+    ]
+    return pl.DataFrame(rows, schema=KEYS | dict.fromkeys(metrics, pl.Float64))
+
+
+def adapt_to(
+    logs: list[str], out: str, scorer: str | None = None, all_or_nothing: bool = False
+) -> dict[str, Any]:
+    read_logs, skipped = intake_out.batch(logs, lambda p: read(p, scorer), all_or_nothing)
     trials: list[dict] = []
     items: list[dict] = []
     claims: list[dict] = []
-    for path in logs:
-        t, i, c = read(path, scorer)
+    for path, (t, i, c) in read_logs:
         if any(x["run"] == c["run"] for x in claims):
             raise AuditError("duplicate_key", path, f"a second log of run {c['run']}")
         trials += t
         items += i
         claims.append(c)
-    return intake_out.write(out, trials, items, {"format": "inspect-eval-log", "logs": claims})
+    doc = {"format": "inspect-eval-log", "logs": claims, "skipped": skipped, "key": "run"}
+    return intake_out.write(out, trials, items, doc, leaderboard(claims, logs[0]))
 
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
-    lines = [f"adapt-inspect: {len(doc['logs'])} log(s)"]
+    lines = [
+        f"adapt-inspect: {len(doc['logs'])} log(s), "
+        f"{sum(c['rows'] for c in doc['logs'])} trial row(s) written"
+    ]
     for c in doc["logs"]:
         metrics = ", ".join(f"{k} {v}" for k, v in c["metrics"][c["scorer"]].items())
-        lines.append(f"  {c['run']}: {c['completed_samples']} sample(s); {c['scorer']}: {metrics}")
-    return lines
+        lines.append(
+            f"  {c['run']}: {c['rows']} row(s) written, the header counts "
+            f"{c['completed_samples']} completed; {c['scorer']}: {metrics}"
+        )
+        if c["finding"]:
+            lines.append(f"  FINDING {c['run']}: {c['finding']}")
+    return lines + intake_out.skipped_lines(doc["skipped"])

@@ -11,12 +11,16 @@ HELP = "Every Eval Ever records -> trials, items, claim"
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("aggregates", nargs="+", help="aggregate .json records (sidecar beside)")
     p.add_argument("--out", required=True, help="the folder to write")
+    p.add_argument(
+        "--all-or-nothing",
+        action="store_true",
+        help="refuse the batch if any record cannot be read (default: list and skip it)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.bundles.eee import adapt_to
+    from audit.bundles.eee import adapt_to, summary_lines
 
-    doc = adapt_to(args.aggregates, args.out)
-    for rec in doc["records"]:
-        print(f"{rec['evaluation_id']}: {rec['rows']} row(s), checksum and row count hold")
+    doc = adapt_to(args.aggregates, args.out, args.all_or_nothing)
+    print("\n".join(summary_lines(doc)))
     return 0

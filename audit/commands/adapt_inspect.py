@@ -11,11 +11,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("logs", nargs="+", help=".eval or .json logs")
     p.add_argument("--scorer", default=None, help="the scorer to read (required if several)")
     p.add_argument("--out", required=True, help="the folder to write")
+    p.add_argument(
+        "--all-or-nothing",
+        action="store_true",
+        help="refuse the batch if any log cannot be read (default: list and skip it)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from audit.bundles import inspect_log
 
-    doc = inspect_log.adapt_to(args.logs, args.out, args.scorer)
+    doc = inspect_log.adapt_to(args.logs, args.out, args.scorer, args.all_or_nothing)
     print("\n".join(inspect_log.summary_lines(doc)))
     return 0
