@@ -99,6 +99,26 @@ def real_bundle() -> Path:
     return REAL_BUNDLE
 
 
+@pytest.fixture(scope="session")
+def real_run(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real bundle's arm (config/openhands-index.yaml) run once through the DAG, for
+    every test that reads its results: ``results/openhands-index`` of that run. Tests
+    read it and never write under it."""
+    if not (REAL_BUNDLE / "test.parquet").is_file():
+        pytest.skip(f"real bundle not present at ../shared/bundles/{REAL_BUNDLE.name}")
+    work = tmp_path_factory.mktemp("real-run")
+    p = run_dag(
+        work,
+        "--configfile",
+        str(ROOT / "config" / "openhands-index.yaml"),
+        "--config",
+        f"prereg={ROOT / 'prereg' / 'openhands-index.yaml'}",
+        f"bundle={REAL_BUNDLE}",
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    return work / "results" / "openhands-index"
+
+
 def copy_bundle(src: Path, dst: Path) -> Path:
     dst.mkdir(parents=True, exist_ok=True)
     for f in src.iterdir():

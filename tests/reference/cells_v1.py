@@ -1,0 +1,239 @@
+"""A third reading of the recompute contract (docs/contract.md, cells v1), for tests only.
+
+Written from the contract's text, apart from both contestants and from the referee:
+it imports none of impl_pandas, impl_pyarrow, audit or controls. The bundle is read
+with polars (a third parquet reader: the contestants use fastparquet and pyarrow),
+and every number is worked in exact rationals (fractions.Fraction) and decimals,
+rounded to a double only where the contract rounds. It covers what a census needs
+(Recipes, Tiers, cells.csv's per-policy fields, census.csv), nothing of the null,
+chance or refusals: its input is a bundle the contestants accept.
+
+    python -m tests.reference.cells_v1 PREREG BUNDLE_DIR
+
+prints the census, one line per cell, as census.csv would hold it.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import sys
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import polars as pl
+import yaml
+
+LARGEST = Fraction(sys.float_info.max)
+
+
+@dataclass(frozen=True)
+class PolicyCell:
+    """One line of cells.csv for a measured column: the fields the contract defines."""
+
+    recomputed: str
+    abs_diff: str
+    tier: str
+
+
+def six(x: Fraction) -> str:
+    """An exact value written with six decimals, half to even; -0 written 0."""
+    q = round(x * 1_000_000)  # Fraction.__round__: half to even, exactly
+    sign = "-" if q < 0 else ""
+    q = abs(q)
+    return f"{sign}{q // 1_000_000}.{q % 1_000_000:06d}"
+
+
+def to_double(x: Fraction) -> float:
+    """x rounded once to the nearest double, ties to even (int / int true division
+    in Python is correctly rounded)."""
+    return x.numerator / x.denominator
+
+
+def round_to(x: Fraction, d: int) -> Fraction:
+    """x rounded half to even to d decimals, exactly."""
+    scaled = x * Fraction(10) ** d
+    return Fraction(round(scaled)) / Fraction(10) ** d
+
+
+def repr_decimal(x: float) -> Fraction:
+    """The decimal a published number prints as (repr), as an exact rational."""
+    return Fraction(Decimal(repr(x)))
+
+
+def is_null(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def mean_of(values: list[float]) -> float | None:
+    """The contract's mean: the exact sum rounded once to a double, then one division;
+    past the largest double, the exact sum over n rounded once."""
+    if not values:
+        return None
+    s = sum((Fraction(v) for v in values), Fraction(0))
+    n = len(values)
+    if abs(s) > LARGEST:  # beyond the largest double: S / n exactly, rounded once
+        return to_double(s / n)
+    return to_double(Fraction(to_double(s)) / n)
+
+
+def tier_of(published, recomputed: float | None, tolerance: dict) -> PolicyCell:
+    """Tiers, for numbers (docs/contract.md, "Tiers")."""
+    if recomputed is None:
+        return PolicyCell("", "", "no_data")
+    r = Fraction(recomputed)
+    rec = six(r)
+    if published is None or isinstance(published, bool) or not math.isfinite(published):
+        return PolicyCell(rec, "", "divergent")
+    p = repr_decimal(published)
+    diff = abs(p - r)
+    d = tolerance["exact_decimals"]
+    if round_to(p, d) == round_to(r, d):
+        return PolicyCell(rec, six(diff), "0")
+    for k, t in enumerate(tolerance["tiers"], start=1):
+        if diff <= repr_decimal(t):
+            return PolicyCell(rec, six(diff), str(k))
+    return PolicyCell(rec, six(diff), "divergent")
+
+
+def published_text(v) -> str:
+    """Values: how the leaderboard's value is written (the census's row ids)."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return six(Fraction(v))
+    return str(v)
+
+
+def recompute(prereg_path: Path, bundle: Path) -> tuple[dict, dict]:
+    """(cells, census) of the bundle under the prereg.
+
+    cells: {(row_id, column, policy): PolicyCell} for the measured columns;
+    census: {(row_id, column): (class, best_tier, policies, min_abs_diff)} for every cell.
+    """
+    prereg = yaml.safe_load(prereg_path.read_text(encoding="utf-8"))
+    b = prereg["bundle"]
+    cols = prereg["columns"]
+    measured: dict = cols["measured"]
+    policies: dict = prereg["policies"]
+    tolerances: dict = prereg["tolerances"]
+
+    board = pl.read_parquet(bundle / b["leaderboard"]).to_dicts()
+    wanted = {b["row_id"], b["group_by"]}
+    for spec in measured.values():
+        if "source" in spec:
+            wanted.add(spec["source"])
+    for pol in policies.values():
+        pop = pol.get("population")
+        if pop:
+            wanted.add(pop["not_null"])
+    instances = pl.read_parquet(bundle / b["instances"], columns=sorted(wanted)).to_dicts()
+
+    by_row: dict = {}
+    for rec in instances:
+        by_row.setdefault(rec[b["row_id"]], []).append(rec)
+
+    def rows_of(row_id, spec) -> list[dict]:
+        rows = by_row.get(row_id, [])
+        if "group" in spec:
+            rows = [r for r in rows if r[b["group_by"]] == spec["group"]]
+        return rows
+
+    def value(row_id, column: str, policy: str) -> float | str | None:
+        spec = measured[column]
+        recipe = spec["recipe"]
+        if recipe == "single_value":
+            distinct = {r[spec["source"]] for r in rows_of(row_id, spec)}
+            distinct.discard(None)
+            if len(distinct) > 1:
+                raise ValueError(f"ambiguous_value: {row_id} {column}")
+            return next(iter(distinct)) if distinct else None
+        pol = policies[policy]
+        if recipe == "rate":
+            vals = [r[spec["source"]] for r in rows_of(row_id, spec)]
+            k = sum(1 for v in vals if v is True)
+            n = len(vals) if pol["nulls"] == "failure" else sum(1 for v in vals if v is not None)
+            if n == 0:
+                return None
+            return to_double(Fraction(spec["scale"] * k, n))
+        if recipe == "mean":
+            rows = rows_of(row_id, spec)
+            pop = pol.get("population")
+            if pop:
+                rows = [r for r in rows if r[pop["not_null"]] is not None]
+            vals = [r[spec["source"]] for r in rows]
+            if pol["nulls"] == "exclude":
+                vals = [float(v) for v in vals if not is_null(v)]
+            else:  # zero
+                vals = [0.0 if is_null(v) else float(v) for v in vals]
+            return mean_of(vals)
+        if recipe == "mean_of_columns":
+            parts = [value(row_id, c, policy) for c in spec["columns"]]
+            return mean_of([p for p in parts if p is not None])
+        raise ValueError(f"unknown recipe {recipe}")
+
+    cells: dict = {}
+    census: dict = {}
+    for row in board:
+        row_id = row[b["row_id"]]
+        rid = published_text(row_id)
+        for column in row:
+            if column in cols["structural"]:
+                census[(rid, column)] = ("structural", "", "", "")
+                continue
+            if column in cols["no_antecedent"]:
+                census[(rid, column)] = ("no_antecedent", "", "", "")
+                continue
+            spec = measured[column]
+            published = row[column]
+            per: dict[str, PolicyCell] = {}
+            if spec["recipe"] == "single_value":
+                got = value(row_id, column, "-")
+                if got is None:
+                    per["-"] = PolicyCell("", "", "no_data")
+                else:
+                    per["-"] = PolicyCell(got, "", "0" if published == got else "divergent")
+            else:
+                for policy in spec["policies"]:
+                    tol = tolerances[spec["tolerance"]]
+                    per[policy] = tier_of(published, value(row_id, column, policy), tol)
+            for policy, cell in per.items():
+                cells[(rid, column, policy)] = cell
+            integer = {p: int(c.tier) for p, c in per.items() if c.tier.isdigit()}
+            diffs = [Fraction(c.abs_diff) for c in per.values() if c.abs_diff]
+            least = six(min(diffs)) if diffs else ""
+            if integer:
+                census[(rid, column)] = (
+                    "reproduced",
+                    str(min(integer.values())),
+                    ";".join(sorted(integer)),
+                    least,
+                )
+            elif any(c.tier == "divergent" for c in per.values()):
+                census[(rid, column)] = ("divergent", "", "", least)
+            else:
+                census[(rid, column)] = ("no_data", "", "", least)
+    return cells, census
+
+
+def main(argv: list[str]) -> int:
+    _, census = recompute(Path(argv[0]), Path(argv[1]))
+    out = csv.writer(sys.stdout, lineterminator="\n")
+    out.writerow(["row_id", "column", "class", "best_tier", "policies", "min_abs_diff"])
+    for (rid, column), fields in sorted(census.items()):
+        out.writerow([rid, column, *fields])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
