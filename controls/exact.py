@@ -84,13 +84,26 @@ def in_population(frame: pl.DataFrame, doc: dict, policy: str) -> pl.DataFrame:
     return frame if column is None else frame.filter(pl.col(column).is_not_null())
 
 
-def denominator(frame: pl.DataFrame, source: str, nulls: str) -> int:
+def fixed_of(spec: dict) -> int | None:
+    """A rate or mean column's declared denominator {fixed: N}; None: the rows listed."""
+    declared = spec.get("denominator")
+    return declared["fixed"] if isinstance(declared, dict) else None
+
+
+def denominator(frame: pl.DataFrame, source: str, nulls: str, fixed: int | None = None) -> int:
+    """n of a rate or mean over the frame's rows. A declared {fixed: N} makes a row that
+    lists any instance N instances, the unlisted ones null (counted by failure and
+    zero, left out by exclude)."""
     values = frame.get_column(source)
-    return values.len() if nulls in ("failure", "zero") else values.len() - values.null_count()
+    if nulls in ("failure", "zero"):
+        return fixed if fixed is not None and values.len() else values.len()
+    return values.len() - values.null_count()
 
 
-def rate(frame: pl.DataFrame, source: str, scale: int, nulls: str) -> Value:
-    n = denominator(frame, source, nulls)
+def rate(
+    frame: pl.DataFrame, source: str, scale: int, nulls: str, fixed: int | None = None
+) -> Value:
+    n = denominator(frame, source, nulls, fixed)
     k = int(frame.get_column(source).fill_null(False).sum())
     return None if n == 0 else Fraction(scale * k, n)
 
@@ -124,10 +137,30 @@ def series_sum(values: pl.Series) -> Fraction:
     return Fraction(int(whole.sum()), 2**k)
 
 
-def mean(frame: pl.DataFrame, source: str, nulls: str) -> Value:
-    n = denominator(frame, source, nulls)
-    total = series_sum(frame.get_column(source).drop_nulls())
-    return None if n == 0 else total / n
+def mean(
+    frame: pl.DataFrame,
+    source: str,
+    nulls: str,
+    scale: int = 1,
+    fixed: int | None = None,
+    total: bool = False,
+) -> Value:
+    """A mean (scale times it), or with ``total`` the sum (recipe sum: a mean's rows and
+    nulls, no division); no data when n is 0."""
+    n = denominator(frame, source, nulls, fixed)
+    s = series_sum(frame.get_column(source).drop_nulls())
+    if n == 0:
+        return None
+    return s if total else scale * s / n
+
+
+def direct(spec: dict, frame: pl.DataFrame, nulls: str, in_population: bool = False) -> Value:
+    """A rate, mean or sum column's exact value over the frame (its population already
+    taken, ``in_population``: a declared denominator then counts nothing unlisted)."""
+    fixed = None if in_population else fixed_of(spec)
+    if spec["recipe"] == "rate":
+        return rate(frame, spec["source"], spec["scale"], nulls, fixed)
+    return mean(frame, spec["source"], nulls, spec.get("scale", 1), fixed, spec["recipe"] == "sum")
 
 
 def cell(
@@ -153,8 +186,9 @@ def cell(
     nulls = doc["policies"][policy]["nulls"]
     frame = inst.frame(row, spec["group"])
     if recipe == "rate":
-        return rate(frame, spec["source"], spec["scale"], nulls)
-    return mean(in_population(frame, doc, policy), spec["source"], nulls)
+        return direct(spec, frame, nulls)
+    kept = in_population(frame, doc, policy)
+    return direct(spec, kept, nulls, population_of(doc, policy) is not None)
 
 
 def policies_of(doc: dict, column: str) -> list[str]:

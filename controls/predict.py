@@ -35,10 +35,12 @@ def _rows_dependent_on(doc: dict, columns: set[str]) -> list[str]:
 
 
 def _direct_columns(doc: dict, recipe: str, source: str, group: str) -> list[str]:
+    """Columns reading ``source`` in ``group`` by the recipe (a mean's: means and sums)."""
+    recipes = ("mean", "sum") if recipe == "mean" else (recipe,)
     return sorted(
         n
         for n, s in doc["columns"]["measured"].items()
-        if s["recipe"] == recipe and s["source"] == source and s["group"] == group
+        if s["recipe"] in recipes and s["source"] == source and s["group"] == group
     )
 
 
@@ -83,14 +85,20 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     for col in direct:
         for pol in exact.policies_of(doc, col):
             before = exact.cell(inst, doc, row, col, pol)
+            cspec = doc["columns"]["measured"][col]
+            nulls = doc["policies"][pol]["nulls"]
             if spec["kind"] == "flip":
-                n = exact.denominator(frame, source, doc["policies"][pol]["nulls"])
-                delta = Fraction(-doc["columns"]["measured"][col]["scale"] * k, n)
+                n = exact.denominator(frame, source, nulls, exact.fixed_of(cspec))
+                delta = Fraction(-cspec["scale"] * k, n)
             else:  # a shifted value outside the policy's population moves nothing
                 kept = exact.in_population(frame, doc, pol)
                 if [c for c in chosen if c in _keys(kept, doc)]:
-                    n = exact.denominator(kept, source, doc["policies"][pol]["nulls"])
-                    delta = Fraction(spec["size"]) / n
+                    restricted = exact.population_of(doc, pol) is not None
+                    fixed = None if restricted else exact.fixed_of(cspec)
+                    n = exact.denominator(kept, source, nulls, fixed)
+                    # a sum moves by the shift itself; a mean by scale * shift / n
+                    size = Fraction(spec["size"])
+                    delta = size if cspec["recipe"] == "sum" else cspec.get("scale", 1) * size / n
                 else:
                     delta = Fraction(0)
             overrides[(col, pol)] = before if delta == 0 else before + delta  # type: ignore[operator]
@@ -104,7 +112,15 @@ def _flip_or_shift(doc, name, spec, lb, inst):
     return cells, selection
 
 
-def _nullified(doc: dict, frame: pl.DataFrame, col: str, pol: str, chosen_sum: Fraction, k: int):
+def _nullified(
+    doc: dict,
+    frame: pl.DataFrame,
+    col: str,
+    pol: str,
+    chosen_sum: Fraction,
+    k: int,
+    in_population: bool = False,
+):
     """A direct column's value once k chosen values of its source are null, under ``pol``.
 
     Rate, the k chosen values true: ``failure`` keeps them in the denominator
@@ -117,13 +133,18 @@ def _nullified(doc: dict, frame: pl.DataFrame, col: str, pol: str, chosen_sum: F
     nulls = doc["policies"][pol]["nulls"]
     values = frame.get_column(spec["source"])
     non_null = values.len() - values.null_count()
-    n = values.len() if nulls in ("failure", "zero") else non_null - k
+    fixed = None if in_population else exact.fixed_of(spec)
+    if nulls in ("failure", "zero"):
+        n = exact.denominator(frame, spec["source"], nulls, fixed)
+    else:
+        n = non_null - k
     if n == 0:
         return None
     if spec["recipe"] == "rate":
         true = int(values.fill_null(False).sum())
         return Fraction(spec["scale"] * (true - k), n)
-    return (exact.series_sum(values.drop_nulls()) - chosen_sum) / n
+    left = exact.series_sum(values.drop_nulls()) - chosen_sum
+    return left if spec["recipe"] == "sum" else spec.get("scale", 1) * left / n
 
 
 def _nullified_in_population(doc, frame, col, pol, chosen, by_key):
@@ -132,7 +153,7 @@ def _nullified_in_population(doc, frame, col, pol, chosen, by_key):
     kept = exact.in_population(frame, doc, pol)
     inside = [c for c in chosen if c in _keys(kept, doc)]
     chosen_sum = exact.exact_sum([by_key[tuple(c)] for c in inside])
-    return _nullified(doc, kept, col, pol, chosen_sum, len(inside))
+    return _nullified(doc, kept, col, pol, chosen_sum, len(inside), in_population=True)
 
 
 def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str], Value]:
@@ -140,7 +161,7 @@ def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str],
     null, once the chosen rows' ``source`` is null: those rows leave the mean."""
     out: dict[tuple[str, str], Value] = {}
     for col, spec in sorted(doc["columns"]["measured"].items()):
-        if spec["recipe"] != "mean" or spec["group"] != group:
+        if spec["recipe"] not in ("mean", "sum") or spec["group"] != group:
             continue
         for pol in exact.policies_of(doc, col):
             if exact.population_of(doc, pol) != source:
@@ -150,7 +171,7 @@ def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str],
             gone = {tuple(c) for c in chosen}
             stays = [tuple(str(v) for v in r) not in gone for r in kept.select(cols).iter_rows()]
             left = kept.filter(pl.Series(stays, dtype=pl.Boolean))
-            out[(col, pol)] = exact.mean(left, spec["source"], doc["policies"][pol]["nulls"])
+            out[(col, pol)] = exact.direct(spec, left, doc["policies"][pol]["nulls"], True)
     return out
 
 

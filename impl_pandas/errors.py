@@ -17,6 +17,7 @@ UNSUPPORTED_TYPE = "unsupported_type"
 DUPLICATE_KEY = "duplicate_key"
 BAD_TYPE = "bad_type"
 AMBIGUOUS_VALUE = "ambiguous_value"
+BAD_DENOMINATOR = "bad_denominator"  # a row listing more instances than its denominator
 BAD_SHARDS = "bad_shards"  # the shard commands only (shards.py)
 BUNDLE_CHANGED = "bundle_changed"  # --lock: bytes other than the lock hashed (locked.py)
 # trials v1 only (docs/trials-contract.md section 5; trials/tables.py)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import places
-from .errors import AMBIGUOUS_VALUE, InputError
+from .errors import AMBIGUOUS_VALUE, BAD_DENOMINATOR, InputError
 from .instances import Instances, Runs
 from .prereg.leaderboard import (
     MEAN,
@@ -37,9 +37,23 @@ def run_decimals(runs: Runs, values: np.ndarray) -> np.ndarray:
     return places.most_per_run(x[present], runs.key[present], runs.count)
 
 
-def mean_step(decimals: int, n: int) -> Fraction:
-    """Values on the grid 10**-decimals: their mean moves by 10**-decimals / n."""
-    return Fraction(1, n * 10**decimals)
+def mean_step(decimals: int, n: int, scale: int = 1) -> Fraction:
+    """Values on the grid 10**-decimals: scale times their mean moves by scale * 10**-decimals / n
+    (a sum: n = 1)."""
+    return Fraction(scale, n * 10**decimals)
+
+
+def scaled(total: float | Fraction, n: int, scale: int) -> float | None:
+    """scale * total / n rounded once to a double; None beyond the largest double.
+
+    Scale 1 is values.divide (one IEEE division of the sum's double, or the
+    exact mean of an exact sum rounded once)."""
+    if scale == 1 and isinstance(total, float):
+        return divide(total, n)
+    try:
+        return float(Fraction(total) * scale / n)
+    except OverflowError:
+        return None
 
 
 _DENSE_CODES = 1 << 22  # runs x distinct values tallied densely; beyond that, sorted
@@ -145,7 +159,10 @@ def _rate(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> lis
     lattice = steps.setdefault(col.name, [])
     for key in keys:
         a, b = data.runs.span(key, col.group)
-        counts = {"failure": int(rows[a:b].sum()), "exclude": int(valid[a:b].sum())}
+        listed = int(rows[a:b].sum())
+        # a declared denominator: the instances the row does not list count as null ones
+        every = col.fixed if col.fixed is not None and listed else listed
+        counts = {"failure": every, "exclude": int(valid[a:b].sum())}
         k = int(true[a:b].sum())
         cell: dict[str, Any] = {}
         for policy in col.policies:
@@ -177,14 +194,23 @@ def _mean(col: Measured, data: Aggregates, keys: list[Any], steps: Steps) -> lis
             a, b = data.runs.span(key, col.group)
             present = int(sums.present[a:b].sum())
             rows = int(sums.rows[a:b].sum()) if recorded is None else int(recorded[a:b].sum())
+            if col.fixed is not None and recorded is None and rows:
+                rows = col.fixed  # the instances the row does not list count as null ones
             # nulls as 0.0 leave the correctly rounded sum as it is (fsum never returns -0.0)
             total = sums.total(a, b) if present else 0.0
             ns = {"exclude": present, "zero": rows}
             e = int(most[a:b].max()) if b > a else 0
             for policy in policies:
                 n = ns[col.nulls[policy]]
-                out[i][policy] = None if not n else divide(total, n)
-                lattice[i][policy] = mean_step(e, n) if n else None
+                if not n:
+                    out[i][policy] = lattice[i][policy] = None
+                elif col.total:  # a sum: no division; beyond the largest double, no data
+                    out[i][policy] = total if isinstance(total, float) else None
+                    lattice[i][policy] = mean_step(e, 1)
+                else:
+                    scale = col.scale or 1
+                    out[i][policy] = scaled(total, n, scale)
+                    lattice[i][policy] = mean_step(e, n, scale)
     for i in range(len(keys)):  # the policies in their declared order, as the other recipes
         out[i] = {p: out[i][p] for p in col.policies}
         lattice[i] = {p: lattice[i][p] for p in col.policies}
@@ -269,4 +295,26 @@ def recompute(
     for name, col in prereg.measured.items():
         if col.recipe == MEAN_OF_COLUMNS:
             resolve(name)
+    check_denominators(prereg, data, keys, order, shown)
     return {name: done[name] for name in prereg.measured}, steps
+
+
+def check_denominators(
+    prereg: Prereg, data: Aggregates, keys: list[Any], order: list[int], shown: list[str]
+) -> None:
+    """bad_denominator: a row listing more instance rows in a column's group than the
+    column's declared denominator (columns in prereg order, rows in canonical order)."""
+    rows = data.runs.tally()
+    for col in prereg.measured.values():
+        if col.fixed is None:
+            continue
+        for i in order:
+            a, b = data.runs.span(keys[i], col.group)
+            listed = int(rows[a:b].sum())
+            if listed > col.fixed:
+                raise InputError(
+                    BAD_DENOMINATOR,
+                    data.inst.table.display,
+                    f"row id '{shown[i]}' lists {listed} instance rows for '{col.name}', "
+                    f"more than its declared denominator {col.fixed}",
+                )

@@ -23,6 +23,7 @@ ERROR_CLASSES: tuple[str, ...] = (
     "duplicate_key",
     "bad_type",
     "ambiguous_value",
+    "bad_denominator",  # a row listing more instances than its declared denominator
     # sharded null draws (null-draws, null-merge): after missing_file, unreadable, bad_prereg
     "bad_shards",
     # --lock: a bundle file whose bytes are not the ones the lock hashed (contract, "The lock")

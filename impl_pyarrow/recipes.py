@@ -62,6 +62,8 @@ def _rate(
 ) -> dict[str, float | None]:
     assert m.source is not None and m.scale is not None
     n_all = sum(g.count(i) for i in idx)
+    if m.fixed is not None and n_all:
+        n_all = m.fixed  # instances the row does not list count as null ones
     n_valid = sum(g.n_valid[m.source][i] for i in idx)
     k = sum(g.n_true[m.source][i] for i in idx)
     out: dict[str, float | None] = {}
@@ -86,19 +88,34 @@ def _mean(
             chunks, n_valid = run_values(g, key, idx)
             if pop is None:
                 n_all = sum(g.count(i) for i in idx)
+                if m.fixed is not None and n_all:
+                    n_all = m.fixed  # instances the row does not list count as null ones
             else:
                 n_all = sum(g.n_valid[pop][i] for i in idx)
             total = exact_sum(chunks)
             per_population[pop] = (total, n_valid, n_all, run_decimals(g, key, idx))
         total, n_valid, n_all, places = per_population[pop]
         n = n_valid if pr.policies[p].nulls == "exclude" else n_all
-        if n:
-            out[p] = divide(total, n)
-            steps[p] = mean_lattice(places, n)
-        else:
+        if not n:
             out[p] = None
             steps[p] = None
+        elif m.total:  # a sum: no division (scale 1, n 1)
+            out[p] = scaled_mean(total, 1, 1)
+            steps[p] = mean_lattice(places, 1)
+        else:
+            scale = m.scale or 1
+            out[p] = divide(total, n) if scale == 1 else scaled_mean(total, n, scale)
+            steps[p] = mean_lattice(places, n) * scale
     return out
+
+
+def scaled_mean(total: float | Fraction, n: int, scale: int) -> float | None:
+    """scale * total / n, exactly, rounded once to a double; None beyond the largest one."""
+    exact = Fraction(total) * scale / n
+    try:
+        return float(exact)
+    except OverflowError:
+        return None
 
 
 def _single(
@@ -191,4 +208,24 @@ def recompute(
                     lattice[name][j][p] = mean_lattice(places[j, p], len(vals)) if vals else None
                 rows.append(cell)
             out[name] = rows
+    _check_denominators(pr, groups, row_ids, row_shown, instances_path)
     return out, lattice
+
+
+def _check_denominators(
+    pr: Prereg, groups: Groups, row_ids: list[Any], row_shown: list[str], path: str
+) -> None:
+    """bad_denominator: a row listing more instance rows for a column than its declared
+    denominator (columns in prereg order, rows in canonical order)."""
+    for name, m in pr.measured.items():
+        if m.fixed is None:
+            continue
+        for rid, shown in zip(row_ids, row_shown):
+            listed = sum(groups.count(i) for i in groups.indices(rid, m.group))
+            if listed > m.fixed:
+                raise InputError(
+                    "bad_denominator",
+                    path,
+                    f"row id {shown!r} lists {listed} instance rows for {name!r}, more than "
+                    f"its declared denominator {m.fixed}",
+                )

@@ -43,7 +43,7 @@ tolerances:
 seed: 1
 null_draws: 20
 chance: {{epsilon: 1.0e-12, threshold: 0.001}}
-controls: {{}}
+controls:{controls}
 """
 
 
@@ -86,11 +86,14 @@ SCHEMA = {
 }
 
 
-def write_prereg(path: Path, measured: list[str], tolerances: list[str]) -> Path:
-    """The prereg above with these `columns.measured` and `tolerances` lines."""
+def write_prereg(
+    path: Path, measured: list[str], tolerances: list[str], controls: list[str] = ()
+) -> Path:
+    """The prereg above with these `columns.measured`, `tolerances` and `controls` lines."""
     text = PREREG.format(
         measured="\n".join(f"    {m}" for m in measured),
         tolerances="\n".join(f"  {t}" for t in tolerances),
+        controls="".join(f"\n  {c}" for c in controls) or " {}",
     )
     path.write_text(text, encoding="utf-8")
     return path

@@ -85,7 +85,7 @@ def _short(err: jsonschema.ValidationError) -> str:
     if err.validator == "oneOf" and "controls" in map(str, err.absolute_path):
         return "matches no control's shape (flip, shift, nullify, swap, reorder)"
     if err.validator == "oneOf":
-        return "matches no recipe's shape (rate, mean, mean_of_columns, single_value)"
+        return "matches no recipe's shape (rate, mean, sum, mean_of_columns, single_value)"
     return err.message if len(err.message) < 200 else err.message[:197] + "..."
 
 
@@ -120,7 +120,9 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
         for pol in spec.get("policies", []):
             if pol not in policies:
                 raise bad(f"column {name!r}: unknown policy {pol!r}")
-            if recipe in ("rate", "mean") and policies[pol]["recipe"] != recipe:
+            # a sum takes mean policies: the same rows and nulls, no division
+            wanted = "mean" if recipe == "sum" else recipe
+            if recipe in ("rate", "mean", "sum") and policies[pol]["recipe"] != wanted:
                 raise bad(
                     f"column {name!r}: policy {pol!r} is for {policies[pol]['recipe']}, not {recipe}"
                 )

@@ -128,7 +128,7 @@ def _averages_real_values(doc: dict, column: str) -> bool:
     spec = doc["columns"]["measured"][column]
     if spec["recipe"] == "mean_of_columns":
         return all(_averages_real_values(doc, c) for c in spec["columns"])
-    return spec["recipe"] == "mean"
+    return spec["recipe"] in ("mean", "sum")
 
 
 def _exposed_columns(cells: list[dict[str, str]], doc: dict, trials: bool) -> list[str]:

@@ -15,7 +15,8 @@ MEAN = "mean"
 MEAN_OF_COLUMNS = "mean_of_columns"
 SINGLE_VALUE = "single_value"
 PUBLISHED_DECIMALS = "published"  # exact_decimals: every cell at the decimals it prints
-RECIPES = (RATE, MEAN, MEAN_OF_COLUMNS, SINGLE_VALUE)
+SUM = "sum"  # read as a mean that is not divided (Measured.total): same sources, policies
+RECIPES = (RATE, MEAN, SUM, MEAN_OF_COLUMNS, SINGLE_VALUE)
 NUMERIC_RECIPES = (RATE, MEAN, MEAN_OF_COLUMNS)
 NULL_MODES = {RATE: ("failure", "exclude"), MEAN: ("exclude", "zero")}
 
@@ -36,6 +37,10 @@ class Measured:
     # per policy of a mean column: the instance column whose null rows leave the
     # population before the mean (policy key population.not_null), if it declares one
     population: dict[str, str] = field(default_factory=dict)
+    # a `sum` column: the mean's rows and nulls, the sum itself (no division)
+    total: bool = False
+    # `denominator: {fixed: N}`: the row's group has N instances (None: the rows it lists)
+    fixed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -135,7 +140,7 @@ def _measured(
             raise chk.fail(f"policies.{policy}.recipe: unknown recipe '{precipe}'")
         if mode not in NULL_MODES[precipe]:
             raise chk.fail(f"policies.{policy}.nulls: unknown mode '{mode}' for recipe '{precipe}'")
-        if recipe != MEAN_OF_COLUMNS and precipe != recipe:
+        if recipe != MEAN_OF_COLUMNS and precipe != (MEAN if recipe == SUM else recipe):
             raise chk.fail(f"{where}.policies: policy '{policy}' is for recipe '{precipe}'")
         nulls[policy] = mode
         if "population" in pspec:
@@ -147,10 +152,35 @@ def _measured(
             name, recipe, None, group, None, tuple(listed), nulls, tolerance, tuple(columns)
         )
     source = _string(chk, spec, "source", where)
-    scale = _integer(chk, spec, "scale", where) if recipe == RATE else None
+    scale = None
+    if recipe == RATE or (recipe == MEAN and "scale" in spec):
+        scale = _integer(chk, spec, "scale", where)
+        if scale < 1:
+            raise chk.fail(f"{where}.scale must be at least 1")
+    fixed = _denominator(chk, spec, where) if recipe in (RATE, MEAN) else None
     return Measured(
-        name, recipe, source, group, scale, tuple(listed), nulls, tolerance, (), population
+        name,
+        MEAN if recipe == SUM else recipe,
+        source,
+        group,
+        scale,
+        tuple(listed),
+        nulls,
+        tolerance,
+        (),
+        population,
+        total=recipe == SUM,
+        fixed=fixed,
     )
+
+
+def _denominator(chk: Checker, spec: dict[Any, Any], where: str) -> int | None:
+    """`denominator`: absent or `rows` (None), or {fixed: N} with N >= 1."""
+    raw = spec.get("denominator", "rows")
+    if raw == "rows":
+        return None
+    block = chk.block(raw, f"{where}.denominator", ("fixed",))
+    return chk.integer(block["fixed"], f"{where}.denominator.fixed", 1)
 
 
 def _population(chk: Checker, raw: Any, policy: str, recipe: str) -> str:

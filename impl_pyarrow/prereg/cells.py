@@ -11,7 +11,7 @@ from ..errors import InputError
 from . import document
 from .fields import Tolerance, is_int, tiers
 
-RECIPES: tuple[str, ...] = ("rate", "mean", "mean_of_columns", "single_value")
+RECIPES: tuple[str, ...] = ("rate", "mean", "sum", "mean_of_columns", "single_value")
 # Allowed `nulls` values per policy recipe.
 NULLS_BY_RECIPE: dict[str, tuple[str, ...]] = {
     "rate": ("failure", "exclude"),
@@ -43,6 +43,8 @@ class Measured:
     scale: int | None = None
     tolerance: Tolerance | None = None
     columns: tuple[str, ...] = ()
+    total: bool = False  # recipe `sum`: a mean's rows and policies, not divided
+    fixed: int | None = None  # denominator {fixed: N}; None: the rows listed
 
 
 @dataclass(frozen=True)
@@ -209,12 +211,15 @@ def _measured(
         return Measured(name=name, recipe=recipe, policies=pols, tolerance=tol, columns=cols)
     source = _string(spec, "source", path, where)
     scale: int | None = None
-    if recipe == "rate":
+    if recipe == "rate" or (recipe == "mean" and "scale" in spec):
         if "scale" not in spec:
             raise _bad(path, f"missing key {where}scale")
         scale = spec["scale"]
-        if not is_int(scale):
-            raise _bad(path, f"key {where}scale is not an integer")
+        if not is_int(scale) or scale < 1:
+            raise _bad(path, f"key {where}scale is not a positive integer")
+    fixed = _fixed(spec.get("denominator", "rows"), path, where) if recipe != "sum" else None
+    total = recipe == "sum"  # a sum takes a mean's rows, nulls and policies
+    recipe = "mean" if total else recipe
     for p in pols:
         used[p] = _policy(policies, p, recipe, name, path)
     return Measured(
@@ -225,7 +230,21 @@ def _measured(
         group=group,
         scale=scale,
         tolerance=tol,
+        total=total,
+        fixed=fixed,
     )
+
+
+def _fixed(raw: Any, path: str, where: str) -> int | None:
+    """`denominator`: `rows` (None) or {fixed: N}, N a whole number >= 1."""
+    if raw == "rows":
+        return None
+    if not isinstance(raw, dict) or set(raw) != {"fixed"}:
+        raise _bad(path, f"key {where}denominator is not rows or {{fixed: N}}")
+    n = raw["fixed"]
+    if not is_int(n) or n < 1:
+        raise _bad(path, f"key {where}denominator.fixed is not a positive integer")
+    return n
 
 
 def _check_mean_of_columns(measured: dict[str, Measured], path: str) -> None:
