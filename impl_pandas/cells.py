@@ -28,6 +28,7 @@ from .tiers import (
 )
 from .values import format_value, is_null
 
+INFEASIBLE = "infeasible"  # a no_antecedent value no count can produce (Feasibility)
 CELLS_HEADER = ["row_id", "column", "kind", "policy", "published", "recomputed", "abs_diff", "tier"]
 CENSUS_HEADER = ["row_id", "column", "class", "best_tier", "policies", "min_abs_diff"]
 
@@ -115,9 +116,14 @@ def judge(col: Measured, board: Table, recomputed: Recomputed) -> Judged:
 
 
 def build(
-    prereg: Prereg, board: Table, shown_ids: list[str], judged: dict[str, Judged]
+    prereg: Prereg,
+    board: Table,
+    shown_ids: list[str],
+    judged: dict[str, Judged],
+    infeasible: frozenset[tuple[int, str]] = frozenset(),
 ) -> tuple[list[list[str]], list[list[str]], dict[str, list[str]]]:
-    """cells rows, census rows (both sorted) and each measured column's census classes."""
+    """cells rows, census rows (both sorted) and each measured column's census classes;
+    a no_antecedent cell in `infeasible` (row index, column) has class infeasible."""
     assert board.frame is not None
     kinds = prereg.kind_of()
     cells: list[list[str]] = []
@@ -129,7 +135,8 @@ def build(
         for i, row_id in enumerate(shown_ids):
             if kind != "measured":
                 cells.append([row_id, name, kind, NO_POLICY, published[i], "", "", ""])
-                census.append([row_id, name, kind, "", "", ""])
+                infeasible_here = kind == "no_antecedent" and (i, name) in infeasible
+                census.append([row_id, name, INFEASIBLE if infeasible_here else kind, "", "", ""])
                 continue
             jd = judged[name]
             reached: list[tuple[int, str]] = []

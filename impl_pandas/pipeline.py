@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import cells, chance, checks, instances, nulls, read, recipes
+from . import cells, chance, checks, feasibility, instances, nulls, read, recipes
 from .prereg import leaderboard as prereg_mod
 from .prereg import load_document
 from .values import format_value
@@ -16,6 +16,7 @@ REPRODUCE = "reproduce.csv"
 CHANCE = "chance.csv"
 NULLS = "nulls.csv"
 HIST = "null_hist.csv"
+FEASIBILITY = "feasibility.csv"
 
 
 def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
@@ -55,6 +56,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
     instances.check_duplicate_keys(data, pre)
     checks.leaderboard_types(board, pre)  # bad_type
+    feasibility.check_types(board, pre)
     checks.row_id_kinds(board, inst, pre)
     instances.check_types(data, pre)
 
@@ -65,7 +67,10 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     recomputed, steps = recipes.recompute(pre, board, data, shown_ids, order)  # ambiguous_value
 
     judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
-    cell_rows, census_rows, classes = cells.build(pre, board, shown_ids, judged)
+    feasible_rows, infeasible = feasibility.build(pre, board, shown_ids)
+    cell_rows, census_rows, classes = cells.build(
+        pre, board, shown_ids, judged, frozenset(infeasible)
+    )
     tables = {name: jd.table(order) for name, jd in judged.items()}
     for name, table in tables.items():  # the table's diagonal is the census
         assert nulls.observed(table) == classes[name].count("reproduced"), name
@@ -76,6 +81,8 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
         REPRODUCE: render(nulls.REPRODUCE_HEADER, nulls.reproduce_rows(tables, canonical_ids)),
         CHANCE: render(chance.CHANCE_HEADER, chance.rows(judged, steps, pre.chance)),
     }
+    if pre.feasibility:  # declared: docs/contract.md, Feasibility
+        files[FEASIBILITY] = render(feasibility.HEADER, feasible_rows)
     if draws:
         null_rows, hist_rows = nulls.build(tables, pre.seed, pre.null_draws)
         files[NULLS] = render(nulls.NULLS_HEADER, null_rows)

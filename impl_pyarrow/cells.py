@@ -131,14 +131,20 @@ def cells_rows(
 
 
 def census_rows(
-    pr: Prereg, lb: Leaderboard, judged: dict[str, list[list[Judged]]]
+    pr: Prereg,
+    lb: Leaderboard,
+    judged: dict[str, list[list[Judged]]],
+    infeasible: set[tuple[int, str]] | None = None,
 ) -> list[list[str]]:
-    """Rows of census.csv, sorted by (row_id, column)."""
+    """Rows of census.csv, sorted by (row_id, column); a no_antecedent cell found
+    infeasible (Feasibility) has class infeasible."""
     rows: list[list[str]] = []
     for j, rid in enumerate(lb.row_shown):
         for name in lb.names:
             kind = kind_of(pr, name)
-            if kind != "measured":
+            if kind == "no_antecedent" and infeasible and (j, name) in infeasible:
+                rows.append([rid, name, "infeasible", "", "", ""])
+            elif kind != "measured":
                 rows.append([rid, name, kind, "", "", ""])
             else:
                 rows.append([rid, name, *census_class(judged[name][j])])

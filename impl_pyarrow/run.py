@@ -6,6 +6,9 @@ from . import checks
 from .aggregate import aggregate
 from .cells import CELLS_HEADER, CENSUS_HEADER, cells_rows, census_rows, judge, leaderboard
 from .chance import CHANCE_HEADER, chance_rows
+from .feasibility import HEADER as FEASIBILITY_HEADER
+from .feasibility import check_types as feasibility_types
+from .feasibility import feasibility_rows
 from .nullcount import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER
 from .nulls import column_masks, nulls_rows, reproduce_rows
 from .prereg import cells as prereg
@@ -66,6 +69,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
         checks.duplicate_instance_key(keys, pr.instance_key, in_path)
         del keys
     checks.leaderboard_types(pr, lb_table.schema, lb_path)
+    feasibility_types(pr, lb_table.schema, lb_path)
     checks.row_id_kinds(pr, lb_table.schema, instances.schema, in_path)
     checks.instance_types(pr, instances, in_path)
 
@@ -75,12 +79,15 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     rec, lattice = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
     judged = judge(pr, lb, rec)
     masks = column_masks(pr, lb, rec)
+    feasible, infeasible = feasibility_rows(pr, lb)
     files = {
         "cells.csv": render_csv(CELLS_HEADER, cells_rows(pr, lb, judged)),
-        "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged)),
+        "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged, infeasible)),
         "reproduce.csv": render_csv(REPRODUCE_HEADER, reproduce_rows(lb, masks)),
         "chance.csv": render_csv(CHANCE_HEADER, chance_rows(pr, lb, rec, lattice)),
     }
+    if pr.feasibility:  # declared (docs/contract.md, Feasibility)
+        files["feasibility.csv"] = render_csv(FEASIBILITY_HEADER, feasible)
     if draws:
         null_rows, hist_rows = nulls_rows(pr, masks)
         files["nulls.csv"] = render_csv(NULLS_HEADER, null_rows)

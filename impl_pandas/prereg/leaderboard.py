@@ -52,6 +52,24 @@ class Chance:
 
 
 @dataclass(frozen=True)
+class Feasible:
+    """A column declared under `feasibility`: its count, scale, score range and rounding."""
+
+    column: str
+    over: int | None  # a fixed N, or None when each row's N is in over_column
+    over_column: str | None
+    scale: int
+    lo: int
+    hi: int
+    decimals: int
+    rounding: str
+
+
+FEASIBLE_KEYS = ("over", "scale", "scores", "decimals", "rounding")
+ROUNDINGS = ("half_even", "half_up", "truncate")
+
+
+@dataclass(frozen=True)
 class Prereg:
     """The validated preregistration."""
 
@@ -66,6 +84,7 @@ class Prereg:
     seed: int
     null_draws: int
     chance: Chance
+    feasibility: dict[str, Feasible] = field(default_factory=dict)
 
     def kind_of(self) -> dict[str, str]:
         """Leaderboard column name to its kind."""
@@ -270,6 +289,54 @@ def _chance(chk: Checker, top: dict[Any, Any]) -> Chance:
     return Chance(epsilon=epsilon, threshold=threshold)
 
 
+def _feasibility(
+    chk: Checker,
+    top: dict[Any, Any],
+    structural: list[str],
+    no_antecedent: list[str],
+    measured: dict[str, Measured],
+) -> dict[str, Feasible]:
+    """`feasibility` (optional): the declared columns, in the prereg's order."""
+    if "feasibility" not in top:
+        return {}
+    spec = chk.name_keys(top["feasibility"], "feasibility")
+    out: dict[str, Feasible] = {}
+    for name, raw in spec.items():
+        where = f"feasibility.{name}"
+        col = measured.get(name)
+        if name not in no_antecedent and (col is None or col.recipe == SINGLE_VALUE):
+            raise chk.fail(
+                f"{where}: not a no_antecedent column or a numeric measured column of the prereg"
+            )
+        body = chk.block(raw, where, FEASIBLE_KEYS)
+        over_raw = body["over"]
+        over: int | None = None
+        over_column: str | None = None
+        if isinstance(over_raw, dict):
+            over_column = _string(
+                chk, chk.block(over_raw, f"{where}.over", ("column",)), "column", f"{where}.over"
+            )
+            if over_column not in structural and over_column not in no_antecedent:
+                raise chk.fail(
+                    f"{where}.over.column: '{over_column}' is not a structural or "
+                    "no_antecedent column of the prereg"
+                )
+        else:
+            over = chk.integer(over_raw, f"{where}.over", low=1)
+        scale = chk.integer(body["scale"], f"{where}.scale", low=1)
+        scores = body["scores"]
+        if not isinstance(scores, list) or len(scores) != 2:
+            raise chk.fail(f"{where}.scores must be a list of two integers")
+        lo = chk.integer(scores[0], f"{where}.scores[0]")
+        hi = chk.integer(scores[1], f"{where}.scores[1]")
+        if lo >= hi:
+            raise chk.fail(f"{where}.scores: the least must be below the greatest")
+        decimals = chk.integer(body["decimals"], f"{where}.decimals", low=0)
+        rounding = chk.choice(body["rounding"], f"{where}.rounding", ROUNDINGS)
+        out[name] = Feasible(name, over, over_column, scale, lo, hi, decimals, rounding)
+    return out
+
+
 @dataclass(frozen=True)
 class NullKeys:
     """What the shard commands need: the measured column names, seed, null_draws."""
@@ -320,6 +387,7 @@ def parse(doc: Any, path: str) -> Prereg:
 
     seed, null_draws = _null_keys(chk, top)
     chance = _chance(chk, top)
+    feasibility = _feasibility(chk, top, structural, no_antecedent, measured)
     return Prereg(
         leaderboard=leaderboard,
         instances=instances,
@@ -332,4 +400,5 @@ def parse(doc: Any, path: str) -> Prereg:
         seed=seed,
         null_draws=null_draws,
         chance=chance,
+        feasibility=feasibility,
     )

@@ -56,6 +56,20 @@ class ChanceRule:
 
 
 @dataclass(frozen=True)
+class FeasibleColumn:
+    """A column under `feasibility`: N (fixed, or the column holding it), the written
+    scale of a mean of 1, the score range [least, greatest], decimals and rounding."""
+
+    name: str
+    count: int | str  # an int: N itself; a str: the leaderboard column holding each row's N
+    scale: int
+    least: int
+    greatest: int
+    decimals: int
+    rounding: str
+
+
+@dataclass(frozen=True)
 class Prereg:
     """The validated preregistration."""
 
@@ -72,6 +86,7 @@ class Prereg:
     seed: int
     null_draws: int
     chance: ChanceRule
+    feasibility: tuple[FeasibleColumn, ...] = ()
 
 
 def load(path: str) -> Any:
@@ -337,6 +352,67 @@ def null_settings(doc: Any, path: str) -> NullSettings:
     return NullSettings(measured=tuple(measured_raw), seed=seed, null_draws=draws)
 
 
+def _feasibility(
+    doc: dict[Any, Any],
+    path: str,
+    structural: tuple[str, ...],
+    no_antecedent: tuple[str, ...],
+    measured: dict[str, Measured],
+) -> tuple[FeasibleColumn, ...]:
+    """`feasibility`, if declared: each column's count, scale, scores, decimals, rounding."""
+    if "feasibility" not in doc:
+        return ()
+    spec = _mapping(doc, "feasibility", path)
+    found: list[FeasibleColumn] = []
+    for name, raw in spec.items():
+        where = f"feasibility.{name}"
+        if not isinstance(name, str):
+            raise _bad(path, "a feasibility column name is not a string")
+        numeric = name in measured and measured[name].recipe != "single_value"
+        if not (name in no_antecedent or numeric):
+            raise _bad(path, f"{where} names no no_antecedent or numeric measured column")
+        if not isinstance(raw, dict):
+            raise _bad(path, f"key {where} is not a mapping")
+        for key in ("over", "scale", "scores", "decimals", "rounding"):
+            if key not in raw:
+                raise _bad(path, f"missing key {where}.{key}")
+        extra = sorted(
+            str(k) for k in raw if k not in ("over", "scale", "scores", "decimals", "rounding")
+        )
+        if extra:
+            raise _bad(path, f"unknown key {where}.{extra[0]}")
+        over = raw["over"]
+        count: int | str
+        if isinstance(over, dict):
+            if list(over) != ["column"] or not isinstance(over["column"], str):
+                raise _bad(path, f"key {where}.over is not {{column: <name>}}")
+            count = over["column"]
+            if count not in structural and count not in no_antecedent:
+                raise _bad(
+                    path, f"{where}.over.column {count!r} is no structural or no_antecedent column"
+                )
+        elif is_int(over) and over >= 1:
+            count = over
+        else:
+            raise _bad(path, f"key {where}.over is not a whole number of at least 1")
+        scale = raw["scale"]
+        if not is_int(scale) or scale < 1:
+            raise _bad(path, f"key {where}.scale is not a whole number of at least 1")
+        scores = raw["scores"]
+        if not (isinstance(scores, list) and len(scores) == 2 and all(is_int(v) for v in scores)):
+            raise _bad(path, f"key {where}.scores is not two whole numbers")
+        if scores[0] >= scores[1]:
+            raise _bad(path, f"key {where}.scores: the least is not below the greatest")
+        decimals = raw["decimals"]
+        if not is_int(decimals) or decimals < 0:
+            raise _bad(path, f"key {where}.decimals is not a whole number of at least 0")
+        rounding = raw["rounding"]
+        if rounding not in ("half_even", "half_up", "truncate"):
+            raise _bad(path, f"unknown rounding {where}.rounding {rounding!r}")
+        found.append(FeasibleColumn(name, count, scale, scores[0], scores[1], decimals, rounding))
+    return tuple(found)
+
+
 def validate(doc: Any, path: str) -> Prereg:
     """The schema, then every key this contestant needs; bad_prereg on the first problem."""
     leaderboard, instances = bundle_files(doc, path)
@@ -380,6 +456,7 @@ def validate(doc: Any, path: str) -> Prereg:
 
     seed, draws = _draw_settings(doc, path)
     chance = _chance_rule(doc, path)
+    feasibility = _feasibility(doc, path, structural, no_antecedent, measured)
 
     return Prereg(
         path=path,
@@ -395,4 +472,5 @@ def validate(doc: Any, path: str) -> Prereg:
         seed=seed,
         null_draws=draws,
         chance=chance,
+        feasibility=feasibility,
     )
