@@ -157,6 +157,8 @@ def read(aggregate: str) -> tuple[list[dict], list[dict], dict[str, Any]]:
                 "exception": False,
                 "verifier_ran": True,
                 "config_source": "none",
+                # the format records no verifier warning: none is flagged broken
+                "verifier_broken": False,
             }
         )
         inp = rec["input"] if isinstance(rec["input"], dict) else {}

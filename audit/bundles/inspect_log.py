@@ -125,6 +125,8 @@ def read(path: str, scorer: str | None) -> tuple[list[dict], list[dict], dict[st
                 "exception": s.error is not None,
                 "verifier_ran": bool(s.scores),
                 "config_source": "none",
+                # the format records no verifier warning: none is flagged broken
+                "verifier_broken": False,
             }
         )
         items.append(

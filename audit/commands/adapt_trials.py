@@ -14,7 +14,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         default="harbor-trial-v1",
-        help="the jobs' format: harbor-trial-v1 (default) or tb-run-v1",
+        help="the jobs' format: harbor-trial-v1 (default), tb-run-v1, or trial-table-v1"
+        " (a folder holding trials.parquet, as adapt-inspect and adapt-eee write it)",
     )
     p.add_argument("--out", required=True, help="the folder for trials.parquet and adapter.json")
     p.add_argument("--duplicates", default=None, help="tb-run-v1: once | as_shipped")

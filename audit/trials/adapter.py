@@ -18,7 +18,7 @@ from typing import Any
 import polars as pl
 
 from audit.errors import AuditError
-from audit.files import write_atomic
+from audit.files import file_blake3, write_atomic
 from audit.trials.verifiers import VERIFIER_SCHEMA, run_summary, verifier_fields
 
 FORMAT = "harbor-trial-v1"
@@ -327,7 +327,8 @@ def _crosscheck(job_result: Any, rows: list[dict[str, Any]]) -> dict[str, Any] |
     }
 
 
-FORMATS = (FORMAT, "tb-run-v1")
+TABLE_FORMAT = "trial-table-v1"  # a trial table an intake adapter wrote (adapt-inspect, adapt-eee)
+FORMATS = (FORMAT, "tb-run-v1", TABLE_FORMAT)
 LOOKED_FOR = "<run>/<trial>/result.json (Harbor trial folders)"
 
 
@@ -346,6 +347,8 @@ def adapt(
         raise AuditError("bad_args", jobs, f"unknown format {fmt!r}; known: {', '.join(FORMATS)}")
     if not Path(jobs).is_dir():
         raise AuditError("missing_file", jobs, "jobs directory does not exist or is not a folder")
+    if fmt == TABLE_FORMAT:
+        return _adapt_table(jobs)
     if fmt != FORMAT:
         return _adapt_tb(jobs, duplicates, min_tries)
     table, doc = _adapt_harbor(jobs, only)
@@ -375,6 +378,51 @@ def _refuse_empty(table: pl.DataFrame, jobs: str, looked_for: str) -> None:
     """Section 2.7: an adapter that reads zero trials refuses."""
     if table.height == 0:
         raise AuditError("no_trials", jobs, f"no trial read; looked for {looked_for}")
+
+
+def _adapt_table(jobs: str) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """A folder holding a trial table already written in this schema (section 2), as
+    ``adapt-inspect`` and ``adapt-eee`` write it: read whole, its columns and types
+    checked against the schema, its rows put in the adapter's order."""
+    path = Path(jobs) / "trials.parquet"
+    if not path.is_file():
+        raise AuditError("missing_file", str(path), "no trial table in the folder")
+    try:
+        got = pl.read_parquet_schema(path)
+    except Exception as e:  # noqa: BLE001 - any footer failure is one unusable-input line
+        raise AuditError("unreadable", str(path), f"not parquet ({type(e).__name__})") from None
+    if list(got) != list(SCHEMA):
+        missing = [c for c in SCHEMA if c not in got]
+        extra = [c for c in got if c not in SCHEMA]
+        raise AuditError(
+            "bad_type",
+            str(path),
+            f"not the trial table's columns (missing {missing or 'none'}, "
+            f"unknown {extra or 'none'}, or out of order)",
+        )
+    for name, dtype in SCHEMA.items():
+        if got[name] != dtype and got[name] != pl.Null:
+            raise AuditError("bad_type", str(path), f"column {name!r} is {got[name]}, not {dtype}")
+    try:
+        table = pl.read_parquet(path).cast(SCHEMA)
+    except Exception as e:  # noqa: BLE001
+        raise AuditError("unreadable", str(path), f"a page cannot be read ({type(e).__name__})")
+    _refuse_empty(table, jobs, "trials.parquet (the trial table)")
+    table = table.sort(["run", "task", "trial_id", "copy"])
+    runs: dict[str, Any] = {}
+    for row in table.select("run", "status").iter_rows():
+        info = runs.setdefault(
+            row[0], {"rows": 0, "statuses": dict.fromkeys(("errored", "scored", "unscored"), 0)}
+        )
+        info["rows"] += 1
+        if row[1] in info["statuses"]:
+            info["statuses"][row[1]] += 1
+    doc = {
+        "format": TABLE_FORMAT,
+        "files": [{"path": "trials.parquet", "blake3": file_blake3(path)}],
+        "runs": runs,
+    }
+    return table, doc
 
 
 def _adapt_tb(
@@ -500,6 +548,12 @@ def adapt_to(
 
 
 def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
+    if doc["format"] == TABLE_FORMAT:
+        return [
+            f"{run}: {info['rows']} rows; scored {info['statuses']['scored']}, errored "
+            f"{info['statuses']['errored']}, unscored {info['statuses']['unscored']}"
+            for run, info in doc["runs"].items()
+        ]
     if doc["format"] != FORMAT:
         from audit.trials.adapter_tb import summary_lines as tb_lines
 

@@ -207,8 +207,8 @@ def _source(chk: Checker, raw: Any) -> Source:
     if kind == TRIALS:
         tb = raw.get("format") == "tb-run-v1"  # section 16.1: two more keys, the referee's
         spec = chk.block(raw, "source", _TRIALS_SOURCE + (_TB_SOURCE_EXTRA if tb else ()))
-        if spec["format"] not in ("harbor-trial-v1", "tb-run-v1"):
-            raise chk.fail("source.format must be harbor-trial-v1 or tb-run-v1")
+        if spec["format"] not in ("harbor-trial-v1", "tb-run-v1", "trial-table-v1"):
+            raise chk.fail("source.format must be harbor-trial-v1, tb-run-v1 or trial-table-v1")
         jobs = spec["jobs"]
         if not isinstance(jobs, str) or not jobs or jobs.startswith("/"):
             raise chk.fail("source.jobs must be a folder inside the bundle folder")

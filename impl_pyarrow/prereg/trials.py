@@ -303,7 +303,8 @@ def _source(raw: Any, path: str) -> Source:
             s = _keys(raw, TRIALS_KEYS + TB_EXTRA_KEYS, path, w)
         else:
             s = _keys(raw, TRIALS_KEYS, path, w)
-            _const(s, "format", "harbor-trial-v1", path, w)
+            if s.get("format") != "trial-table-v1":  # a table an intake adapter wrote
+                _const(s, "format", "harbor-trial-v1", path, w)
         _string(s, "jobs", path, w)
         return Source(kind="trials", table=_string(s, "table", path, w))
     raise _bad(path, f"unknown source.kind {kind!r}")
