@@ -8,7 +8,12 @@ from pathlib import Path
 import polars as pl
 
 from audit.cells import prereg as prereg_mod
-from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
+from audit.cells.summary import (
+    NO_INSTANCE_ROWS,
+    CensusSummary,
+    constructed_words,
+    infeasible_words,
+)
 from audit.core import disclosure
 from audit.core.agree import read_csv
 from audit.core.agreement import Agreement
@@ -16,6 +21,15 @@ from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
+INFEASIBLE = "infeasible"  # docs/contract.md, Feasibility: counted apart, when declared
+
+
+def classes_of(doc: dict) -> tuple[str, ...]:
+    """The census classes of an arm: infeasible too when its prereg declares feasibility
+    (an arm that declares none keeps the five, and its files their bytes)."""
+    return (*CLASSES, INFEASIBLE) if doc.get("feasibility") else CLASSES
+
+
 P_NOT_COMPUTABLE = "n/c"
 P_NOT_COMPUTABLE_TEXT = (
     "p n/c: not computable. No row's recomputed values reproduce any row's published value "
@@ -59,7 +73,7 @@ def column_table(
     diff = pl.col("min_abs_diff").cast(pl.Float64, strict=False)
     aggs = [
         pl.len().alias("cells"),
-        *[(pl.col("class") == c).sum().alias(c) for c in CLASSES[2:]],
+        *[(pl.col("class") == c).sum().alias(c) for c in classes_of(doc)[2:]],
         *[(pl.col("best_tier") == str(k)).sum().alias(f"tier_{k}") for k in range(max_tiers + 1)],
         *[
             pl.col("policies").str.split(";").list.contains(p).sum().alias(f"reproduced_{p}")
@@ -115,10 +129,12 @@ def rows_csv(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES
     return _csv(row_table(census, doc, classes))
 
 
-def check_complete(census: pl.DataFrame, rows: int, cols: int, path: str) -> dict[str, int]:
+def check_complete(
+    census: pl.DataFrame, rows: int, cols: int, path: str, classes: tuple[str, ...] = CLASSES
+) -> dict[str, int]:
     """Totals per class; census_incomplete unless every cell has exactly one known class."""
-    totals = {c: int((census["class"] == c).sum()) for c in CLASSES}
-    unknown = census.filter(~pl.col("class").is_in(CLASSES)).height
+    totals = {c: int((census["class"] == c).sum()) for c in classes}
+    unknown = census.filter(~pl.col("class").is_in(list(classes))).height
     if sum(totals.values()) != rows * cols or unknown or census.height != rows * cols:
         raise AuditError(
             "census_incomplete",
@@ -140,7 +156,8 @@ def summarise(
     nulls = read_csv(Path(contestant_dir) / "nulls.csv")
     chance = read_csv(Path(contestant_dir) / "chance.csv")
     rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
-    totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"))
+    classes = classes_of(doc)
+    totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"), classes)
     table = column_table(census, nulls, doc, chance)
     summary = CensusSummary(
         arm_prereg=doc["name"],
@@ -158,7 +175,7 @@ def summarise(
     write_atomic(out / "census.json", summary.to_json())
     write_atomic(out / "census_columns.csv", _csv(table))
     write_atomic(out / "census_cells.csv", (Path(contestant_dir) / "census.csv").read_bytes())
-    write_atomic(out / "census_rows.csv", rows_csv(census, doc))
+    write_atomic(out / "census_rows.csv", rows_csv(census, doc, classes))
     write_atomic(out / "census.txt", render(summary, table, doc))
     return summary
 
@@ -175,11 +192,12 @@ def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
     lines = [
         f"secondseat census: prereg {summary.arm_prereg} (blake3 {summary.prereg_blake3[:16]}...)",
         f"{summary.cells:,} cells = {summary.rows} rows x {summary.columns} columns",
-        *[f"  {name:<14}{c[name]:>7,}" for name in CLASSES],
+        *[f"  {name:<14}{c[name]:>7,}" for name in c],
         (
             f"{summary.with_antecedent} cells with an antecedent: {c['reproduced']} reproduced, "
             f"{c['divergent']} divergent, {c['no_data']} no data"
         ),
+        *([infeasible_words(c[INFEASIBLE])] if INFEASIBLE in c else []),
         *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
         *disclosure.text(doc),
         "",

@@ -48,3 +48,12 @@ def constructed_words(r: dict, epsilon: float) -> str:
         f"(exact p = {float(r['chance_p']):.2g}); the instance values may have been derived "
         "from the published ones"
     )
+
+
+def infeasible_words(count: int) -> str:
+    """The infeasible class in words (census.txt, report), on an arm declaring feasibility."""
+    return (
+        f"{count} published value(s) of no_antecedent columns no count can produce at the "
+        "declared N (infeasible: docs/contract.md, Feasibility), counted apart from "
+        "no_antecedent and divergent"
+    )

@@ -27,10 +27,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.core.agree import TRIAL_KEYS, agree
-    from audit.core.arm_kind import TRIALS, kind_of_file
+    from audit.core.agree import agree, keys_for
 
-    keys = TRIAL_KEYS if kind_of_file(args.prereg) == TRIALS else None
+    keys = keys_for(args.prereg)
     rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)
     print(f"agreement: {rep.census_cells_compared} cells, {rep.disagreements} disagreement(s)")
     return 0

@@ -37,6 +37,22 @@ TRIAL_KEYS: dict[str, list[str]] = {
 }
 
 
+# written when a leaderboard prereg declares feasibility (docs/contract.md, Feasibility)
+FEASIBILITY_KEYS: dict[str, list[str]] = {"feasibility.csv": ["row_id", "column"]}
+
+
+def keys_for(prereg_path: str) -> dict[str, list[str]]:
+    """The files compared on an arm, by their keys: the prereg's kind decides, and a
+    leaderboard prereg declaring feasibility adds feasibility.csv."""
+    from audit.cells.prereg import load_yaml
+    from audit.core.arm_kind import TRIALS, kind_of
+
+    doc = load_yaml(prereg_path)
+    if kind_of(doc, prereg_path) == TRIALS:
+        return TRIAL_KEYS
+    return {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else KEYS
+
+
 def read_csv(path: Path) -> pl.DataFrame:
     """Every field as text, empty fields kept as empty strings, not nulls."""
     if not path.is_file():

@@ -7,9 +7,15 @@ import csv
 from pathlib import Path
 
 from audit.cells import prereg
-from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
+from audit.cells.summary import (
+    NO_INSTANCE_ROWS,
+    CensusSummary,
+    constructed_words,
+    infeasible_words,
+)
 from audit.core import disclosure
 from audit.core.agreement import Agreement
+from audit.feasible import record as feasibility
 from audit.files import write_atomic
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns
@@ -87,6 +93,22 @@ def build(res_dir: str, out_dir: str) -> None:
                 figures=[_figure(svgs, "controls.svg", "controls", "controls-plot")],
             )
         )
+    doc = prereg.load(str(res / "lock" / "prereg.yaml"))
+    feasible_text, feasible_table = feasibility.summary(
+        doc, feasibility.read(res) if doc.get("feasibility") else []
+    )
+    sections.append(
+        render.Section(
+            "Feasibility: can each declared value be true at all?",
+            "feasibility",
+            paragraphs=feasible_text,
+            table=render.table(
+                feasible_table, list(feasible_table[0]) if feasible_table else [], "feasibility"
+            )
+            if feasible_table
+            else None,
+        )
+    )
     chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
     constructed = [
         constructed_words(c, float(summary.chance["epsilon"]))
@@ -105,7 +127,6 @@ def build(res_dir: str, out_dir: str) -> None:
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
-    doc = prereg.load(str(res / "lock" / "prereg.yaml"))
     page = render.Page(
         "secondseat report",
         [*_intro(summary, agreement), vulns.line_of(res)],
@@ -159,6 +180,7 @@ def _intro(summary: CensusSummary, agreement: Agreement) -> list[str]:
         f"{c['reproduced']} reproduce at a declared tier, {c['divergent']} diverge under every "
         f"declared policy, {c['no_data']} have no data. {c['no_antecedent']} have no antecedent "
         f"and {c['structural']} are structural: neither kind is a failure.",
+        *([f"{infeasible_words(c['infeasible'])}."] if "infeasible" in c else []),
         f"The two implementations disagree on {agreement.disagreements} cell(s).",
         *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
     ]

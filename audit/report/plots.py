@@ -23,6 +23,7 @@ CLASS_COLOURS = {
     "reproduced": "#1a9850",
     "divergent": "#d73027",
     "no_data": "#fee08b",
+    "infeasible": "#762a83",  # only where the prereg declares feasibility and a cell is so
 }
 
 
@@ -92,8 +93,10 @@ def _labelled(labels: list[str], height: float, right: float = 0.3) -> tuple[Fig
 
 
 def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str], str]) -> str:
-    """Rows x columns, each cell coloured by its class."""
-    names = list(CLASS_COLOURS)
+    """Rows x columns, each cell coloured by its class (infeasible in the legend only
+    when a cell is)."""
+    shown = set(classes.values())
+    names = [n for n in CLASS_COLOURS if n != "infeasible" or n in shown]
     grid = [[names.index(classes[(r, c)]) for c in columns] for r in rows]
     # margins (inches) from the longest tick label (7 pt) plus its axis label, the
     # legend's longest entry plus its swatch, the title: a layout fixed before drawing
@@ -105,7 +108,7 @@ def census_map(rows: list[str], columns: list[str], classes: dict[tuple[str, str
     fig, (ax,) = _panels(1, (1, 1), panel, (0, 0), (left, right, bottom, 0.45))
     ax.imshow(
         grid,
-        cmap=ListedColormap(list(CLASS_COLOURS.values())),
+        cmap=ListedColormap([CLASS_COLOURS[n] for n in names]),
         vmin=0,
         vmax=len(names) - 1,
         aspect="auto",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
+from audit.feasible import record as feasibility
 from audit.report import limits
 from audit.seal import versus, vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
@@ -150,8 +151,9 @@ def render(res: Path, doc: dict, head: str) -> str:
     out += [
         f"| {r['row_id']} | {r['column']} | {r['class']} | {r['min_abs_diff'] or '-'} |"
         for r in cells
-        if r["class"] in ("divergent", "no_data")
+        if r["class"] in ("divergent", "no_data", "infeasible")
     ]
+    out += feasibility.certificate_lines(res, doc)
     if (res / "controls.csv").exists():
         rows = _csv(res / "controls.csv")
         passed = sum(r["verdict"] == "pass" for r in rows)

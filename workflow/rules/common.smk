@@ -11,6 +11,8 @@ HF_URI = BUNDLE if BUNDLE.startswith("hf://") else None  # fetched by the rule f
 if HF_URI:
     BUNDLE = f"{RES}/bundle/hf"
 RUN_FILES = ["cells", "census", "reproduce", "chance", "nulls", "null_hist"]  # a recompute run's files
+if _PREREG.get("feasibility"):  # declared: the contestants write feasibility.csv too
+    RUN_FILES.append("feasibility")
 BUNDLE_FILES = {
     "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
