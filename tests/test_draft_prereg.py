@@ -178,3 +178,32 @@ def test_missing_keys_alone_are_named_together(tmp_path: Path, demo_bundle: Path
     assert res.stderr.strip() == (
         f"error[bad_prereg]: {prereg}: 3 required key(s) missing: rounding, seed, null_draws"
     )
+
+
+def test_a_trial_table_folder_gets_a_trials_draft_the_lock_refuses(tmp_path: Path) -> None:
+    from tests.test_eee import TARGETS, write_record
+
+    agg = write_record(
+        tmp_path / "src", "acme/x", dict(zip(TARGETS, "AAAB", strict=True)), list(TARGETS)
+    )
+    bundle = tmp_path / "bundle"
+    assert run_audit("adapt-eee", agg, "--out", bundle).code == 0
+    out = tmp_path / "draft.yaml"
+    assert run_audit("draft-prereg", bundle, "--out", out).code == 0
+    doc = yaml.safe_load(out.read_text())
+    assert doc["kind"] == "trials"
+    assert doc["source"] == {
+        "kind": "trials",
+        "format": "trial-table-v1",
+        "jobs": ".",
+        "table": "trials.parquet",
+    }
+    assert doc["leaderboard"]["row_key"] == ["run"]
+    assert doc["undecided"]["leaderboard.parquet"]["score"] == "Float64"
+    schema = yaml.safe_load(
+        (ROOT / "workflow" / "schemas" / "trials-prereg.schema.yaml").read_text()
+    )
+    assert set(_required_paths(schema)) <= _paths(doc)
+    res = _lock(tmp_path, out, bundle)
+    assert res.code == 2 and res.stderr.startswith("error[undecided]:")
+    assert "compare" in res.stderr and "undecided/leaderboard.parquet/score (Float64)" in res.stderr

@@ -7,6 +7,8 @@ and every decision is the placeholder ``UNDECIDED``; the lock refuses the file u
 each column has been moved into a class and each placeholder decided
 (``audit.cells.prereg.undecided_items``). The draft holds every key the prereg's
 schema requires (``complete``): a key the schema comes to require is drafted with it.
+A folder holding a trial table (``trials.parquet``, as ``adapt-eee`` and
+``adapt-inspect`` write it) gets a trials-v1 draft whose source is that table.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from audit.files import write_atomic
 HEADER = """\
 # secondseat preregistration, drafted by `python -m audit draft-prereg` from the
 # column names and types of {bundle} alone: no value was read.
-# Before locking: decide every {p} (policies, tolerances, seed, draws, chance, controls,
-# the disclosure, the bundle's keys) and move every column out of `undecided:` into one class
-# of `columns:` (leaderboard columns) or name it in `bundle:` (instance columns),
+# Before locking: decide every {p} (the method's decisions: policies, tolerances, seed,
+# draws, chance, controls, the disclosure, ...) and move every column out of `undecided:` into
+# one class of `columns:` (leaderboard columns) or name it in `bundle:` (instance columns),
 # then delete `undecided:`. The lock refuses this file, naming each item, until then.
 """
 
@@ -141,8 +143,48 @@ def draft_of(
     return doc
 
 
+TRIALS = "trials.parquet"  # a trial table (docs/trials-contract.md, section 2)
+
+
+def trials_draft_of(name: str, tables: dict[str, dict[str, str]]) -> dict[str, Any]:
+    """A trials-v1 draft for a folder holding an intake adapter's trial table: its source
+    is that table (``trial-table-v1``); a ``leaderboard.parquet`` beside it is the
+    leaderboard, keyed by ``run`` as the adapters write it (else the leaderboard is
+    undecided); every decision the placeholder."""
+    lb = "leaderboard.parquet" if "leaderboard.parquet" in tables else None
+    keyed = lb is not None and "run" in tables[lb]
+    doc: dict[str, Any] = {
+        "version": 1,
+        "kind": "trials",
+        "name": name,
+        "source": {"kind": "trials", "format": "trial-table-v1", "jobs": ".", "table": TRIALS},
+        "leaderboard": (
+            {
+                "table": lb,
+                "row_key": ["run"] if keyed else [PLACEHOLDER],
+                "columns": {
+                    "structural": ["run"] if keyed else [],
+                    "no_antecedent": [],
+                    "measured": {},
+                },
+            }
+            if lb
+            else PLACEHOLDER
+        ),
+    }
+    complete(doc, schema("trials-prereg"))
+    if lb:
+        cols = {c: t for c, t in tables[lb].items() if not (keyed and c == "run")}
+        if cols:
+            doc["undecided"] = {lb: cols}
+    return doc
+
+
 def draft(bundle: str) -> dict[str, Any]:
-    return draft_of(_name(bundle), schemas(bundle))
+    tables = schemas(bundle)
+    if Path(bundle).is_dir() and TRIALS in tables:
+        return trials_draft_of(_name(bundle), tables)
+    return draft_of(_name(bundle), tables)
 
 
 def write_doc(out: str | Path, doc: dict[str, Any], source: str) -> None:
