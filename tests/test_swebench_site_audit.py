@@ -95,3 +95,23 @@ def test_the_sample_is_audited_from_the_adapter_to_a_sealed_annex(
     }
     assert chance["resolved"]["constructed"] == "no"
     assert chance["instance_calls"]["constructed"] == "no"
+    # feasibility (prereg key feasibility: resolved over N = 500, percent, half even, at
+    # least one decimal): feasible exactly when some whole S in 0..500 has 100 * S / 500
+    # = S / 5 rounding, half to even at the cell's decimals, to the published value;
+    # every S tried here (brute force, not the contestants' interval or bisection)
+    feasible = {
+        (r["row_id"], r["column"]): r
+        for r in read_csv_rows(out / "recompute" / "pandas" / "run1" / "feasibility.csv")
+    }
+    assert sorted(feasible) == sorted(k for k in published if k[1] == "resolved")
+    for key, pub in published.items():
+        if key[1] != "resolved":
+            continue
+        places = max(_printed(pub), 1)
+        target = Fraction(Decimal(repr(pub)))
+        hits = [s for s in range(501) if round(Fraction(s, 5), places) == target]
+        row = feasible[key]
+        assert row["verdict"] == ("feasible" if hits else "infeasible"), (key, row)
+        if hits:
+            assert (row["low"], row["high"]) == (str(hits[0]), str(hits[-1])), (key, row)
+        assert cells[key]["class"] == "reproduced"  # a measured cell keeps its class
