@@ -70,6 +70,11 @@ rule all:
         get_final_output(),
 
 
+onstart:
+    # Nothing rewrites a locked or sealed arm: checked once the DAG is built (guard_planned).
+    guard_planned()
+
+
 onsuccess:
     # The census, the controls (or the trials comparison) and the ledger head the
     # certificate anchors, as far as this run built them: asking for one output

@@ -33,7 +33,7 @@ else:
     EXPECT_BUNDLE = []
 
 check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
-check_arm(RES, ARM, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
+LOCKED = check_arm(RES, ARM, PREREG, PREREG_BLAKE3)  # arm_locked: an arm's method never changes
 # The lock's own reader and checks for the prereg's kind (audit/core/arm_kind.py): a
 # prereg the lock would refuse is one line and exit 2 here, before any job. The
 # rules read only names from it, and the lock checks it again.

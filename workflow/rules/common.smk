@@ -27,12 +27,9 @@ check_bundle(
     BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
 )
 # An amendment (prereg key amends): its parent arm, checked before any job.
-PARENT = check_amends(
-    PREREG,
-    _PREREG,
-    ARM,
-    {role: (f"{BUNDLE}/{name}", None) for role, name in BUNDLE_FILES.items()},
-)
+_ROLES = {role: (f"{BUNDLE}/{name}", None) for role, name in BUNDLE_FILES.items()}
+PARENT = check_amends(PREREG, _PREREG, ARM, _ROLES)
+check_locked_bundle(LOCKED, ARM, _ROLES)  # arm_locked: a locked arm's bundle content never changes
 # what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
 VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
 check_writable(RES)  # unwritable: before any job, nothing removed

@@ -100,26 +100,48 @@ def check_prereg(prereg, expected):
         )
 
 
-def check_arm(res, arm, blake3_now):
-    """arm_locked: an arm holds one method. Once results/<arm>/lock/lock.json exists,
-    a run whose prereg has another blake3 is refused before any job, so the first
-    arm's lock, ledger and annex are never replaced."""
-    path = Path(res, "lock", "lock.json")
-    if not path.is_file():
-        return
+def guard(check, *args):
+    """A check of audit/core/preflight.py: its AuditError is one line and exit 2 here."""
+    from audit.errors import AuditError
+
     try:
-        locked = json.loads(path.read_text(encoding="utf-8"))["prereg"]["blake3"]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        refuse("unreadable", path, f"the arm's lock cannot be read ({type(e).__name__})")
-    if locked != blake3_now:
-        refuse(
-            "arm_locked",
-            path,
-            f"arm {arm!r} is locked to the prereg with blake3 {locked}, and this run's prereg"
-            f" has blake3 {blake3_now}; a changed method is a new arm: run it under a new arm"
-            f" name (for an amendment, say arm: {arm}-amendment-1); the locked arm is never"
-            " overwritten",
-        )
+        return check(*args)
+    except AuditError as e:
+        refuse(e.kind, e.path, e.detail)
+
+
+def check_arm(res, arm, prereg, blake3_now):
+    """arm_locked: an arm holds one method, read by one seat (audit/core/preflight.py).
+    Once results/<arm>/lock/lock.json exists, a run whose prereg has another blake3,
+    or that reads it from another file (another seat), is refused before any job, so
+    the arm's lock, ledger and annex are never replaced. Returns the lock, or None."""
+    from audit.core.preflight import check_locked_arm
+
+    return guard(check_locked_arm, res, arm, prereg, blake3_now)
+
+
+def check_locked_bundle(locked, arm, roles, jobs=None):
+    """arm_locked: bundle content other than the locked arm's (by content digest), before any job."""
+    from audit.core import preflight
+
+    if locked is not None:
+        guard(preflight.check_locked_bundle, locked, arm, roles, jobs)
+
+
+def guard_planned():
+    """arm_locked / arm_sealed: once the DAG is built and before its first job, a run that
+    would lock a locked arm again, or run anything in a sealed one, is refused
+    (audit/core/preflight.py check_planned); a job a killed run left is finished."""
+    from audit.core.preflight import Planned, check_planned, sealed_head
+
+    if workflow.remote_exec or workflow.subprocess_exec:
+        return
+    dag = workflow.dag
+    jobs = [
+        Planned(j.rule.name, tuple(map(str, j.output)), frozenset(dag.reason(j).get_names()))
+        for j in dag.needrun_jobs()
+    ]
+    guard(check_planned, RES, ARM, LOCKED, sealed_head(RES), jobs)
 
 
 def check_bundle(bundle, files, built_by_rule):

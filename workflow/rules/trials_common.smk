@@ -33,13 +33,9 @@ if IS_TRIALS_SOURCE and not Path(BUNDLE, SOURCE["jobs"]).is_dir():
 _roles = {} if IS_TRIALS_SOURCE else {"registry": (f"{BUNDLE}/{SOURCE['table']}", None)}
 if LEADERBOARD:
     _roles["leaderboard"] = (f"{BUNDLE}/{LEADERBOARD['table']}", LEADERBOARD.get("types"))
-PARENT = check_amends(
-    PREREG,
-    _PREREG,
-    ARM,
-    _roles,
-    (SOURCE["jobs"], f"{BUNDLE}/{SOURCE['jobs']}") if IS_TRIALS_SOURCE else None,
-)
+_jobs = (SOURCE["jobs"], f"{BUNDLE}/{SOURCE['jobs']}") if IS_TRIALS_SOURCE else None
+PARENT = check_amends(PREREG, _PREREG, ARM, _roles, _jobs)
+check_locked_bundle(LOCKED, ARM, _roles, _jobs)  # arm_locked: the locked content never changes
 # what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
 VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
 check_writable(RES)  # unwritable: before any job, nothing removed

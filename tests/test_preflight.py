@@ -1,0 +1,185 @@
+"""audit/core/preflight.py on its own: the checks of a locked or sealed arm, without Snakemake.
+
+Each lock is written here by hand (lock.json, files.json, events/lock.json as the
+lock writes them, docs/seal.md); the bundles are small parquet files written with
+polars. What the tests expect is said in words: which class, which file, which
+digests the line names.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from audit.bundles.digest import table_digest
+from audit.core import preflight
+from audit.core.preflight import INCOMPLETE, Planned
+from audit.errors import AuditError
+from audit.files import file_blake3
+
+PREREG = "prereg/x.yaml"
+B3 = "a" * 64
+
+
+def _table(path: Path, costs: list[float], compression: str = "zstd") -> Path:
+    pl.DataFrame({"id": ["m1", "m2"], "cost": costs}).write_parquet(path, compression=compression)
+    return path
+
+
+def _lock(res: Path, files: dict[str, Path], subject: str = PREREG, blake3_hex: str = B3) -> None:
+    """A lock as the lock rule writes it: content in lock.json, bytes in files.json."""
+    (res / "lock").mkdir(parents=True)
+    (res / "events").mkdir()
+    content = {r: {"file": p.name, **table_digest(p)} for r, p in files.items()}
+    lock = {"format": "secondseat-lock-v1", "prereg": {"blake3": blake3_hex, "name": "x"}}
+    (res / "lock" / "lock.json").write_text(json.dumps({**lock, "bundle": content}))
+    shipped = {r: {"file": p.name, "blake3": file_blake3(p)} for r, p in files.items()}
+    (res / "lock" / "files.json").write_text(json.dumps(shipped))
+    event = {"event": "prereg_locked", "subject": subject, "blake3": blake3_hex}
+    events = {"format": "secondseat-events-v1", "records": [event]}
+    (res / "events" / "lock.json").write_text(json.dumps(events))
+
+
+@pytest.fixture
+def arm(tmp_path: Path) -> tuple[Path, Path]:
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    _table(bundle / "lb.parquet", [1.0, 2.0])
+    res = tmp_path / "results" / "x"
+    _lock(res, {"leaderboard": bundle / "lb.parquet"})
+    return res, bundle
+
+
+def _refused(kind: str, call, *args) -> AuditError:
+    with pytest.raises(AuditError) as e:
+        call(*args)
+    assert e.value.kind == kind and e.value.status == 2, e.value
+    assert "\n" not in str(e.value)
+    return e.value
+
+
+def test_an_arm_not_locked_passes_everything(tmp_path: Path) -> None:
+    assert preflight.check_locked_arm(tmp_path / "results" / "x", "x", PREREG, B3, {}) is None
+
+
+def test_the_same_inputs_pass(arm: tuple[Path, Path]) -> None:
+    res, bundle = arm
+    roles = {"leaderboard": (str(bundle / "lb.parquet"), None)}
+    locked = preflight.check_locked_arm(res, "x", PREREG, B3, roles)
+    assert locked is not None and locked.prereg_subject == PREREG
+
+
+def test_another_prereg_is_refused_naming_both_blake3(arm: tuple[Path, Path]) -> None:
+    res, _ = arm
+    err = _refused("arm_locked", preflight.check_locked_arm, res, "x", PREREG, "b" * 64)
+    assert B3 in err.detail and "b" * 64 in err.detail and "new arm" in err.detail
+
+
+def test_another_seat_is_refused(arm: tuple[Path, Path]) -> None:
+    # A second seat reads the first seat's annex's prereg: the same blake3, another file.
+    res, _ = arm
+    annexed = "results/first/annex/lock/prereg.yaml"
+    err = _refused("arm_locked", preflight.check_locked_arm, res, "x", annexed, B3)
+    assert PREREG in err.detail and annexed in err.detail and "second seat" in err.detail
+
+
+def test_other_content_is_refused_naming_both_content_digests(arm: tuple[Path, Path]) -> None:
+    res, bundle = arm
+    other = _table(bundle.parent / "other.parquet", [1.0, 2.5])  # one value differs
+    locked_digest = table_digest(bundle / "lb.parquet")["content_digest"]
+    other_digest = table_digest(other)["content_digest"]
+    assert locked_digest != other_digest
+    roles = {"leaderboard": (str(other), None)}
+    err = _refused("arm_locked", preflight.check_locked_arm, res, "x", PREREG, B3, roles)
+    assert err.path == str(other)
+    assert str(locked_digest) in err.detail and str(other_digest) in err.detail
+
+
+def test_the_same_content_in_other_bytes_is_refused(arm: tuple[Path, Path]) -> None:
+    # Every job reads the bytes the lock hashed (audit/seal/locked.py): another writer's
+    # file of the same table would stop a later job, so it stops here, naming both blake3.
+    res, bundle = arm
+    other = _table(bundle.parent / "same.parquet", [1.0, 2.0], compression="uncompressed")
+    assert file_blake3(other) != file_blake3(bundle / "lb.parquet")
+    roles = {"leaderboard": (str(other), None)}
+    err = _refused("arm_locked", preflight.check_locked_arm, res, "x", PREREG, B3, roles)
+    assert "same content" in err.detail
+    assert file_blake3(other) in err.detail and file_blake3(bundle / "lb.parquet") in err.detail
+
+
+def test_a_file_not_built_yet_is_left_to_the_lock(arm: tuple[Path, Path]) -> None:
+    res, bundle = arm
+    roles = {"leaderboard": (str(bundle / "absent.parquet"), None)}
+    assert preflight.check_locked_arm(res, "x", PREREG, B3, roles) is not None
+
+
+def test_jobs_files_are_compared_file_by_file(tmp_path: Path) -> None:
+    jobs = tmp_path / "bundle" / "jobs"
+    (jobs / "t1").mkdir(parents=True)
+    (jobs / "t1" / "result.json").write_text('{"reward": 1}')
+    res = tmp_path / "results" / "x"
+    _lock(res, {})
+    doc = json.loads((res / "lock" / "lock.json").read_text())
+    rel, b3 = "t1/result.json", file_blake3(jobs / "t1" / "result.json")
+    doc["jobs"] = {"root": "jobs", "files": [{"path": rel, "blake3": b3}]}
+    (res / "lock" / "lock.json").write_text(json.dumps(doc))
+    args = (res, "x", PREREG, B3, {}, ("jobs", str(jobs)))
+    assert preflight.check_locked_arm(*args) is not None
+    (jobs / "t1" / "result.json").write_text('{"reward": 0}')
+    err = _refused("arm_locked", preflight.check_locked_arm, *args)
+    assert rel in err.detail and b3 in err.detail and file_blake3(jobs / rel) in err.detail
+
+
+def test_an_unreadable_lock_is_refused(tmp_path: Path) -> None:
+    res = tmp_path / "results" / "x"
+    (res / "lock").mkdir(parents=True)
+    (res / "lock" / "lock.json").write_text("{not json")
+    _refused("unreadable", preflight.read_lock, res)
+    (res / "lock" / "lock.json").write_text('{"prereg": {}}')
+    _refused("unreadable", preflight.read_lock, res)
+
+
+def test_sealed_head_is_the_seal_lines_hash(tmp_path: Path) -> None:
+    res = tmp_path / "x"
+    res.mkdir()
+    assert preflight.sealed_head(res) is None
+    lines = [
+        {"event": "prereg_locked", "hash": "1" * 64},
+        {"event": "annex_sealed", "hash": "2" * 64},
+    ]
+    (res / "ledger.jsonl").write_text(json.dumps(lines[0]) + "\n")
+    assert preflight.sealed_head(res) is None  # locked, not sealed
+    (res / "ledger.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert preflight.sealed_head(res) == "2" * 64
+
+
+def _job(rule: str, out: str, *reasons: str) -> Planned:
+    return Planned(rule, (out,), frozenset(reasons))
+
+
+def test_planned_jobs_in_a_locked_or_sealed_arm(arm: tuple[Path, Path]) -> None:
+    res, _ = arm
+    locked = preflight.read_lock(res)
+    head = "2" * 64
+    lock_again = _job("lock", f"{res}/lock/lock.json", "updated input files")
+    report = _job("report", f"{res}/report/report.md", "code has changed since last execution")
+    env = _job("impl_env", "results/envs/impl-pandas.synced", "output files have to be generated")
+    # a lock killed after lock.json, before its event file: incomplete, one output missing
+    finish = _job("lock", f"{res}/lock/lock.json", INCOMPLETE, "output files have to be generated")
+    # nothing locked: anything may run
+    preflight.check_planned(res, "x", None, None, [lock_again, report])
+    # locked, not sealed: every job may run but the lock (unless a killed lock is finished)
+    preflight.check_planned(res, "x", locked, None, [report, env, finish])
+    err = _refused("arm_locked", preflight.check_planned, res, "x", locked, None, [lock_again])
+    assert "updated input files" in err.detail
+    changed = _job(
+        "lock", f"{res}/lock/lock.json", INCOMPLETE, "params have changed since last execution"
+    )
+    _refused("arm_locked", preflight.check_planned, res, "x", locked, None, [changed])
+    # sealed: nothing in the arm runs but a job a killed run left; outside the arm may
+    preflight.check_planned(res, "x", locked, head, [env, finish])
+    err = _refused("arm_sealed", preflight.check_planned, res, "x", locked, head, [env, report])
+    assert head in err.detail and "report" in err.detail and "code has changed" in err.detail
