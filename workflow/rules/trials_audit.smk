@@ -42,9 +42,10 @@ def compare_flags(wildcards):
 
 
 def compare_policy_flags(c):
-    """The compare block's optional direction, unit, policies and power settings."""
+    """The compare block's optional direction, unit, policies and power settings, as
+    arguments (`--unit`, `points`, ...); a key left out keeps the command's default."""
     keys = ("difference", "unit", "reward", "broken", "alpha", "power")
-    return "".join(f" --{k} {c[k]}" for k in keys if k in c)  # schema: enums, numbers
+    return [arg for k in keys if k in c for arg in (f"--{k}", str(c[k]))]  # schema: enums, numbers
 
 
 rule compare_runs:
