@@ -183,3 +183,97 @@ def test_planned_jobs_in_a_locked_or_sealed_arm(arm: tuple[Path, Path]) -> None:
     preflight.check_planned(res, "x", locked, head, [env, finish])
     err = _refused("arm_sealed", preflight.check_planned, res, "x", locked, head, [env, report])
     assert head in err.detail and "report" in err.detail and "code has changed" in err.detail
+
+
+# The checks every run makes as the workflow is read (moved from preflight.smk).
+
+
+def test_the_prereg_missing_or_changed(tmp_path: Path) -> None:
+    p = tmp_path / "p.yaml"
+    _refused("missing_file", preflight.check_prereg, str(p), B3)
+    p.write_text("seed: 7\n")
+    err = _refused("prereg_changed", preflight.check_prereg, str(p), B3)
+    assert file_blake3(p) in err.detail and B3 in err.detail
+    preflight.check_prereg(str(p), file_blake3(p))
+
+
+def test_the_bundles_files(tmp_path: Path) -> None:
+    b = tmp_path / "b"
+    _refused("missing_file", preflight.check_bundle, str(b), ["lb.parquet"], None)
+    preflight.check_bundle(str(b), ["lb.parquet"], str(b))  # a rule builds it
+    b.mkdir()
+    err = _refused("missing_file", preflight.check_bundle, str(b), ["lb.parquet"], None)
+    assert err.path == f"{b}/lb.parquet"
+    (b / "lb.parquet").write_bytes(b"")
+    preflight.check_bundle(str(b), ["lb.parquet"], None)
+
+
+def test_a_file_dated_after_the_clock(tmp_path: Path) -> None:
+    import os
+
+    res = tmp_path / "results" / "x"
+    res.mkdir(parents=True)
+    f = res / "census.csv"
+    f.write_text("x\n")
+    now = f.stat().st_mtime
+    preflight.check_clock(res, [], now=now + preflight.CLOCK_SLACK)  # within the slack
+    os.utime(f, (now + 3600, now + 3600))
+    err = _refused("clock_skew", preflight.check_clock, res, [], now)
+    assert err.path == str(f) and "3600 s after" in err.detail
+
+
+def test_one_run_per_folder(tmp_path: Path) -> None:
+    state = tmp_path / ".snakemake"
+    (state / "locks").mkdir(parents=True)
+    (state / "locks" / "0.input.lock").write_text("")  # left by a run killed by a signal
+    fh, stale = preflight.hold_run_lock(state, "demo")
+    try:
+        assert stale == 1 and not list((state / "locks").iterdir())
+        # a second holder (another open file: flock is per open file) is refused, naming the first
+        err = _refused("busy", preflight.hold_run_lock, state, "other")
+        assert "arm demo" in err.detail and str(__import__("os").getpid()) in err.detail
+    finally:
+        fh.close()
+    fh, stale = preflight.hold_run_lock(state, "other")  # the first holder gone: taken again
+    fh.close()
+    assert stale == 0
+
+
+def test_where_a_config_key_was_set(tmp_path: Path) -> None:
+    base, mine = tmp_path / "config.yaml", tmp_path / "mine.yaml"
+    base.write_text("arm: demo\nseat: first\n")
+    mine.write_text("arm: mine\n")
+    files = [str(base), str(mine)]
+    assert preflight.config_source("arm", {"arm": "x"}, [str(mine)], files) == "--config"
+    assert preflight.config_source("arm", {}, [str(mine)], files) == str(mine)
+    assert preflight.config_source("seat", {}, [str(mine)], files) == str(base)
+
+
+def test_the_config_against_its_schema() -> None:
+    good = {"arm": "demo", "seat": "first", "bundle": "b", "prereg": "p.yaml", "prereg_blake3": B3}
+    preflight.check_config(good, "/repo", lambda key: "config.yaml")
+    err = _refused(
+        "bad_config", preflight.check_config, {**good, "colour": 1}, "/repo", lambda k: f"<{k}>"
+    )
+    assert err.path == "<colour>" and "unknown option 'colour'" in err.detail
+    err = _refused("bad_config", preflight.check_config, {**good, "kind": "trials"}, "/repo", str)
+    assert "prereg's own `kind:`" in err.detail
+    err = _refused("bad_config", preflight.check_config, {**good, "arm": "logs"}, "/repo", str)
+    assert "'logs'" in err.detail
+    err = _refused("bad_config", preflight.check_config, good, "/repo/{x}", str)
+    assert "repository's folder" in err.detail
+
+
+def test_a_second_seat_needs_a_head(tmp_path: Path) -> None:
+    err = _refused("bad_config", preflight.second_seat, str(tmp_path), None, "--config")
+    assert "head=" in err.detail
+
+
+def test_the_run_summary(tmp_path: Path) -> None:
+    assert preflight.run_summary(tmp_path, trials=False) == ""
+    (tmp_path / "census.txt").write_text("census\n")
+    (tmp_path / "controls.csv").write_text("controls\n")
+    (tmp_path / "annex").mkdir()
+    (tmp_path / "annex" / "README.md").write_text("# annex\nAnnex head: `h`\nmore\n")
+    assert preflight.run_summary(tmp_path, trials=False) == "census\ncontrols\nAnnex head: `h`\n"
+    assert preflight.run_summary(tmp_path, trials=True) == "census\nAnnex head: `h`\n"

@@ -259,3 +259,277 @@ def check_planned(
             f" ({', '.join(rules)}), giving the arm another head; a sealed arm is never"
             f" rewritten: restore the file from its annex (with its time), or {NEW_ARM}",
         )
+
+
+# The checks made while the workflow is read, for every arm: the config, the
+# prereg, the bundle's files, the folders and the clock, one run per folder.
+# workflow/rules/preflight.smk hands each what Snakemake knows (the config's
+# sources, the repository's folder, whether this process is a job of its own).
+
+
+def config_source(
+    key: str | None, given: Mapping[str, Any], given_files: list[str], files: list[str]
+) -> str:
+    """Where a top-level config key was set: --config, or the last config file naming it.
+
+    ``given``: the --config values; ``given_files``: the --configfile files (these win);
+    ``files``: every config file read, the workflow's own first."""
+    import yaml
+
+    if key is not None and key in given:
+        return "--config"
+    others = [f for f in files if f not in given_files]
+    for f in [*reversed(given_files), *reversed(others)]:
+        try:
+            with open(f, encoding="utf-8") as fh:
+                if key in (yaml.safe_load(fh) or {}):
+                    return f
+        except (OSError, yaml.YAMLError):
+            continue
+    return files[-1] if files else "--config"
+
+
+def check_config(cfg: Mapping[str, Any], basedir: str, source: Any) -> None:
+    """bad_config for the first schema violation (an unknown key is one), and for a
+    repository folder a job's command could not hold. ``source(key)`` says where a key
+    was set (config_source)."""
+    import re
+
+    import jsonschema
+
+    from audit.cells.prereg import schema as _schema
+
+    schema = _schema("config")
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(dict(cfg)), key=lambda e: list(map(str, e.absolute_path)))
+    # The clone's own path is in every job's command and in input paths: the
+    # check as a bundle path (the schema's properties.bundle).
+    paths = schema["properties"]["bundle"]
+    if not re.fullmatch(paths["pattern"], basedir):
+        raise AuditError(
+            "bad_config", repr(basedir), f"the repository's folder: {paths['$comment']}"
+        )
+    if not errors:
+        return
+    err = errors[0]
+    key = str(err.absolute_path[0]) if err.absolute_path else None
+    if err.validator == "additionalProperties":
+        unknown = sorted(set(cfg) - set(schema.get("properties", {})))
+        key = unknown[0] if unknown else None
+        if key == "kind":
+            raise AuditError(
+                "bad_config",
+                source(key),
+                "kind is not a config option: the prereg's own `kind:` decides the arm's kind",
+            )
+        raise AuditError("bad_config", source(key), f"unknown option {key!r}")
+    where = key if key is not None else "(top level)"
+    message = err.message if len(err.message) < 200 else err.message[:197] + "..."
+    comment = schema.get("properties", {}).get(key, {}).get("$comment")
+    if comment and err.validator in ("pattern", "not", "maxLength"):
+        shown = (
+            repr(err.instance)
+            if len(repr(err.instance)) < 120
+            else repr(err.instance)[:117] + "..."
+        )
+        message = f"{shown}: {comment}"  # repr: a newline or a quote stays visible, on one line
+    raise AuditError("bad_config", source(key), f"at {where}: {message}")
+
+
+def check_prereg(prereg: str, expected: str) -> None:
+    """missing_file / unreadable / prereg_changed, as the lock would say, but before any job."""
+    p = Path(prereg)
+    if not p.is_file():
+        raise AuditError("missing_file", prereg, "no such file (the config's prereg)")
+    actual = file_blake3(p)  # unreadable: its AuditError
+    if actual != expected:
+        raise AuditError(
+            "prereg_changed",
+            prereg,
+            f"blake3 is {actual} but the config expects {expected}; "
+            "a changed method is a new arm (an amendment), not an edit",
+        )
+
+
+def check_bundle(bundle: str, files: Iterable[str], built_by_rule: str | None) -> None:
+    """missing_file for a bundle folder or file that is not there (unless a rule builds it)."""
+    if bundle == built_by_rule:
+        return
+    if not Path(bundle).is_dir():
+        raise AuditError(
+            "missing_file", bundle, "bundle folder does not exist (the config's bundle)"
+        )
+    for name in files:
+        if not Path(bundle, name).is_file():
+            raise AuditError(
+                "missing_file", f"{bundle}/{name}", "no such file in the bundle folder"
+            )
+
+
+def _folders(top: str | Path) -> list[Path]:
+    """top and every folder under it (none when top does not exist)."""
+    import os
+
+    if not Path(top).is_dir():
+        return []
+    return [Path(top)] + sorted(Path(d, n) for d, dirs, _ in os.walk(top) for n in dirs)
+
+
+def check_writable(res: str | Path, state: str = ".snakemake") -> None:
+    """unwritable: a results folder this run could not write (a read-only mount, an
+    immutable folder, its permissions), refused before any job. A job that fails
+    to write has its outputs removed by Snakemake; refused here, nothing is run,
+    written or removed. Only looked at (os.access), never written to: a probe file
+    would change the folders' times."""
+    import os
+
+    wanted = [Path("."), Path(state), Path("results"), *_folders("results/envs"), *_folders(res)]
+    for d in wanted:
+        if d.exists() and not os.access(d, os.W_OK | os.X_OK):
+            raise AuditError(
+                "unwritable",
+                str(d),
+                "this run cannot write here (a read-only mount, an immutable folder or its"
+                " permissions); nothing was run or removed",
+            )
+    f = Path(res, "ledger.jsonl")
+    if f.exists() and not os.access(f, os.W_OK):
+        raise AuditError(
+            "unwritable", str(f), "this run cannot write the ledger; nothing was run or removed"
+        )
+
+
+CLOCK_SLACK = 5  # seconds a file's time may run ahead of this machine's clock
+
+
+def check_clock(res: str | Path, inputs: Iterable[str], now: float | None = None) -> None:
+    """clock_skew: a file in the arm's folder, or an input, modified after now.
+    Files stamped by a clock that ran ahead (or this machine's clock set back)
+    look newer than what was built from them, so Snakemake would run those jobs
+    again and replace outputs the ledger recorded. Refused before any job."""
+    import datetime
+    import os
+    import time
+
+    now = time.time() if now is None else now
+    files = [Path(d, n) for d, _, names in os.walk(res) for n in names]  # none if res is absent
+    for f in [*map(Path, inputs), *files]:
+        try:
+            mtime = f.stat().st_mtime
+        except OSError:
+            continue
+        if mtime > now + CLOCK_SLACK:
+            when = datetime.datetime.fromtimestamp(mtime, datetime.UTC)
+            raise AuditError(
+                "clock_skew",
+                str(f),
+                f"modified {when:%Y-%m-%dT%H:%M:%SZ}, {mtime - now:.0f} s after this machine's"
+                " clock: set the clock right (or the file's time, `touch` it: the ledger"
+                " records its bytes, not its time) and run again; nothing was run or removed",
+            )
+
+
+def _holder(fh: Any) -> dict[str, Any]:
+    """Who holds the run lock, as its holder wrote it (pid, start time, command)."""
+    fh.seek(0)
+    try:
+        who = json.loads(fh.read() or "{}")
+    except ValueError:
+        who = {}
+    return who if isinstance(who, dict) else {}
+
+
+def hold_run_lock(state: str | Path, arm: str | None) -> tuple[Any, int]:
+    """One run per folder: refuse a second run while one is alive; resume a dead one.
+
+    Takes an exclusive flock on <state>/secondseat.lock, kept until the caller's
+    process exits (the returned file must stay open); the kernel drops it when
+    the holder dies, even by SIGKILL. Holding it proves that no other run of this
+    workflow is alive in this folder (whatever its arm), so the Snakemake locks
+    found are stale (a run killed by a signal or a power loss) and are removed,
+    as `--unlock` would. When another process holds it, busy, naming the holder,
+    and nothing is touched: its Snakemake locks are never removed. Returns the
+    open file and how many stale locks were removed."""
+    import datetime
+    import fcntl
+    import os
+
+    Path(state).mkdir(exist_ok=True)
+    path = Path(state) / "secondseat.lock"
+    fh = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held until exit
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        who = _holder(fh)
+        fh.close()
+        raise AuditError(
+            "busy",
+            str(path),
+            f"another run is alive in this folder (pid {who.get('pid', '?')},"
+            f" started {who.get('started', '?')}, arm {who.get('arm', '?')}); wait for it"
+            " to end or stop it: two runs in one folder would mix their records",
+        ) from None
+    fh.seek(0)
+    fh.truncate()
+    started = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    fh.write(json.dumps({"pid": os.getpid(), "started": started, "arm": arm}))
+    fh.flush()
+    stale = sorted(Path(state, "locks").glob("*.lock"))
+    for f in stale:
+        f.unlink()
+    return fh, len(stale)
+
+
+def stale_envs(impls: Iterable[str], basedir: str | Path) -> list[tuple[str, str]]:
+    """A contestant's environment whose marker no longer vouches for it (files lost
+    since its sync: an interrupted sync elsewhere, a deleted package) loses its
+    marker, so the impl_env rule syncs and checks it again (audit.core.envs).
+    Returns (impl, why) for each marker removed."""
+    from audit.core.envs import stale_marker
+
+    removed = []
+    for impl in impls:
+        marker = Path("results", "envs", f"impl-{impl}.synced")
+        if marker.is_file():
+            why = stale_marker(marker, Path(basedir, ".venvs", f"impl-{impl}"))
+            if why:
+                marker.unlink()
+                removed.append((impl, why))
+    return removed
+
+
+def run_summary(res: str | Path, trials: bool) -> str:
+    """What the end of a run prints, from the files this run built: the census, the
+    controls (or the trials comparison) and the annex head, as far as they exist."""
+    files = [Path(res, "census.txt")]
+    files += [Path(res, "compare", "compare.txt")] if trials else [Path(res, "controls.csv")]
+    out = [f.read_text(encoding="utf-8") for f in files if f.is_file()]
+    readme = Path(res, "annex", "README.md")
+    if readme.is_file():
+        out += [
+            line + "\n"
+            for line in readme.read_text(encoding="utf-8").splitlines()
+            if line.startswith("Annex head")
+        ]
+    return "".join(out)
+
+
+def second_seat(annex: str, head: str | None, source: str) -> tuple[str, str, str]:
+    """A second seat's inputs (the annex, its locked prereg, that prereg's blake3), once the
+    first seat's annex verifies against the head held. Without a head, or when
+    verification fails, one line and exit 2; only then is anything read from the annex."""
+    from audit.seal.verify import verify
+
+    annex = annex.rstrip("/")
+    if not head:
+        raise AuditError(
+            "bad_config",
+            source,
+            "a second seat needs head=<the annex head the first seat printed or published>",
+        )
+    problems = verify(annex, head)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise AuditError("annex_not_verified", annex, f"{problems[0]}{more}")
+    lock = _read_json(Path(annex, "lock", "lock.json"), "the annex's lock")
+    return annex, f"{annex}/lock/prereg.yaml", str(lock["prereg"]["blake3"])
