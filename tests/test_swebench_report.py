@@ -198,3 +198,20 @@ def test_a_report_of_no_instance_is_refused(tmp_path: Path, reports: Path) -> No
     res = _adapt(tmp_path, reports / "plain.r2.json", reports / "empty.r3.json")
     assert res.code == 2 and res.stderr.startswith("error[empty]:"), res.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_batch_lists_and_skips_a_report_it_cannot_read(tmp_path: Path, reports: Path) -> None:
+    bad = tmp_path / "broken.r9.json"
+    bad.write_text("{not json")
+    res = _adapt(tmp_path, bad, reports / "plain.r2.json")
+    assert res.code == 0, res.stderr
+    assert "8 instance row(s), 1 leaderboard row(s) written" in res.stdout
+    assert f"    {bad}: error[unreadable]: {bad}: not JSON" in res.stdout
+    doc = json.loads((tmp_path / "out" / "adapter.json").read_text())
+    assert [s["file"] for s in doc["skipped"]] == [str(bad)]
+    res = run_audit(
+        "adapt-swebench", reports / "plain.r2.json", bad, "--denominators", "total",
+        "--all-or-nothing", "--out", tmp_path / "strict",
+    )  # fmt: skip
+    assert res.code == 2 and res.stderr.startswith(f"error[unreadable]: {bad}:")
+    assert not (tmp_path / "strict").exists()

@@ -200,17 +200,22 @@ def parse_policies(spec: str) -> list[str]:
 
 
 def adapt(
-    reports: list[str], policies: list[str], benchmark: str = "swe-bench"
+    reports: list[str],
+    policies: list[str],
+    benchmark: str = "swe-bench",
+    all_or_nothing: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
+    from audit.bundles.intake_out import batch
+
     rows: list[dict[str, Any]] = []
     claims: list[dict[str, Any]] = []
     entries: dict[str, Any] = {}
-    for path in reports:
+    loaded, skipped = batch(reports, _load, all_or_nothing)
+    for path, doc in loaded:
         model, run_id = parse_name(path)
         entry = f"{model}.{run_id}"
         if entry in entries:
             raise AuditError("duplicate_key", path, f"a second report of {entry}")
-        doc = _load(path)
         sets = check(doc, path)
         mine = _rows(entry, benchmark, sets)
         if not mine:
@@ -256,6 +261,7 @@ def adapt(
         },
         "declared": policies,
         "rows": table.height,
+        "skipped": skipped,
         "unjudged_null": {n: "resolved is null: status says why" for n in UNJUDGED},
         "entries": entries,
     }
@@ -263,9 +269,13 @@ def adapt(
 
 
 def adapt_to(
-    reports: list[str], out: str, policies: list[str], benchmark: str = "swe-bench"
+    reports: list[str],
+    out: str,
+    policies: list[str],
+    benchmark: str = "swe-bench",
+    all_or_nothing: bool = False,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
-    table, leaderboard, doc = adapt(reports, policies, benchmark)
+    table, leaderboard, doc = adapt(reports, policies, benchmark, all_or_nothing)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, df in (("instances.parquet", table), ("leaderboard.parquet", leaderboard)):
@@ -286,4 +296,6 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
             f"{p} {r['resolved']}/{r['denominator']}" for p, r in e["policies"].items()
         )
         lines.append(f"  {entry}: resolved {rates}")
-    return lines
+    from audit.bundles.intake_out import skipped_lines
+
+    return lines + skipped_lines(doc["skipped"])
