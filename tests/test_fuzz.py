@@ -29,6 +29,7 @@ took between about 140 s and 404 s on a shared 2-core machine, by its load
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 import os
@@ -495,3 +496,109 @@ def test_the_typed_fuzzing_reached_every_outcome() -> None:
     assert TYPED_OUTCOMES.get("ok", 0) >= sum(TYPED_OUTCOMES.values()) // 5, TYPED_OUTCOMES
     for cls in ("unsupported_type", "unreadable"):
         assert TYPED_OUTCOMES.get(cls, 0) > 0, TYPED_OUTCOMES
+
+
+# Types by the contract, not by agreement: what each type reads as (docs/contract.md,
+# Types and Values), written here by hand from the contract's text. Each case is one
+# column of that type, in one role, in an otherwise plain one-row bundle; both
+# contestants must agree (check_agree) AND give this. A str is the `published` field
+# the leaderboard column gets in cells.csv (role no_antecedent) or the recomputed
+# `a_cost` under policy C (a mean source: the alpha rows' values, nulls left out); an
+# `error[...]` the class both refuse with.
+TYPE_BASE = {
+    "board": {"id": ["m1"], "notes": ["n"], "model": ["x"], "a_score": [50.0],
+              "b_score": [100.0], "a_cost": [2.0], "b_cost": [0.5], "avg_score": [75.0],
+              "avg_cost": [1.25]},
+    "narrow": "Float64",
+    "rows": [("m1", "alpha", "i0", True, 1.5, "x"), ("m1", "alpha", "i1", False, 2.5, "x"),
+             ("m1", "beta", "i0", True, 0.5, "x"), ("m1", "beta", "i1", True, None, "x")],
+    "prereg": {"score": {"exact_decimals": 1, "tiers": [0.5]},
+               "cost": {"exact_decimals": 2, "tiers": []}, "scale": 100, "seed": 1,
+               "null_draws": 3},
+}  # fmt: skip
+BY_CONTRACT = [
+    # the kinds, in a leaderboard column: Values
+    ("bool", "no_antecedent", [True], "true"),
+    ("bool", "no_antecedent", [False], "false"),
+    ("int64", "no_antecedent", [-7], "-7"),
+    ("int64", "no_antecedent", [2**53 + 1], "9007199254740993"),  # an integer, never a double
+    ("int64", "no_antecedent", [None], ""),
+    ("float64", "no_antecedent", [0.1], "0.100000"),
+    ("float64", "no_antecedent", [-0.0], "0.000000"),  # -0.000000 is written 0.000000
+    # the exact binary value rounded half to even: 5e-7 is stored as 4.99999...e-7
+    # (below the tie: 0.000000), 1.5e-6 as 1.50000000000000003...e-6 (above: 0.000002)
+    ("float64", "no_antecedent", [5e-7], "0.000000"),
+    ("float64", "no_antecedent", [1.5e-6], "0.000002"),
+    ("float64", "no_antecedent", [float("nan")], "nan"),
+    ("float64", "no_antecedent", [float("inf")], "inf"),
+    ("float64", "no_antecedent", [float("-inf")], "-inf"),
+    ("float64", "no_antecedent", [None], ""),
+    # FLOAT is widened to a double: 0.1f is 0.100000001490116..., six decimals 0.100000
+    ("float32", "no_antecedent", [0.1], "0.100000"),
+    ("float32", "no_antecedent", [0.25], "0.250000"),
+    ("string", "no_antecedent", [{"hex": "612c62"}], "a,b"),  # "a,b" as is (quoted in CSV)
+    ("null", "no_antecedent", [None], ""),  # the null type: every cell empty
+    # an Arrow duration is a plain INT64 in the file: an integer here
+    ("duration", "no_antecedent", [5], "5"),
+    # other: not read in a leaderboard column
+    ("int96", "no_antecedent", [1_600_000_000_000_000], "error[unsupported_type]"),
+    ("timestamp", "no_antecedent", [1_600_000_000_000_000], "error[unsupported_type]"),
+    ("timestamp_tz", "no_antecedent", [1_600_000_000_000_000], "error[unsupported_type]"),
+    ("date", "no_antecedent", [3], "error[unsupported_type]"),
+    ("decimal", "no_antecedent", [125], "error[unsupported_type]"),
+    ("binary", "no_antecedent", [{"hex": "6869"}], "error[unsupported_type]"),
+    ("list", "no_antecedent", [1], "error[unsupported_type]"),
+    ("struct", "no_antecedent", [1], "error[unsupported_type]"),
+    # a mean source (a_cost C: alpha rows i0 and i1): integers and FLOAT read as doubles
+    ("int64", "mean_source", [3, -1, None, 4], "1.000000"),  # (3 + -1) / 2
+    ("float32", "mean_source", [0.25, 0.5, None, 1.0], "0.375000"),  # (0.25 + 0.5) / 2
+    ("float64", "mean_source", [0.1, 0.2, 0.3, None], "0.150000"),  # fsum 0.3..., / 2
+    ("decimal", "mean_source", [125, 250, None, 0], "error[unsupported_type]"),
+    ("timestamp_tz", "mean_source", [1, 2, 3, 4], "error[unsupported_type]"),
+    ("null", "mean_source", [None] * 4, "error[unsupported_type]"),
+    ("string", "mean_source", [{"hex": "31"}] * 4, "error[bad_type]"),
+    ("string", "rate_source", [{"hex": "31"}] * 4, "error[bad_type]"),
+    ("int64", "rate_source", [1, 0, 1, 1], "error[bad_type]"),  # a rate source is boolean
+    ("list", "instance_key", [1, 2, 3, 4], "error[unsupported_type]"),
+    # an instance column the prereg does not name is never read: any type
+    ("int96", "unnamed", [1, 2, 3, 4], "2.000000"),  # a_cost C as in the base: (1.5 + 2.5) / 2
+    ("struct", "unnamed", [1, 2, 3, 4], "2.000000"),
+]
+
+
+@pytest.mark.parametrize(
+    ("typ", "role", "values", "expected"),
+    [pytest.param(*case, id=f"{case[0]}-{case[1]}-{i}") for i, case in enumerate(BY_CONTRACT)],
+)
+def test_each_type_reads_as_the_contract_says(
+    typ, role, values, expected, workers, writer, tmp_path
+) -> None:
+    b = json.loads(json.dumps(TYPE_BASE))
+    b["rows"] = [tuple(r) for r in b["rows"]]
+    b["options"] = {}
+    b["extra"] = {"role": role, "type": typ, "values": values}
+    b["bad_utf8"] = None
+    folder = tmp_path / "bundle"
+    write_typed_bundle(b, folder, writer)
+    outcome = check_agree(workers, folder)
+    if expected.startswith("error["):
+        assert f"error[{outcome}]" == expected
+        return
+    assert outcome == "ok"
+    cells = {
+        (r["column"], r["policy"]): r
+        for r in csv.DictReader((folder / "out-pandas" / "cells.csv").open(encoding="utf-8"))
+    }
+    if role == "no_antecedent":
+        assert cells[("extra", "-")]["published"] == expected
+    else:
+        assert cells[("a_cost", "C")]["recomputed"] == expected
+
+
+def test_a_string_that_is_not_utf8_is_unreadable(workers, writer, tmp_path) -> None:
+    """Types: a STRING value that is not UTF-8 makes the file unreadable (both readers)."""
+    b = json.loads(json.dumps(TYPE_BASE))
+    b["rows"] = [tuple(r) for r in b["rows"]]
+    b.update(options={}, extra=None, bad_utf8="board notes")
+    write_typed_bundle(b, tmp_path / "bundle", writer)
+    assert check_agree(workers, tmp_path / "bundle") == "unreadable"
