@@ -100,23 +100,38 @@ def real_bundle() -> Path:
 
 
 @pytest.fixture(scope="session")
-def real_run(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real bundle's arm (config/openhands-index.yaml) run once through the DAG, for
-    every test that reads its results: ``results/openhands-index`` of that run. Tests
-    read it and never write under it."""
-    if not (REAL_BUNDLE / "test.parquet").is_file():
-        pytest.skip(f"real bundle not present at ../shared/bundles/{REAL_BUNDLE.name}")
-    work = tmp_path_factory.mktemp("real-run")
-    p = run_dag(
-        work,
-        "--configfile",
-        str(ROOT / "config" / "openhands-index.yaml"),
-        "--config",
-        f"prereg={ROOT / 'prereg' / 'openhands-index.yaml'}",
-        f"bundle={REAL_BUNDLE}",
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    return work / "results" / "openhands-index"
+def arm_run(impl_envs, tmp_path_factory: pytest.TempPathFactory):
+    """A shipped arm (config/<arm>.yaml, prereg/<arm>.yaml, the bundle named) run once
+    per session through the DAG, for every test that reads its results:
+    ``arm_run(arm, bundle)`` is ``results/<arm>`` of that run. Tests read it and never
+    write under it; a bundle not present skips the test."""
+    done: dict[str, Path] = {}
+
+    def get(arm: str, bundle_name: str) -> Path:
+        bundle = (ROOT / ".." / "shared" / "bundles" / bundle_name).resolve()
+        if not bundle.is_dir():
+            pytest.skip(f"real bundle not present at ../shared/bundles/{bundle_name}")
+        if arm not in done:
+            work = tmp_path_factory.mktemp(arm)
+            p = run_dag(
+                work,
+                "--configfile",
+                str(ROOT / "config" / f"{arm}.yaml"),
+                "--config",
+                f"prereg={ROOT / 'prereg' / f'{arm}.yaml'}",
+                f"bundle={bundle}",
+            )
+            assert p.returncode == 0, p.stderr[-3000:]
+            done[arm] = work / "results" / arm
+        return done[arm]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def real_run(arm_run) -> Path:
+    """The real bundle's arm (config/openhands-index.yaml), run once per session."""
+    return arm_run("openhands-index", REAL_BUNDLE.name)
 
 
 def copy_bundle(src: Path, dst: Path) -> Path:

@@ -400,12 +400,18 @@ def test_the_lock_refuses_other_bundle_content() -> None:
 def test_the_shipped_amendment_on_the_real_bundle(impl_envs, real_bundle: Path, tmp_path: Path):
     # The blind OpenHands arm sealed, the shipped amendment's head refreshed from it
     # (audit amendment-prereg, on copies of the prereg and config), then the
-    # amendment run beside it. Expected figures from an independent recompute in
-    # polars (filter on `resolved` not null, mean per row and category, the prereg's
-    # tiers in floating point), made apart from this code: of the 170 cost cells
-    # (5 categories x 34 rows), 138 reproduce over every record and 137 over the
-    # publisher's population; 0 move from divergent to reproduced, 1 the other way
-    # (OpenHands/Nemotron-3-Nano, testing_cost).
+    # amendment run beside it. Expected figures from the third method in the
+    # repository (tests/reference/amendment_costs.py: both preregs through
+    # tests/reference/cells_v1.py, exact fractions, no code of the contestants), run
+    # here: of the 170 cost cells (5 categories x 34 rows), 138 reproduce over every
+    # record and 137 over the publisher's population; 0 move from divergent to
+    # reproduced, 1 the other way (OpenHands/Nemotron-3-Nano, testing_cost).
+    from tests.reference import amendment_costs
+
+    expected = amendment_costs.moves(real_bundle)
+    assert expected == amendment_costs.Moves(
+        170, 138, 137, [], [("OpenHands/Nemotron-3-Nano", "testing_cost")]
+    )
     blind = run_dag(
         tmp_path,
         "--configfile",
@@ -439,14 +445,15 @@ def test_the_shipped_amendment_on_the_real_bundle(impl_envs, real_bundle: Path, 
     costs = {"frontend_cost", "issue_resolution_cost", "testing_cost",
              "information_gathering_cost", "greenfield_cost"}  # fmt: skip
     cost_rows = [r for r in rows if r["column"] in costs]
-    assert len(cost_rows) == 170
-    assert sum(r["parent_class"] == "reproduced" for r in cost_rows) == 138
-    assert sum(r["amendment_class"] == "reproduced" for r in cost_rows) == 137
+    assert len(cost_rows) == expected.cells
+    assert sum(r["parent_class"] == "reproduced" for r in cost_rows) == expected.blind_reproduced
+    assert (
+        sum(r["amendment_class"] == "reproduced" for r in cost_rows)
+        == expected.amendment_reproduced
+    )
     moved = {(r["row_id"], r["column"]): r["moved"] for r in rows}
-    assert [k for k, v in moved.items() if v == "reconciled"] == []
-    assert [k for k, v in moved.items() if v == "diverged"] == [
-        ("OpenHands/Nemotron-3-Nano", "testing_cost")
-    ]
+    assert [k for k, v in moved.items() if v == "reconciled"] == expected.reconciled
+    assert [k for k, v in moved.items() if v == "diverged"] == expected.diverged
 
 
 def test_the_versus_summary_reads_back_and_words_its_moves(tmp_path: Path) -> None:

@@ -186,6 +186,19 @@ def test_real_sample(tmp_path: Path) -> None:
     )
     assert res.code == 0, res.stderr
     doc = json.loads((tmp_path / "compare.json").read_text(encoding="utf-8"))
+    # every figure pinned below, worked from the result.json files apart from the adapter
+    # and compare-runs (enumeration, scipy's t and Wilson): tests/reference/benchflow_sample.py
+    from tests.reference import benchflow_sample as ref
+
+    want = ref.compare(ref.trials(SAMPLE / "skills"), ref.trials(SAMPLE / "no_skills"), (1, 5))
+    assert want["paired_tasks"] == 5 and want["only_b"] == ["spring-boot-jakarta-migration"]
+    for key in ("mean_difference", "sd_difference", "t_quantile", "t_low", "t_high"):
+        assert doc[key] == want[key], key
+    assert (doc["sign_flip"]["count"], doc["sign_flip"]["total"]) == want["sign_flip"] == (32, 32)
+    assert (doc["within_task"]["count"], doc["within_task"]["total"]) == want["within_task"]
+    assert (doc["a"]["wilson_low"], doc["a"]["wilson_high"]) == want["wilson_a"]
+    for got, exp in zip(doc["pass_k"], want["pass_k"], strict=True):
+        assert {k: got[k] for k in exp} == exp
     assert doc["paired_tasks"] == 5 and doc["only_b"] == ["spring-boot-jakarta-migration"]
     assert (doc["mean_difference"], doc["sd_difference"]) == ("0.007200", "0.142335")
     assert (doc["t_quantile"], doc["t_low"], doc["t_high"]) == ("2.776445", "-0.169532", "0.183932")

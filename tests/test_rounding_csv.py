@@ -15,7 +15,7 @@ import pytest
 
 from audit.bundles.digest import table_digest
 from audit.errors import AuditError
-from tests.conftest import ROOT, impl_python, read_csv_rows, run, run_audit, run_dag
+from tests.conftest import ROOT, impl_python, read_csv_rows, run, run_audit
 from tests.test_tb_runs import _adapt, _run_file, _t
 
 # (value, value kind, decimals, {rule: expected}) worked by hand.
@@ -297,11 +297,11 @@ def _tier0(reproducing: str) -> set[str]:
 
 @pytest.mark.slow
 @pytest.mark.realbundle
-def test_terminal_bench_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
+def test_terminal_bench_arm_end_to_end(arm_run) -> None:
     """The Terminal-Bench arm against its four published rows (leaderboard.csv).
 
     The hand values start from what each tb run recorded itself (its results list,
-    counted by a separate script): resolved trials per run of 80 tasks, a null
+    counted by tests/reference/tb_counts.py, run below): resolved trials per run of 80 tasks, a null
     is_resolved counting 0 (policy attempted):
       OpenHands 32, 33, 35, 32, 33; Mini SWE-Agent 11, 9, 12, 13, 6 (the nested copy of
       the 13 read once); Goose 39, 36, 39, 34, 33; Orchestrator one run of 400 trials,
@@ -310,19 +310,7 @@ def test_terminal_bench_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
       own decimals."""
     import statistics
 
-    from tests.test_trials_pipeline import _bundle
-
-    bundle = _bundle("terminal-bench-sample")
-    p = run_dag(
-        tmp_path,
-        "--configfile",
-        str(ROOT / "config" / "terminal-bench-sample.yaml"),
-        "--config",
-        f"prereg={ROOT / 'prereg' / 'terminal-bench-sample.yaml'}",
-        f"bundle={bundle}",
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    res = tmp_path / "results" / "terminal-bench-sample"
+    res = arm_run("terminal-bench-sample", "terminal-bench-sample")  # once per session
     assert json.loads((res / "agreement.json").read_text())["disagreements"] == 0
     summary = json.loads((res / "census.json").read_text())
     # 4 rows x (7 table columns + 3 declared published: false); submission, agent, model
@@ -350,6 +338,20 @@ def test_terminal_bench_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
         "20250829_goose_claude-4-opus",
     )
     orch = "20250902_orchestrator_claude-4-sonnet"
+    # the counts above, from the runs' own records (tests/reference/tb_counts.py, which
+    # reads the results.json files apart from the adapter)
+    from tests.reference import tb_counts
+
+    shipped = (ROOT / ".." / "shared" / "bundles" / "terminal-bench-sample" / "results").resolve()
+    counted = {s: tb_counts.runs_of(shipped / s) for s in (oh, mini, goose, orch)}
+    assert {s: [r.resolved for r in runs] for s, runs in counted.items()} == {
+        oh: [32, 33, 35, 32, 33],
+        mini: [11, 9, 12, 13, 6],
+        goose: [39, 36, 39, 34, 33],
+        orch: [144],
+    }
+    assert (counted[orch][0].trials, counted[orch][0].null) == (400, 29)
+    assert all(r.trials == 80 for s in (oh, mini, goose) for r in counted[s])
     # OpenHands: mean 165/400 = 0.4125, whose double is 0.41249999999999997...: the half
     # rules print 0.4125 (tier 0), truncation 0.4124 (tier 1), for all three means.
     assert _tier0(rec[(oh, "accuracy")]["reproducing"]) == {

@@ -21,18 +21,11 @@ def _bundle(name: str) -> Path:
 
 @pytest.mark.slow
 @pytest.mark.realbundle
-def test_registry_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
+def test_registry_arm_end_to_end(arm_run, tmp_path: Path) -> None:
     bundle = _bundle("skillsbench-registry")
-    p = run_dag(
-        tmp_path,
-        "--configfile",
-        str(ROOT / "config" / "skillsbench-registry.yaml"),
-        "--config",
-        f"prereg={ROOT / 'prereg' / 'skillsbench-registry.yaml'}",
-        f"bundle={bundle}",
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    res = tmp_path / "results" / "skillsbench-registry"
+    res = arm_run(
+        "skillsbench-registry", "skillsbench-registry"
+    )  # run once per session (tests/conftest.py)
     agreement = json.loads((res / "agreement.json").read_text())
     assert agreement["disagreements"] == 0
     census = {
@@ -79,26 +72,27 @@ def test_registry_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.realbundle
-def test_benchflow_sample_arm_end_to_end(impl_envs, tmp_path: Path) -> None:
-    bundle = _bundle("benchflow-trials-sample")
-    p = run_dag(
-        tmp_path,
-        "--configfile",
-        str(ROOT / "config" / "benchflow-sample.yaml"),
-        "--config",
-        f"prereg={ROOT / 'prereg' / 'benchflow-sample.yaml'}",
-        f"bundle={bundle}",
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
-    res = tmp_path / "results" / "benchflow-sample"
+def test_benchflow_sample_arm_end_to_end(arm_run) -> None:
+    res = arm_run(
+        "benchflow-sample", "benchflow-trials-sample"
+    )  # run once per session (tests/conftest.py)
     assert json.loads((res / "agreement.json").read_text())["disagreements"] == 0
     entries = {
         (r["entry"], r["policy"]): r
         for r in read_csv_rows(res / "recompute" / "pyarrow" / "run1" / "entries.csv")
     }
-    # docs/trials-contract.md §14, worked from the result.json files by a separate script:
-    # no_skills has 6 tasks, 30 trials (24 scored, 1 errored, 5 unscored); over attempted
-    # trials the task-macro mean reward x 100 is 31.533333 with a Method D half-width 29.557539
+    # docs/trials-contract.md §14, worked from the result.json files apart from the adapter
+    # and the contestants by tests/reference/benchflow_sample.py (run here): no_skills has
+    # 6 tasks, 30 trials (24 scored, 1 errored, 5 unscored); over attempted trials the
+    # task-macro mean reward x 100 is 31.533333 with a Method D half-width 29.557539
+    from tests.reference import benchflow_sample
+
+    jobs = _bundle("benchflow-trials-sample") / "jobs"
+    for run in ("no_skills", "skills"):
+        want = benchflow_sample.entry(benchflow_sample.trials(jobs / run))
+        assert {k: entries[(run, "attempted")][k] for k in want} == {
+            k: str(v) for k, v in want.items()
+        }
     att = entries[("no_skills", "attempted")]
     assert (att["tasks"], att["selected"], att["scored"], att["errored"], att["unscored"]) == (
         "6",

@@ -1,0 +1,125 @@
+"""The three trials arms against a third method (tests/reference/trials_v1.py).
+
+For each shipped trials arm, a recompute written apart from both contestants (polars
+for the tables, exact fractions for the numbers, from docs/trials-contract.md) gives
+every (entry, policy)'s values (entries.csv; runs.csv where the prereg has a `runs`
+block) and every measured cell's rule fields and class; the workflow's files must
+match it value for value: the census the seal copies (census_cells.csv) and the
+contestants' own files, both of them.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, read_csv_rows
+from tests.reference import trials_v1
+
+ARMS = [
+    pytest.param("skillsbench-registry", "skillsbench-registry", id="registry"),
+    pytest.param("benchflow-sample", "benchflow-trials-sample", id="benchflow"),
+    pytest.param("terminal-bench-sample", "terminal-bench-sample", id="terminal-bench"),
+]
+ENTRY_FIELDS = (
+    "tasks", "tasks_left_out", "unordered_tasks", "rounded_tasks", "selected", "scored",
+    "errored", "unscored", "excluded", "zeros_added", "values", "reward_macro",
+    "reward_ci95", "reward_boot_low", "reward_boot_high", "reward_bound",
+    "reward_ci95_bound", "pass_macro", "pass_ci95", "pass_boot_low", "pass_boot_high",
+)  # fmt: skip
+
+
+def text(v) -> str:
+    if v is None:
+        return ""
+    return trials_v1.opt6(v) if isinstance(v, float) else str(v)
+
+
+def test_the_reference_by_hand() -> None:
+    """The reference's own pieces on values worked by hand from the contract."""
+    # 8.1's examples: 0.1275 is stored just above the tie, 0.4125 just below it
+    assert trials_v1.round_rule(Fraction(0.1275), 3, "half_even") == Fraction(128, 1000)
+    assert trials_v1.round_rule(Fraction(0.1275), 3, "down") == Fraction(127, 1000)
+    assert trials_v1.round_rule(Fraction(0.4125), 4, "down") == Fraction(4124, 10000)
+    assert trials_v1.round_rule(Fraction(-25, 10), 0, "half_up") == -3
+    assert trials_v1.round_rule(Fraction(-25, 10), 0, "half_even") == -2
+    # 9: a switch point writes R's exact value (0.4125's double under `down` at 4)
+    assert trials_v1.recomputed_text(Fraction(0.4125), 4, "down") == (
+        "0.41249999999999997779553950749686919152736663818359375"
+    )
+    assert trials_v1.recomputed_text(Fraction(0.4125), 4, "half_even") == "0.412500"
+    # 7.1 on three task means 1, 0, 0.5: sum 1.5 / 3 = 0.5, x 100 = 50
+    assert trials_v1.macro([1.0, 0.0, 0.5], 100.0) == 50.0
+    # 7.2: sd of (1, 0, 0.5) is 0.5; 1.96 * 0.5 / sqrt(3) * 100 = 56.580326...
+    assert trials_v1.opt6(trials_v1.ci95([1.0, 0.0, 0.5], 100.0)) == "56.580326"
+    # 16.5: a task with 5 tries and 2 successes: pass@5 = 1, pass^5 = 0, pass@1 = 2/5
+    tasks = {"t": {"unordered": False, "values": [1.0, 0.0, 1.0, 0.0, 0.0]}}
+    assert trials_v1.pass_k(tasks, 5, 1.0, hat=False) == 1.0
+    assert trials_v1.pass_k(tasks, 5, 1.0, hat=True) == 0.0
+    assert trials_v1.pass_k(tasks, 1, 1.0, hat=False) == 0.4
+
+
+def compare(ref: dict, res: Path, impl: str) -> list[str]:
+    """Every difference between the reference and the workflow's files, in words."""
+    bad: list[str] = []
+    run = res / "recompute" / impl / "run1"
+    rows = read_csv_rows(run / "entries.csv")
+    if {(r["entry"], r["policy"]) for r in rows} != ref["entries"].keys():
+        bad.append(f"entries.csv: other (entry, policy) pairs than the reference's ({impl})")
+    for r in rows:
+        s = ref["entries"].get((r["entry"], r["policy"]), {})
+        for f in ENTRY_FIELDS:
+            if text(s.get(f)) != r[f]:
+                bad.append(f"{impl} entries {r['entry']}/{r['policy']} {f}: "
+                           f"reference {text(s.get(f))!r}, workflow {r[f]!r}")  # fmt: skip
+    if (run / "runs.csv").is_file():
+        for r in read_csv_rows(run / "runs.csv"):
+            s = ref["entries"][(r["entry"], r["policy"])]
+            for f in trials_v1.RUN_MEASURES:
+                if text(s.get(f)) != r[f]:
+                    bad.append(f"{impl} runs {r['entry']}/{r['policy']} {f}: "
+                               f"reference {text(s.get(f))!r}, workflow {r[f]!r}")  # fmt: skip
+    fields = ("recomputed", "abs_diff", "tier", "bound", "certain_tier")
+    theirs = {
+        (r["row_id"], r["column"], r["policy"]): tuple(r[f] for f in fields)
+        for r in read_csv_rows(run / "cells.csv")
+        if r["kind"] == "measured"
+    }
+    if theirs.keys() != ref["cells"].keys():
+        bad.append(f"{impl} cells.csv: other (row, column, rule) lines than the reference's")
+    for key in sorted(theirs.keys() & ref["cells"].keys()):
+        if theirs[key] != ref["cells"][key]:
+            bad.append(f"{impl} cell {key}: reference {ref['cells'][key]}, workflow {theirs[key]}")
+    return bad
+
+
+def census_differences(ref: dict, rows: list[dict[str, str]]) -> list[str]:
+    fields = ("class", "best_tier", "policies", "min_abs_diff")
+    theirs = {(r["row_id"], r["column"]): tuple(r[f] for f in fields) for r in rows}
+    bad = [f"census {k}: not in the reference" for k in sorted(theirs.keys() - ref.keys())]
+    bad += [f"census {k}: not in the workflow" for k in sorted(ref.keys() - theirs.keys())]
+    for key in sorted(theirs.keys() & ref.keys()):
+        if theirs[key] != ref[key]:
+            bad.append(f"census {key}: reference {ref[key]}, workflow {theirs[key]}")
+    return bad
+
+
+@pytest.mark.slow
+@pytest.mark.realbundle
+@pytest.mark.parametrize(("arm", "bundle"), ARMS)
+def test_the_trials_arm_matches_the_reference(arm: str, bundle: str, arm_run) -> None:
+    res = arm_run(arm, bundle)
+    prereg = ROOT / "prereg" / f"{arm}.yaml"
+    # the folder the contestants read: the adapter's trial table and a copy of the
+    # leaderboard for a trials source; the shipped bundle for a registry
+    folder = res / "bundle"
+    if not folder.is_dir():
+        folder = (ROOT / ".." / "shared" / "bundles" / bundle).resolve()
+    ref = trials_v1.recompute(prereg, folder)
+    assert ref["entries"], "the reference computed no entry"
+    bad = census_differences(ref["census"], read_csv_rows(res / "census_cells.csv"))
+    for impl in ("pandas", "pyarrow"):
+        bad += compare(ref, res, impl)
+    assert not bad, f"{arm}: {len(bad)} differences:\n" + "\n".join(bad[:40])
