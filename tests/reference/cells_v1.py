@@ -67,20 +67,48 @@ def is_null(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def mean_of(values: list[float]) -> float | None:
-    """The contract's mean: the exact sum rounded once to a double, then one division;
-    past the largest double, the exact sum over n rounded once."""
+def exact_sum(values: list[float]) -> Fraction:
+    return sum((Fraction(v) for v in values), Fraction(0))
+
+
+def mean_of(values: list[float], scale: int = 1) -> float | None:
+    """The contract's mean: scale * S / n, S the exact sum rounded once to a double, the
+    quotient exact and rounded once; past the largest double, S / n exactly, rounded once
+    (scale 1); a scaled value beyond the largest double is no data."""
     if not values:
         return None
-    s = sum((Fraction(v) for v in values), Fraction(0))
-    n = len(values)
-    if abs(s) > LARGEST:  # beyond the largest double: S / n exactly, rounded once
-        return to_double(s / n)
-    return to_double(Fraction(to_double(s)) / n)
+    s = exact_sum(values)
+    try:
+        s = Fraction(to_double(s))  # S: the exact sum rounded once ...
+    except OverflowError:
+        pass  # ... unless it rounds beyond the largest double: then S exactly
+    try:
+        return to_double(scale * s / len(values))
+    except OverflowError:  # a scaled value beyond the largest double
+        return None
+
+
+def sum_of(values: list[float]) -> float | None:
+    """The recipe sum: S, the exact sum rounded once; beyond the largest double, no data."""
+    if not values:
+        return None
+    try:
+        return to_double(exact_sum(values))
+    except OverflowError:
+        return None
+
+
+def printed_decimals(p: Fraction) -> int:
+    """d_P: the least d with P * 10^d whole."""
+    d = 0
+    while (p * 10**d).denominator != 1:
+        d += 1
+    return d
 
 
 def tier_of(published, recomputed: float | None, tolerance: dict) -> PolicyCell:
-    """Tiers, for numbers (docs/contract.md, "Tiers")."""
+    """Tiers, for numbers (docs/contract.md, "Tiers"): each cell judged at the decimals
+    its published value prints, never fewer than a fixed exact_decimals."""
     if recomputed is None:
         return PolicyCell("", "", "no_data")
     r = Fraction(recomputed)
@@ -89,11 +117,13 @@ def tier_of(published, recomputed: float | None, tolerance: dict) -> PolicyCell:
         return PolicyCell(rec, "", "divergent")
     p = repr_decimal(published)
     diff = abs(p - r)
-    d = tolerance["exact_decimals"]
-    if round_to(p, d) == round_to(r, d):
+    fixed = tolerance["exact_decimals"]
+    d = printed_decimals(p) if fixed == "published" else max(printed_decimals(p), fixed)
+    if round_to(r, d) == p:
         return PolicyCell(rec, six(diff), "0")
+    unit = Fraction(1, 10**d) if tolerance.get("tier_unit") == "last_digit" else Fraction(1)
     for k, t in enumerate(tolerance["tiers"], start=1):
-        if diff <= repr_decimal(t):
+        if diff <= repr_decimal(t) * unit:
             return PolicyCell(rec, six(diff), str(k))
     return PolicyCell(rec, six(diff), "divergent")
 
@@ -158,28 +188,37 @@ def recompute(prereg_path: Path, bundle: Path) -> tuple[dict, dict]:
             if len(distinct) > 1:
                 raise ValueError(f"ambiguous_value: {row_id} {column}")
             return next(iter(distinct)) if distinct else None
+        if recipe == "mean_of_columns":
+            parts = [value(row_id, c, policy) for c in spec["columns"]]
+            return mean_of([p for p in parts if p is not None])
         pol = policies[policy]
+        rows = rows_of(row_id, spec)
+        if not rows:  # nothing shipped for the row: no data, whatever the denominator
+            return None
+        vals = [r[spec["source"]] for r in rows]
+        fixed = spec.get("denominator")
+        if isinstance(fixed, dict):
+            if len(rows) > fixed["fixed"]:
+                raise ValueError(f"bad_denominator: {row_id} {column}")
+            if not pol.get("population"):
+                vals += [None] * (fixed["fixed"] - len(rows))  # the unlisted instances: null
         if recipe == "rate":
-            vals = [r[spec["source"]] for r in rows_of(row_id, spec)]
             k = sum(1 for v in vals if v is True)
             n = len(vals) if pol["nulls"] == "failure" else sum(1 for v in vals if v is not None)
             if n == 0:
                 return None
             return to_double(Fraction(spec["scale"] * k, n))
-        if recipe == "mean":
-            rows = rows_of(row_id, spec)
+        if recipe in ("mean", "sum"):
             pop = pol.get("population")
-            if pop:
-                rows = [r for r in rows if r[pop["not_null"]] is not None]
-            vals = [r[spec["source"]] for r in rows]
+            if pop:  # unlisted instances have no recorded outcome: outside the population
+                vals = [r[spec["source"]] for r in rows if r[pop["not_null"]] is not None]
             if pol["nulls"] == "exclude":
                 vals = [float(v) for v in vals if not is_null(v)]
             else:  # zero
                 vals = [0.0 if is_null(v) else float(v) for v in vals]
-            return mean_of(vals)
-        if recipe == "mean_of_columns":
-            parts = [value(row_id, c, policy) for c in spec["columns"]]
-            return mean_of([p for p in parts if p is not None])
+            if recipe == "sum":
+                return sum_of(vals)
+            return mean_of(vals, spec.get("scale", 1))
         raise ValueError(f"unknown recipe {recipe}")
 
     cells: dict = {}

@@ -42,6 +42,20 @@ def test_tiers_by_hand() -> None:
     assert cells_v1.mean_of([0.1, 0.2, 0.3]) == 0.6 / 3
     # near the largest double: S / n exactly, rounded once
     assert cells_v1.mean_of([1e308, 1e308]) == 1e308
+    # a cell is judged at the decimals it prints, never fewer than exact_decimals: 21.04
+    # in a column declared at 1 is judged at 2, so 21.0 is 0.04 away (tier 1), not equal
+    assert cells_v1.tier_of(21.04, 21.0, cat) == cells_v1.PolicyCell("21.000000", "0.040000", "1")
+    # 74.4 at exact_decimals 2 reads as 74.40: 74.4 recomputed is tier 0
+    assert cells_v1.tier_of(74.4, 74.4, {"exact_decimals": 2, "tiers": []}).tier == "0"
+    # tier_unit last_digit: tiers [5] is 0.05 at two printed decimals, 0.5 at one
+    last = {"exact_decimals": "published", "tiers": [5], "tier_unit": "last_digit"}
+    assert cells_v1.tier_of(21.04, 21.0, last).tier == "1"
+    assert cells_v1.tier_of(21.04, 20.98, last).tier == "divergent"  # 0.06 > 0.05
+    assert cells_v1.tier_of(74.4, 74.0, last).tier == "1"  # 0.4 <= 0.5
+    # mean with scale: 100 * (1 + 2) / 2; sum: the exact sum rounded once
+    assert cells_v1.mean_of([1.0, 2.0], 100) == 150.0
+    assert cells_v1.sum_of([0.1, 0.2]) == 0.30000000000000004
+    assert cells_v1.sum_of([1.7e308, 1.7e308]) is None  # beyond the largest double
     assert cells_v1.six(Fraction(-1, 10**7)) == "0.000000"
     assert cells_v1.six(Fraction(25, 10**7)) == "0.000002"  # half to even
     assert cells_v1.six(Fraction(35, 10**7)) == "0.000004"
@@ -106,3 +120,45 @@ def test_the_workflow_census_matches_the_reference_cell_for_cell(reference, real
         rows = read_csv_rows(real_run / "recompute" / impl / "run1" / "cells.csv")
         bad = cell_mismatches(cells, rows)
         assert not bad, f"{impl}: {len(bad)} policy cells differ:\n" + "\n".join(bad[:40])
+
+
+def test_the_reference_on_sums_fixed_denominators_and_scales(tmp_path: Path) -> None:
+    """The recipes sum, denominator {fixed: N} and a mean's scale, on the bundle of
+    tests/test_totals_denominators.py, whose every value is worked by hand there."""
+    from tests.small_board import SCHEMA, write_bundle, write_prereg
+    from tests.test_totals_denominators import (
+        EXPECTED,
+        INSTANCES,
+        MEASURED,
+        PUBLISHED,
+        TOLERANCE,
+    )
+
+    bundle = write_bundle(tmp_path / "bundle", PUBLISHED, INSTANCES, SCHEMA)
+    prereg = write_prereg(tmp_path / "p.yaml", MEASURED, TOLERANCE)
+    cells, census = cells_v1.recompute(prereg, bundle)
+    assert {k: cells[k].recomputed for k in EXPECTED} == EXPECTED
+    for column in PUBLISHED:
+        if column != "id":
+            assert [census[(r, column)][0] for r in "abc"] == [
+                "reproduced",
+                "reproduced",
+                "no_data",
+            ]
+    assert cells[("a", "resolved_of5", "A")].tier == "0"
+    assert cells[("a", "resolved_of5", "B")].tier == "divergent"
+
+
+def test_the_reference_shares_no_code() -> None:
+    """The third method imports neither contestant, nor the referee, nor their libraries."""
+    import ast
+
+    banned = {"impl_pandas", "impl_pyarrow", "audit", "controls", "secondseat", "pandas",
+              "pyarrow", "numpy", "fastparquet"}  # fmt: skip
+    for f in sorted((ROOT / "tests" / "reference").glob("*.py")):
+        tree = ast.parse(f.read_text(encoding="utf-8"))
+        names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import)
+                 for a in n.names}  # fmt: skip
+        names |= {n.module.split(".")[0] for n in ast.walk(tree)
+                  if isinstance(n, ast.ImportFrom) and n.module}  # fmt: skip
+        assert not names & banned, f"{f.name} imports {sorted(names & banned)}"
