@@ -128,6 +128,40 @@ def tier_of(published, recomputed: float | None, tolerance: dict) -> PolicyCell:
     return PolicyCell(rec, six(diff), "divergent")
 
 
+def feasible(published, n, decl: dict) -> str:
+    """docs/contract.md, Feasibility: the verdict of one cell, in whole numbers and
+    fractions. Can the published value print from scale * S / N for a whole S?"""
+    if published is None or isinstance(published, bool):
+        return "no_value"
+    if isinstance(published, float) and not math.isfinite(published):
+        return "no_value"
+    if n is None or n < 1:
+        return "no_count"
+    p = repr_decimal(published)
+    d = max(printed_decimals(p), decl["decimals"])
+    g = Fraction(1, 10**d)
+    u = int(p / g)
+    rule = decl["rounding"]
+    if rule == "truncate":
+        lo, hi = (u * g, (u + 1) * g) if u > 0 else ((u - 1) * g, u * g) if u < 0 else (-g, g)
+        closed = (u > 0, u < 0)  # [lo, hi) above zero, (lo, hi] below, open at zero
+    else:
+        lo, hi = (u - Fraction(1, 2)) * g, (u + Fraction(1, 2)) * g
+        if rule == "half_even":
+            closed = (u % 2 == 0, u % 2 == 0)
+        else:  # half_up: ties away from zero
+            closed = (u > 0, u < 0)
+
+    def inside(x: Fraction) -> bool:
+        return (lo < x or (closed[0] and x == lo)) and (x < hi or (closed[1] and x == hi))
+
+    scale, (least, most) = decl["scale"], decl["scores"]
+    first, last = math.ceil(lo * n / scale), math.floor(hi * n / scale)
+    candidates = {first, first + 1, last, last - 1}
+    grid = [c for c in candidates if least * n <= c <= most * n]
+    return "feasible" if any(inside(Fraction(scale * c, n)) for c in grid) else "infeasible"
+
+
 def published_text(v) -> str:
     """Values: how the leaderboard's value is written (the census's row ids)."""
     if v is None:
@@ -232,6 +266,12 @@ def recompute(prereg_path: Path, bundle: Path) -> tuple[dict, dict]:
                 continue
             if column in cols["no_antecedent"]:
                 census[(rid, column)] = ("no_antecedent", "", "", "")
+                decl = (prereg.get("feasibility") or {}).get(column)
+                if decl is not None:
+                    over = decl["over"]
+                    n = row[over["column"]] if isinstance(over, dict) else over
+                    if feasible(row[column], n, decl) == "infeasible":
+                        census[(rid, column)] = ("infeasible", "", "", "")
                 continue
             spec = measured[column]
             published = row[column]

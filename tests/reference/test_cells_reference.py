@@ -14,6 +14,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.conftest import REAL_BUNDLE, ROOT, read_csv_rows
 from tests.reference import cells_v1
@@ -162,3 +163,27 @@ def test_the_reference_shares_no_code() -> None:
         names |= {n.module.split(".")[0] for n in ast.walk(tree)
                   if isinstance(n, ast.ImportFrom) and n.module}  # fmt: skip
         assert not names & banned, f"{f.name} imports {sorted(names & banned)}"
+
+
+def test_the_reference_feasibility_on_the_hand_worked_edges(tmp_path: Path) -> None:
+    """Feasibility verdicts and the census class `infeasible`, on the bundle and the
+    values tests/test_feasibility_contestants.py works by hand (test_edges_by_hand)."""
+    from tests.test_feasibility_contestants import _edge_bundle, _edge_prereg
+
+    values = [87.1, 87.64, 86.51, 0.0, 100.0, 100.1, -0.1, float("nan"), None, 50.0, 50.0,
+              50.0, 0.05, 1e-300]  # fmt: skip
+    counts = [89, 89, 89, 89, 89, 89, 89, 89, 89, None, 0, 2, 2000, 1]
+    bundle = _edge_bundle(tmp_path / "b", values, counts)
+    prereg = _edge_prereg(tmp_path / "p.yaml", {"column": "n"})
+    decl = yaml.safe_load(prereg.read_text(encoding="utf-8"))["feasibility"]
+    inf, fea, nv, nc = "infeasible", "feasible", "no_value", "no_count"
+    expect = [[inf] * 3, [fea] * 3, [inf, inf, fea], [fea] * 3, [fea] * 3, [inf] * 3,
+              [inf] * 3, [nv] * 3, [nv] * 3, [nc] * 3, [nc] * 3, [fea] * 3, [fea] * 3,
+              [inf] * 3]  # fmt: skip
+    for value, n, want in zip(values, counts, expect, strict=True):
+        got = [cells_v1.feasible(value, n, decl[c]) for c in ("v_even", "v_up", "v_trunc")]
+        assert got == want, (value, n)
+    _, census = cells_v1.recompute(prereg, bundle)
+    assert census[("r000", "v_even")][0] == "infeasible"
+    assert census[("r002", "v_trunc")][0] == "no_antecedent"  # feasible stays its kind
+    assert census[("r009", "v_even")][0] == "no_antecedent"  # no_count too
