@@ -31,22 +31,26 @@ CHANCE_HEADER = [
 ]
 
 
-def decimals(x: Fraction) -> int:
-    """Printed decimals of an exact decimal: the larger power of 2 or 5 in its denominator."""
-    den = x.denominator
-    twos = (den & -den).bit_length() - 1
-    fives = 0
-    while den % 5 == 0:
-        den //= 5
-        fives += 1
-    return max(twos, fives)
+def honest_decimals(pub: Fraction, eps: Fraction) -> int:
+    """The float-honest decimals of a published decimal: the least d whose grid holds a
+    point within max(eps, 2**-52) * max(1, |P|) of it (contract)."""
+    tol = max(eps, Fraction(1, 2**52)) * max(Fraction(1), abs(pub))
+    d = 0
+    while abs(pub - round(pub, d)) > tol:
+        d += 1
+    return d
 
 
-def policy_probability(
-    pub: Fraction, step: Fraction | None, eps: Fraction, at_least: int
-) -> Fraction:
-    """Chance of landing within epsilon of the published grid point (contract)."""
-    d = max(decimals(pub), at_least)
+def column_grid(jd: Judged, eps: Fraction) -> int:
+    """The grid of a column's published values: the most float-honest decimals any of
+    them prints, never fewer than a fixed exact_decimals (contract)."""
+    assert jd.col.tolerance is not None
+    fixed = jd.col.tolerance.exact_decimals or 0
+    return max([fixed, *(honest_decimals(p.value, eps) for p in jd.pubs if isinstance(p, Exact))])
+
+
+def policy_probability(pub: Fraction, step: Fraction | None, eps: Fraction, d: int) -> Fraction:
+    """Chance of landing within epsilon of the published grid point, grid 10**-d (contract)."""
     continuous = 2 * eps * max(Fraction(1), abs(pub)) * 10**d
     lattice = Fraction(0)
     if step is not None:
@@ -77,6 +81,7 @@ def _records(judged: dict[str, Judged], steps: Steps, eps: Fraction) -> pd.DataF
     for name, jd in judged.items():
         if jd.col.recipe == SINGLE_VALUE:
             continue
+        grid = column_grid(jd, eps)
         for i, pub in enumerate(jd.pubs):
             if not isinstance(pub, Exact):
                 continue
@@ -91,7 +96,7 @@ def _records(judged: dict[str, Judged], steps: Steps, eps: Fraction) -> pd.DataF
                         "row": i,
                         "value": rec.value,
                         "step": step,
-                        "p": policy_probability(pub.value, step, eps, pub.decimals),
+                        "p": policy_probability(pub.value, step, eps, grid),
                         "exact": abs(pub.value - rec.value) <= eps * max(1, abs(pub.value)),
                     }
                 )

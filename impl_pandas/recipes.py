@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from math import gcd, lcm
 from typing import Any
 
 import numpy as np
@@ -30,11 +31,11 @@ Recomputed = dict[str, list[dict[str, Any]]]
 Steps = dict[str, list[dict[str, Fraction | None]]]
 
 
-def run_decimals(runs: Runs, values: np.ndarray) -> np.ndarray:
-    """Per run: the most decimals any of its non-null values prints (0 for none)."""
+def run_decimals(runs: Runs, values: np.ndarray, epsilon: Fraction) -> np.ndarray:
+    """Per run: the most float-honest decimals of its non-null values (0 for none)."""
     x = runs.rows(values)
     present = ~np.isnan(x)
-    return places.most_per_run(x[present], runs.key[present], runs.count)
+    return places.most_honest_per_run(x[present], runs.key[present], runs.count, epsilon)
 
 
 def mean_step(decimals: int, n: int, scale: int = 1) -> Fraction:
@@ -102,9 +103,10 @@ class Distinct:
 class Aggregates:
     """Per-run tallies of the source columns, each made once (several columns share a source)."""
 
-    def __init__(self, inst: Instances, runs: Runs) -> None:
+    def __init__(self, inst: Instances, runs: Runs, epsilon: Fraction) -> None:
         self.inst = inst
         self.runs = runs
+        self.epsilon = epsilon  # the float-honest decimals' tolerance (chance.epsilon)
         self._counts: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._sums: dict[tuple[str, str | None], RunSums] = {}
         self._distinct: dict[str, Distinct] = {}
@@ -140,7 +142,9 @@ class Aggregates:
         """Per run: the most decimals a non-null value of a mean source prints."""
         key = (source, population)
         if key not in self._decimals:
-            self._decimals[key] = run_decimals(self.runs, self.values(source, population))
+            self._decimals[key] = run_decimals(
+                self.runs, self.values(source, population), self.epsilon
+            )
         return self._decimals[key]
 
     def distinct(self, source: str) -> Distinct:
@@ -241,6 +245,16 @@ def _single(
     return out
 
 
+def generated(parts: list[Fraction | None]) -> Fraction | None:
+    """The step of the lattice the parts' lattices make together: sums of k_i * s_i are
+    the multiples of gcd(numerators over the common denominator) / that denominator.
+    None if a part has no lattice."""
+    if not parts or any(s is None for s in parts):
+        return None
+    common = lcm(*(s.denominator for s in parts))  # type: ignore[union-attr]
+    return Fraction(gcd(*(s.numerator * (common // s.denominator) for s in parts)), common)  # type: ignore[union-attr]
+
+
 def _mean_of_columns(
     col: Measured, done: Recomputed, size: int, steps: Steps
 ) -> list[dict[str, Any]]:
@@ -251,15 +265,15 @@ def _mean_of_columns(
         cell: dict[str, Any] = {}
         step: dict[str, Fraction | None] = {}
         for policy in col.policies:
-            used = [done[name][i][policy] for name in col.columns]
-            used = [v for v in used if v is not None]
+            parts = [name for name in col.columns if done[name][i][policy] is not None]
+            used = [done[name][i][policy] for name in parts]
             total = exact_total(used) if used else None
             cell[policy] = None if total is None else divide(total, len(used))
             if total is None:
                 step[policy] = None
-            else:
-                e = int(places.printed(np.array(used, dtype=np.float64)).max())
-                step[policy] = mean_step(e, len(used))
+            else:  # the parts move on their own lattices; their sum on the one they make
+                joint = generated([steps[name][i][policy] for name in parts])
+                step[policy] = None if joint is None else joint / len(used)
         out.append(cell)
         lattice.append(step)
     return out
@@ -273,7 +287,7 @@ def recompute(
     `shown` are the written row ids, `order` the leaderboard positions in canonical order."""
     assert board.frame is not None
     keys = board.frame[prereg.row_id].to_numpy(dtype=object).tolist()
-    data = Aggregates(instances, Runs(instances, prereg))
+    data = Aggregates(instances, Runs(instances, prereg), prereg.chance.epsilon)
     done: Recomputed = {}
     steps: Steps = {}
     for col in prereg.measured.values():

@@ -291,7 +291,9 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
         groups.values[s] = [slices(f"mean:{s}", ps) for ps in members]
         if batches:  # each value printed once, whatever the cells it falls in
             at = names.index(f"mean:{s}")
-            places = decimals.per_row(pa.chunked_array([b.column(at) for b in batches]))
+            places = decimals.per_row(
+                pa.chunked_array([b.column(at) for b in batches]), pr.chance.epsilon
+            )
             groups.decimals[s] = [
                 decimals.most([places.slice(starts[b] + offset, n) for b, offset, n in ps])
                 for ps in members

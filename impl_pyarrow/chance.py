@@ -11,7 +11,6 @@ from typing import Any
 from .cells import Leaderboard, published_key
 from .prereg.cells import Prereg
 from .recipes import Lattice, Recomputed
-from .tiers import cell_decimals
 
 CHANCE_HEADER = [
     "column",
@@ -27,19 +26,22 @@ CHANCE_HEADER = [
 ]
 
 
-def grid_decimals(published: Fraction) -> int:
-    """The decimals the published value prints: the least d with published * 10**d whole."""
+def honest_places(published: Fraction, epsilon: Fraction) -> int:
+    """Float-honest decimals of a published decimal: the least d such that P * 10**d lies
+    within max(epsilon, 2**-52) * max(|P|, 1) * 10**d of a whole number."""
+    slack = max(epsilon, Fraction(1, 1 << 52)) * max(abs(published), Fraction(1))
     d = 0
-    while (published * 10**d).denominator != 1:
+    while True:
+        scaled = published * 10**d
+        if abs(scaled - round(scaled)) <= slack * 10**d:
+            return d
         d += 1
-    return d
 
 
-def chance_of(
-    published: Fraction, step: Fraction | None, epsilon: Fraction, min_decimals: int
-) -> Fraction:
-    """max(share of the lattice on the grid, 2 epsilon max(1, |P|) / grid step), at most 1."""
-    scale = 10 ** max(grid_decimals(published), min_decimals)  # one over the grid step
+def chance_of(published: Fraction, step: Fraction | None, epsilon: Fraction, grid: int) -> Fraction:
+    """max(share of the lattice on the grid 10**-grid, 2 epsilon max(1, |P|) / grid step),
+    at most 1."""
+    scale = 10**grid  # one over the grid step
     p = 2 * epsilon * max(abs(published), Fraction(1)) * scale
     if step is not None:
         # points k * a / b lie on the grid when k * a * scale / b is whole: one k in
@@ -94,8 +96,13 @@ def chance_rows(pr: Prereg, lb: Leaderboard, rec: Recomputed, lattice: Lattice) 
         acc = _Column()
         if m.recipe != "single_value":
             assert m.tolerance is not None
-            for j in range(len(lb.row_ids)):
-                published = published_key(m, lb, j)
+            printed = [published_key(m, lb, j) for j in range(len(lb.row_ids))]
+            # the column's grid: its finest float-honest print, at least a fixed exact_decimals
+            grid = max(
+                [m.tolerance.exact_decimals or 0]
+                + [honest_places(p, eps) for p in printed if p is not None]
+            )
+            for j, published in enumerate(printed):
                 if published is None:
                     continue
                 chances: dict[tuple[float, Fraction | None], Fraction] = {}
@@ -106,7 +113,7 @@ def chance_rows(pr: Prereg, lb: Leaderboard, rec: Recomputed, lattice: Lattice) 
                         continue
                     # the same value on the same lattice under two policies is one chance
                     chances[(r, lattice[name][j][p])] = chance_of(
-                        published, lattice[name][j][p], eps, cell_decimals(published, m.tolerance)
+                        published, lattice[name][j][p], eps, grid
                     )
                     exact = exact or abs(published - Fraction(r)) <= eps * max(abs(published), 1)
                 if not chances:

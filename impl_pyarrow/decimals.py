@@ -1,60 +1,24 @@
-"""The decimals a mean source's values print (contract, Agreement beyond chance).
+"""The float-honest decimals of a mean source's values (contract, Agreement beyond chance).
 
-A value prints its shortest round-trip text, as Arrow casts a double to a
-string ("0.0354", "0.00001", "1e-7", "2.5e+20"); its decimals are the digits
-after the point, less the exponent, never below 0. Most texts have no exponent
-and no trailing zero: their decimals are the characters after the point,
-found by string length and position in Arrow compute; the others go through
-one pattern. Every row is printed where it lies, so a group's most is one
-reduction over its rows and no value is printed once per cell it falls in.
+Every row is read where it lies, so a group's most is one reduction over its
+rows and no value is read once per cell it falls in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
+from fractions import Fraction
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
-# mantissa digits, the point and its digits (trailing zeros apart), then the exponent
-_SHORTEST = r"^-?[0-9]*(?:\.(?P<frac>[0-9]*?))?0*(?:[eE]\+?(?P<exp>-?[0-9]+))?$"
 
-
-def _by_pattern(text: pa.Array) -> pa.Array:
-    """Decimals of any shortest text (int64); null where it is not a finite number's."""
-    parts = pc.extract_regex(text, _SHORTEST)
-    digits = pc.utf8_length(parts.field("frac")).cast(pa.int64())  # "" where no point
-    exp = parts.field("exp")  # "" where no exponent
-    exponent = pc.if_else(pc.equal(exp, ""), "0", exp).cast(pa.int64())
-    return pc.max_element_wise(pc.subtract(digits, exponent), 0)
-
-
-def printed(values: pa.Array) -> pa.Array:
-    """Per double: the decimals of its shortest text (int64); null for null, 0 for NaN
-    and the infinities (no digits after a point)."""
-    text = pc.cast(values, pa.string())
-    finite = pc.is_finite(values)
-    point = pc.find_substring(text, ".").cast(pa.int64())  # -1: no point
-    after = pc.subtract(pc.subtract(pc.binary_length(text).cast(pa.int64()), point), 1)
-    places = pc.if_else(pc.equal(point, -1), 0, after)
-    # an exponent or a trailing zero after the point: the pattern decides
-    zero = pc.and_(pc.greater_equal(point, 0), pc.ends_with(text, "0"))
-    # Arrow writes the exponent "e" (the pattern takes "E" too; the tests hold the
-    # places of values from 1e-40 to 1e40 against Python's own repr)
-    other = pc.or_(pc.greater_equal(pc.find_substring(text, "e"), 0), zero)
-    other = pc.fill_null(pc.and_(other, finite), False)
-    if pc.any(other).as_py():
-        places = pc.replace_with_mask(places, other, _by_pattern(pc.filter(text, other)))
-    return pc.if_else(finite, places, 0)
-
-
-def per_row(column: pa.ChunkedArray) -> pa.Array:
-    """Each row's decimals, the column's chunks one after the other (read as doubles;
-    nulls stay null)."""
+def per_row(column: pa.ChunkedArray, epsilon: Fraction) -> pa.Array:
+    """Each row's float-honest decimals, the column's chunks one after the other (read
+    as doubles; nulls stay null)."""
     doubles = column.cast(pa.float64(), safe=False)  # integers as Python's float() rounds them
     return pa.concat_arrays(
-        [printed(chunk) for chunk in doubles.chunks] or [pa.array([], pa.int64())]
+        [honest(chunk, epsilon) for chunk in doubles.chunks] or [pa.array([], pa.int64())]
     )
 
 
@@ -64,14 +28,69 @@ def most(pieces: Sequence[pa.Array]) -> int:
     return max((d for d in found if d is not None), default=0)
 
 
-def most_of_each(lists: list[list[float]]) -> list[int]:
-    """For each list of values, the most decimals any of them prints (0 for an empty one):
-    every value printed in one pass (the parts of a mean of columns, cell by cell)."""
-    flat = pa.array(list(chain.from_iterable(lists)), pa.float64())
-    found = printed(flat).to_pylist() if len(flat) else []
-    out: list[int] = []
-    start = 0
-    for values in lists:
-        out.append(max((d for d in found[start : start + len(values)] if d is not None), default=0))
-        start += len(values)
-    return out
+# Float-honest decimals (contract, Agreement beyond chance). A double computed by
+# sums and products prints binary noise in its shortest text (565.6352234999999);
+# its decimals are those of the coarsest grid 10**-d holding a point within
+# max(epsilon, 2**-52) * max(1, |x|) of it, d = 0 .. 16 (every double lies that
+# close to a multiple of 10**-16 and to its own shortest text, so neither is ever
+# exceeded). Arrow compute decides it over whole arrays (x * 10**d rounded to a whole
+# number, over 10**d); a distance within a hair of the tolerance (a float
+# computation) is settled exactly in Python, value by value.
+_LAST = 16
+_HAIR = 2.0**-48  # 32 times the float error of the distance, at least
+
+
+def _exact_hit(x: float, d: int, slack: Fraction) -> bool:
+    """The rule exactly, in integers: x = num / den, k the whole number of 10**-d nearest
+    x; |num * 10**d - k * den| / (den * 10**d) <= slack * max(|x|, 1)."""
+    num, den = abs(x).as_integer_ratio()
+    rest = num * 10**d % den  # x * 10**d is k + rest / den, k whole
+    off = min(rest, den - rest)  # to the nearer of k and k + 1, times den
+    return off * slack.denominator <= slack.numerator * max(num, den) * 10**d
+
+
+def _hits(x: pa.Array, lo: pa.Array, hi: pa.Array, d: int, slack: Fraction) -> pa.Array:
+    """Per value (finite, >= 0, no nulls): within the tolerance of the grid 10**-d. The
+    float distance decides where it is at most lo or more than hi (the tolerance less
+    and plus a hair); between them, or NaN, the exact rule does."""
+    scale = float(10**d)
+    # (Arrow's round to d digits strays by more than the tolerance from d = 11 on:
+    # the grid point is taken as a whole number of 10**-d instead)
+    nearest = pc.divide(pc.round(pc.multiply(x, scale), round_mode="half_to_even"), scale)
+    gap = pc.abs(pc.subtract(x, nearest))
+    sure = pc.fill_null(pc.less_equal(gap, lo), False)
+    unsure = pc.invert(pc.fill_null(pc.or_(sure, pc.greater(gap, hi)), False))
+    if not pc.any(unsure).as_py():
+        return sure
+    values = pc.filter(x, unsure).to_pylist()
+    decided = pa.array([_exact_hit(v, d, slack) for v in values], pa.bool_())
+    return pc.replace_with_mask(sure, unsure, decided)
+
+
+def honest(values: pa.Array, epsilon: Fraction) -> pa.Array:
+    """Per double: its float-honest decimals (int64); null for null, 0 for NaN, the
+    infinities and every value from 2**52 up (all whole)."""
+    slack = max(epsilon, Fraction(1, 1 << 52))
+    x = pc.abs(values.cast(pa.float64()))
+    todo = pc.fill_null(pc.less(x, 2.0**52), False)  # NaN compares false: 0 places
+    places = pc.if_else(pc.is_valid(x), 0, pa.scalar(None, pa.int64())).cast(pa.int64())
+    positions = pc.indices_nonzero(todo)
+    pending = pc.filter(x, todo)
+    bound = pc.multiply(pc.max_element_wise(pending, 1.0), float(slack))
+    hair = pc.multiply(pc.add(pending, 1.0), _HAIR)
+    lo, hi = pc.subtract(bound, hair), pc.add(bound, hair)
+    found: list[tuple[pa.Array, int]] = []
+    for d in range(_LAST + 1):
+        if len(pending) == 0:
+            break
+        hit = _hits(pending, lo, hi, d, slack)
+        found.append((pc.filter(positions, hit), d))
+        keep = pc.invert(hit)
+        positions, pending, lo, hi = (pc.filter(a, keep) for a in (positions, pending, lo, hi))
+    if len(pending):  # never: every value is within at 16
+        found.append((positions, _LAST))
+    if not found:
+        return places
+    where = pa.concat_arrays([p.cast(pa.int64()) for p, _ in found])
+    what = pa.concat_arrays([pa.repeat(pa.scalar(d, pa.int64()), len(p)) for p, d in found])
+    return pc.replace_with_mask(places, todo, pc.take(what, pc.sort_indices(where)))

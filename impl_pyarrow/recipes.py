@@ -6,11 +6,11 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 from itertools import chain
+from math import gcd
 from typing import Any
 
 import pyarrow as pa
 
-from . import decimals
 from .aggregate import Groups, population_key, run_decimals, run_values
 from .errors import InputError
 from .prereg.cells import SINGLE_VALUE_POLICY, Measured, Prereg
@@ -21,6 +21,20 @@ Recomputed = dict[str, list[dict[str, Any]]]
 # lattice[column][row position][policy] -> the step the recomputed value moves by
 # (contract, Agreement beyond chance), None where no lattice is counted
 Lattice = dict[str, list[dict[str, Fraction | None]]]
+
+
+def spanned(steps: list[Fraction | None]) -> Fraction | None:
+    """The least positive step of sum(k_i * steps[i]) over whole k_i (None if a part has
+    no lattice): folded pairwise, a/b and c/d span gcd(a d, c b) / (b d)."""
+    if not steps or None in steps:
+        return None
+    out = steps[0]
+    assert out is not None
+    for s in steps[1:]:
+        assert s is not None
+        den = out.denominator * s.denominator
+        out = Fraction(gcd(out.numerator * s.denominator, s.numerator * out.denominator), den)
+    return out
 
 
 def mean_lattice(decimals: int, n: int) -> Fraction:
@@ -198,14 +212,16 @@ def recompute(
                 for j in range(len(row_ids))
                 for p in m.policies
             }
-            places = dict(zip(parts, decimals.most_of_each(list(parts.values()))))
             rows: list[dict[str, Any]] = []
             for j in range(len(row_ids)):
                 cell: dict[str, Any] = {}
                 for p in m.policies:
                     vals = parts[j, p]
                     cell[p] = mean_value(vals, len(vals)) if vals else None
-                    lattice[name][j][p] = mean_lattice(places[j, p], len(vals)) if vals else None
+                    # each part moves on its own lattice; their sum on the lattice they span
+                    spans = [lattice[c][j][p] for c in m.columns if out[c][j][p] is not None]
+                    joint = spanned(spans) if vals else None
+                    lattice[name][j][p] = None if joint is None else joint / len(vals)
                 rows.append(cell)
             out[name] = rows
     _check_denominators(pr, groups, row_ids, row_shown, instances_path)

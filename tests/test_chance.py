@@ -3,8 +3,9 @@
 Ten rows, one group. Every cost below 1, printed at four decimals, so each
 cost cell's chance of landing within 1e-12 (relative to max(1, |P|) = 1) of
 its published value is 2 * 1e-12 * 10**4 = 2e-8 (the instance costs carry
-17 significant digits, so their lattice, 10**-e / 50 with e >= 17, puts far
-fewer of its points on the grid than that). The expected counts and the
+17 significant digits, read honestly at the chance test's own epsilon as 12
+decimals, so their lattice, 10**-12 / 50, puts far fewer of its points on the
+grid than that: 1e4 / 5e13 = 2e-10). The expected counts and the
 p-values are worked out here by hand and with scipy's binomial, not by the
 contestants' code.
 """
