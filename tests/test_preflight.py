@@ -277,3 +277,52 @@ def test_the_run_summary(tmp_path: Path) -> None:
     (tmp_path / "annex" / "README.md").write_text("# annex\nAnnex head: `h`\nmore\n")
     assert preflight.run_summary(tmp_path, trials=False) == "census\ncontrols\nAnnex head: `h`\n"
     assert preflight.run_summary(tmp_path, trials=True) == "census\nAnnex head: `h`\n"
+
+
+# What the prereg will do with the bundle, checked before the lock.
+
+
+def _demo(tmp_path: Path) -> tuple[dict, Path]:
+    import yaml
+
+    from audit.bundles.demo import write
+    from tests.conftest import ROOT
+
+    bundle = tmp_path / "bundle"
+    write(str(bundle))
+    doc = yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
+    return doc, bundle
+
+
+def test_a_list_column_is_refused_before_the_lock(tmp_path: Path) -> None:
+    doc, bundle = _demo(tmp_path)
+    preflight.check_column_types(doc, str(bundle))  # the demo's types: all read
+    lb = pl.read_parquet(bundle / "leaderboard.parquet")
+    tags = pl.Series("notes", [["a"], [], ["b", "c"], None][: lb.height], dtype=pl.List(pl.String))
+    lb.with_columns(tags).write_parquet(bundle / "leaderboard.parquet")
+    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    assert err.path == f"{bundle}/leaderboard.parquet" and "column 'notes'" in err.detail
+
+
+def test_a_struct_source_is_refused_but_an_unnamed_one_is_not(tmp_path: Path) -> None:
+    doc, bundle = _demo(tmp_path)
+    inst = pl.read_parquet(bundle / "instances.parquet")
+    extra = inst.with_columns(pl.struct(pl.col("cost")).alias("detail"))  # a column nobody reads
+    extra.write_parquet(bundle / "instances.parquet")
+    preflight.check_column_types(doc, str(bundle))
+    nested = inst.with_columns(pl.struct(pl.col("cost")).alias("cost"))  # the mean's source
+    nested.write_parquet(bundle / "instances.parquet")
+    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    assert err.path == f"{bundle}/instances.parquet" and "column 'cost'" in err.detail
+
+
+def test_a_control_on_a_row_not_on_the_leaderboard(tmp_path: Path) -> None:
+    doc, bundle = _demo(tmp_path)
+    preflight.check_control_rows(doc, "prereg/demo.yaml", str(bundle))  # demo/m1, demo/m2, ...
+    doc["controls"]["flip_m2_beta"]["target"] = {"row_id": "demo/m9"}
+    err = _refused("bad_prereg", preflight.check_control_rows, doc, "p.yaml", str(bundle))
+    assert err.path == "p.yaml" and "'flip_m2_beta'" in err.detail and "'demo/m9'" in err.detail
+    doc["controls"]["flip_m2_beta"]["target"] = {"row_id": "demo/m2"}
+    doc["controls"]["swap_m1_m2"]["target"] = {"row_ids": ["demo/m1", "demo/M2"]}
+    err = _refused("bad_prereg", preflight.check_control_rows, doc, "p.yaml", str(bundle))
+    assert "'swap_m1_m2'" in err.detail and "'demo/M2'" in err.detail

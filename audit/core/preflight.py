@@ -533,3 +533,95 @@ def second_seat(annex: str, head: str | None, source: str) -> tuple[str, str, st
         raise AuditError("annex_not_verified", annex, f"{problems[0]}{more}")
     lock = _read_json(Path(annex, "lock", "lock.json"), "the annex's lock")
     return annex, f"{annex}/lock/prereg.yaml", str(lock["prereg"]["blake3"])
+
+
+# What the prereg will do with the bundle, checked before the lock writes anything
+# (a leaderboard arm not yet locked): the column types no recipe and no contestant
+# can read, and the rows the controls name. Each was found only by a job after
+# the lock, leaving a locked, half-written arm.
+
+NESTED = ("List", "Array", "Struct", "Object")  # polars' names of types the contract never reads
+
+
+def _instance_names(doc: Mapping[str, Any]) -> list[str]:
+    """The instance columns the prereg names, in the contract's order (row id, instance
+    key, group, sources, population columns), without repeats."""
+    b = doc["bundle"]
+    names = [b["row_id"], *b["instance_key"]]
+    if b.get("group_by") is not None:
+        names.append(b["group_by"])
+    names += [m["source"] for m in doc["columns"]["measured"].values() if m.get("source")]
+    for pol in (doc.get("policies") or {}).values():
+        column = ((pol or {}).get("population") or {}).get("not_null")
+        if column:
+            names.append(column)
+    return list(dict.fromkeys(str(n) for n in names))
+
+
+def _nested(path: Path) -> dict[str, str]:
+    """Each top-level column of a parquet file whose type is nested (a list, array, struct
+    or object), with the type as polars names it; read from the footer alone. A file
+    that cannot be read is left to the lock, which refuses it with its own class."""
+    import polars as pl
+
+    try:
+        schema = pl.read_parquet_schema(path)
+    except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
+        return {}
+    return {name: str(t) for name, t in schema.items() if type(t).__name__ in NESTED}
+
+
+def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
+    """unsupported_type, before the lock: a leaderboard column (in file order), then an
+    instance column the prereg names (in the contract's order), of a nested type.
+
+    The contract reads no list, array, struct or object column in any place
+    (docs/contract.md, Types), so both contestants refuse one as unsupported_type
+    after the lock; here it is the same class for the same column, naming the
+    user's bundle file, before anything is written."""
+    b = doc["bundle"]
+    lb, inst = Path(bundle, b["leaderboard"]), Path(bundle, b["instances"])
+    places: list[tuple[Path, list[str] | None]] = [(lb, None), (inst, _instance_names(doc))]
+    for path, names in places:
+        if not path.is_file():
+            continue
+        nested = _nested(path)
+        for name in names if names is not None else list(nested):
+            if name in nested:
+                raise AuditError(
+                    "unsupported_type",
+                    f"{bundle}/{path.name}",
+                    f"column {name!r} has a type outside the contract's kinds here"
+                    f" ({nested[name]}: no recipe reads it, in any place; docs/contract.md);"
+                    " nothing was written",
+                )
+
+
+def check_control_rows(doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
+    """bad_prereg, before the lock: a control whose declared target row (row_id, or a
+    swap's row_ids) is not a row of the leaderboard."""
+    from audit.core.disclosure import leaderboard_ids
+
+    named = []
+    for name, spec in sorted((doc.get("controls") or {}).items()):
+        target = (spec or {}).get("target")
+        if isinstance(target, dict):
+            rows = [target["row_id"]] if "row_id" in target else list(target.get("row_ids") or [])
+            named += [(name, str(r)) for r in rows]
+    if not named:
+        return
+    table = Path(bundle, doc["bundle"]["leaderboard"])
+    if not table.is_file():
+        return  # a bundle a rule builds: the controls check it
+    try:
+        ids = leaderboard_ids(table, [doc["bundle"]["row_id"]], None)
+    except AuditError:
+        return  # the row id column missing: the contestants' missing_column, as before
+    for name, row in named:
+        if row not in ids:
+            raise AuditError(
+                "bad_prereg",
+                prereg,
+                f"control {name!r} targets row {row!r}, which is not a row of the leaderboard"
+                f" ({table}); nothing was written",
+            )

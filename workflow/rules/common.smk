@@ -30,6 +30,8 @@ check_bundle(
 _ROLES = {role: (f"{BUNDLE}/{name}", None) for role, name in BUNDLE_FILES.items()}
 PARENT = check_amends(PREREG, _PREREG, ARM, _ROLES)
 check_locked_bundle(LOCKED, ARM, _ROLES)  # arm_locked: a locked arm's bundle content never changes
+if LOCKED is None:  # what the prereg will do with the bundle, before the lock writes anything
+    check_inputs(_PREREG, PREREG, BUNDLE)  # unsupported_type, a control's row (bad_prereg)
 # what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
 VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
 check_writable(RES)  # unwritable: before any job, nothing removed

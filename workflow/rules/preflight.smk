@@ -81,6 +81,13 @@ def check_locked_bundle(locked, arm, roles, jobs=None):
         guard(preflight.check_locked_bundle, locked, arm, roles, jobs)
 
 
+def check_inputs(doc, prereg, bundle):
+    """A leaderboard arm not yet locked: the bundle's column types against what the prereg
+    reads, and the rows its controls name (audit/core/preflight.py), before the lock."""
+    guard(preflight.check_column_types, doc, bundle)
+    guard(preflight.check_control_rows, doc, prereg, bundle)
+
+
 def guard_planned():
     """arm_locked / arm_sealed: once the DAG is built and before its first job, a run that
     would lock a locked arm again, or run anything in a sealed one, is refused
