@@ -210,3 +210,50 @@ def test_pass_k_zero_refused(impl: str, impl_envs, subs: Path, tmp_path: Path) -
         ]
     )
     assert res.code == 2 and res.stderr.startswith("error[bad_prereg]: ")
+
+
+@pytest.mark.parametrize("impl", ["pandas", "pyarrow"])
+def test_attempts_as_runs(impl: str, impl_envs, tmp_path: Path) -> None:
+    """One tb run holding two attempts per task (n_attempts: 2, trial names <task>.<k>-of-2,
+    as the Terminal-Bench Orchestrator submission ships five): under ``runs: {unit:
+    attempt}`` each attempt is a replicate, so the spread over attempts is computable;
+    under ``unit: tb_run`` the entry has one run and no spread over runs."""
+    jobs = tmp_path / "results"
+    trials = [
+        _t("a", True, "t1", name="a.1-of-2.x"),
+        _t("a", False, "t2", name="a.2-of-2.x"),
+        _t("b", True, "t3", name="b.1-of-2.x"),
+        _t("b", True, "t4", name="b.2-of-2.x"),
+    ]
+    _run_file(jobs / "e3" / "r1" / "results.json", trials, 0.75, 3)
+    assert _adapt(jobs, tmp_path / "b").code == 0
+    for unit in ("attempt", "tb_run"):
+        (tmp_path / "p.yaml").write_text(PREREG.replace("unit: tb_run", f"unit: {unit}"))
+        out = tmp_path / f"{impl}-{unit}"
+        res = run(
+            [
+                str(impl_python(impl)),
+                "-m",
+                f"impl_{impl}.trials",
+                "--prereg",
+                str(tmp_path / "p.yaml"),
+                "--bundle",
+                str(tmp_path / "b"),
+                "--out",
+                str(out),
+            ]
+        )
+        assert res.code == 0, res.stderr
+        row = next(
+            r for r in (out / "runs.csv").read_text().splitlines() if r.startswith("e3,attempted,")
+        )
+        if unit == "attempt":
+            # attempt 1: (a 1, b 1) -> 1; attempt 2: (a 0, b 1) -> 0.5. By hand as e2 above:
+            # mean 0.75, sample SE 0.25, population 0.176777; pooled 3/4, binomial 0.216506;
+            # clusters a: 1 - 2(.75) = -.5, b: 2 - 1.5 = .5 -> 0.176777, Inspect 0.25.
+            assert row == (
+                "e3,attempted,attempt,2,4,1.000000;0.500000,0.750000,0.250000,0.176777,"
+                "0.750000,0.216506,0.176777,0.250000"
+            )
+        else:  # one run of the four trials: its rate 0.75, no spread over runs
+            assert row.split(",")[2:9] == ["tb_run", "1", "4", "0.750000", "0.750000", "", ""]
