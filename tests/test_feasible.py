@@ -240,3 +240,41 @@ def test_hostile_sizes_end_quickly(tmp_path: Path) -> None:
     assert [r[2] for r in rows] == ["not_a_number", "feasible"]
     _, rows, _ = _run(t, "--column", "sd", "--n", 10**30, "--spread", "sd")
     assert [r[2] for r in rows] == ["undecided", "undecided"]
+
+
+# Spreads against every multiset, enumerated: each multiset's SD (or SE) computed as
+# a Decimal square root at 60 digits and rounded by Decimal's own quantize (an exact
+# tie is a terminating square root, which Decimal computes exactly), the set of
+# printed spreads collected, and the search's verdict required to match it value by value.
+def _printed_spreads(m: int, q: int, r: int, scale: int, kind: str, ddof: int, d: int) -> set[int]:
+    from decimal import localcontext
+
+    out = set()
+    for combo in itertools.combinations_with_replacement(range(r + 1), m):
+        s, sq = sum(combo), sum(v * v for v in combo)
+        var = Fraction(m * sq - s * s, q * q * m * (m - ddof)) * scale * scale
+        if kind == "se":
+            var /= m
+        with localcontext() as ctx:
+            ctx.prec = 60
+            root = (Decimal(var.numerator) / Decimal(var.denominator)).sqrt()
+            units = root.quantize(Decimal(1).scaleb(-d), rounding=ROUND_HALF_EVEN)
+        out.add(int(units.scaleb(d)))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("m", "q", "r", "scale"),
+    [(3, 1, 3, 1), (4, 1, 2, 1), (3, 4, 4, 100), (5, 2, 2, 1)],
+)
+@pytest.mark.parametrize("kind", ["sd", "se"])
+@pytest.mark.parametrize("sd", ["population", "sample"])
+def test_spreads_match_every_multiset(
+    m: int, q: int, r: int, scale: int, kind: str, sd: str
+) -> None:
+    d = 2 if scale == 1 else 1
+    printed = _printed_spreads(m, q, r, scale, kind, 0 if sd == "population" else 1, d)
+    g = grim.Grid(m, q, 0, r, Fraction(scale))
+    for u in range(max(printed) + 3):
+        got = grim.spread_check(g, Printed(u, d), "half_even", kind, sd, None, None)
+        assert got.verdict == ("feasible" if u in printed else "infeasible"), (u, got)
