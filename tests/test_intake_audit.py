@@ -77,10 +77,30 @@ def test_inspect_logs_to_a_sealed_annex(impl_envs, tmp_path: Path) -> None:
     )
     assert p.returncode == 0, p.stderr[-3000:]
     files = [f for side in ("x", "y") for f in (logs / side).iterdir()]
+    # a third log: y's, of another eval id, holding 1 of the 4 samples its header counts
+    [y] = (logs / "y").iterdir()
+    doc = json.loads(y.read_text())
+    doc["eval"]["eval_id"] = "cut"
+    doc["samples"] = doc["samples"][:1]
+    cut = tmp_path / "cut.json"
+    cut.write_text(json.dumps(doc))
     bundle = tmp_path / "bundle"
-    res = run_audit("adapt-inspect", *files, "--out", bundle)
+    res = run_audit("adapt-inspect", *files, cut, "--out", bundle)
     assert res.code == 0, res.stderr
+    assert (
+        "FINDING mockllm/model/cut: the header counts 4 completed sample(s); the log holds 1"
+        in res.stdout
+    )
     out = _audit(tmp_path, bundle, "inspect")
-    # both logs publish accuracy 0.75, 3 of 4 right: both reproduced
-    measured = _measured(out)
-    assert len(measured) == 2 and set(measured.values()) == {"reproduced"}
+    cells = {
+        (c["row_id"], c["column"]): c["class"] for c in read_csv_rows(out / "census_cells.csv")
+    }
+    runs = sorted({r for r, _ in cells})
+    assert len(runs) == 3 and "mockllm/model/cut" in runs
+    for run in runs:
+        # x and y publish accuracy 0.75 and 4 completed samples, 3 of 4 right: reproduced;
+        # the cut log's 4 cannot be recomputed from the 1 sample shipped: divergent
+        want = "divergent" if run == "mockllm/model/cut" else "reproduced"
+        assert cells[(run, "completed_samples")] == want, run
+        if run != "mockllm/model/cut":
+            assert cells[(run, "accuracy")] == "reproduced", run
