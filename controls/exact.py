@@ -85,9 +85,13 @@ def in_population(frame: pl.DataFrame, doc: dict, policy: str) -> pl.DataFrame:
 
 
 def fixed_of(spec: dict) -> int | None:
-    """A rate or mean column's declared denominator {fixed: N}; None: the rows listed."""
+    """A rate or mean column's declared denominator: N of {fixed: N}, the number of ids of
+    {universe: ...} (the contestants refuse a row whose ids do not fit it); None: the
+    rows listed."""
     declared = spec.get("denominator")
-    return declared["fixed"] if isinstance(declared, dict) else None
+    if not isinstance(declared, dict):
+        return None
+    return declared["fixed"] if "fixed" in declared else len(declared["universe"]["ids"])
 
 
 def denominator(frame: pl.DataFrame, source: str, nulls: str, fixed: int | None = None) -> int:

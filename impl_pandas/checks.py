@@ -30,6 +30,7 @@ def instance_names(prereg: Prereg) -> list[str]:
     names = [prereg.row_id, *prereg.instance_key, prereg.group_by]
     names += [m.source for m in prereg.measured.values() if m.source is not None]
     names += [c for m in prereg.measured.values() for c in m.population.values()]
+    names += [m.universe.column for m in prereg.measured.values() if m.universe is not None]
     return names
 
 

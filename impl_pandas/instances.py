@@ -115,6 +115,8 @@ def _roles(table: Table, prereg: Prereg) -> tuple[list[str], list[str], list[str
             rate.append(col.source)
         # a population column is read as a rate source is: its non-null flags decide
         rate += [c for c in col.population.values() if table.kinds[c] == BOOLEAN]
+        if col.universe is not None and table.kinds[col.universe.column] == STRING:
+            encoded.append(col.universe.column)  # its ids, as codes per row
     return _unique(encoded), _unique(prereg.instance_key), _unique(mean), _unique(rate)
 
 
@@ -340,6 +342,13 @@ def check_types(inst: Instances, prereg: Prereg) -> None:
                     table.display,
                     f"mean source '{col.source}' (for '{col.name}') holds an infinite value",
                 )
+        if col.universe is not None and table.kinds[col.universe.column] != STRING:
+            raise InputError(
+                BAD_TYPE,
+                table.display,
+                f"universe column '{col.universe.column}' (for '{col.name}') is"
+                f" {table.kinds[col.universe.column]}, not string",
+            )
         for policy, column in col.population.items():
             if table.kinds[column] != BOOLEAN:
                 raise InputError(

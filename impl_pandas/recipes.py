@@ -332,3 +332,27 @@ def check_denominators(
                     f"row id '{shown[i]}' lists {listed} instance rows for '{col.name}', "
                     f"more than its declared denominator {col.fixed}",
                 )
+            if col.universe is not None and listed:
+                _check_universe(col, data, a, b, listed, shown[i])
+
+
+def _check_universe(col: Measured, data: Aggregates, a: int, b: int, listed: int, row: str) -> None:
+    """bad_denominator: a row's instance ids (runs [a, b)) not each once in the universe,
+    or, where declared, an id of the universe it does not list."""
+    universe = col.universe
+    assert universe is not None
+    ids = data.inst.encoders[universe.column].values
+    found = {ids[c] for c in data.distinct(universe.column).codes(a, b)}
+    outside = sorted(found - universe.ids)
+    problem = None
+    if outside:
+        problem = f"lists instance id '{outside[0]}', not in the declared universe"
+    elif len(found) < listed:  # a null id, or an id on two rows
+        problem = f"lists {listed} instance rows but {len(found)} distinct ids"
+    elif universe.refuse_missing and len(found) < len(universe.ids):
+        first = min(universe.ids - found)
+        problem = f"does not list instance id '{first}' of the declared universe"
+    if problem is not None:
+        raise InputError(
+            BAD_DENOMINATOR, data.inst.table.display, f"row id '{row}' {problem} ('{col.name}')"
+        )

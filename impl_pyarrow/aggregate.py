@@ -79,6 +79,9 @@ def _sources(pr: Prereg) -> dict[str, list[str]]:
     for m in pr.measured.values():
         if m.source is not None and m.source not in out[m.recipe]:
             out[m.recipe].append(m.source)
+    for m in pr.measured.values():  # a universe's ids: their distinct values per group too
+        if m.universe is not None and m.universe.column not in out["single_value"]:
+            out["single_value"].append(m.universe.column)
     return out
 
 

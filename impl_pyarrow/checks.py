@@ -32,7 +32,13 @@ def instance_names(pr: Prereg) -> list[str]:
         names.append(pr.group_by)
     names += [m.source for m in pr.measured.values() if m.source is not None]
     names += population_columns(pr)
+    names += universe_columns(pr)
     return list(dict.fromkeys(names))
+
+
+def universe_columns(pr: Prereg) -> list[str]:
+    """The instance columns declared universes hold their ids in, in prereg order."""
+    return [m.universe.column for m in pr.measured.values() if m.universe is not None]
 
 
 def population_columns(pr: Prereg) -> list[str]:
@@ -48,6 +54,7 @@ def aggregation_names(pr: Prereg) -> list[str]:
         names.append(pr.group_by)
     names += [m.source for m in pr.measured.values() if m.source is not None]
     names += population_columns(pr)
+    names += universe_columns(pr)
     return list(dict.fromkeys(names))
 
 
@@ -273,6 +280,12 @@ def instance_types(pr: Prereg, table: pa.Table, path: str) -> None:
                 ptyp = base_type(table.schema.field(pop).type)
                 if not pa.types.is_boolean(ptyp):
                     raise InputError("bad_type", path, f"population column {pop!r} has type {ptyp}")
+        if m.universe is not None:
+            utyp = base_type(table.schema.field(m.universe.column).type)
+            if not (pa.types.is_string(utyp) or pa.types.is_large_string(utyp)):
+                raise InputError(
+                    "bad_type", path, f"universe column {m.universe.column!r} has type {utyp}"
+                )
     for m in pr.measured.values():
         if m.recipe != "mean" or m.source is None:
             continue

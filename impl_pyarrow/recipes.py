@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from .aggregate import Groups, population_key, run_decimals, run_values
 from .errors import InputError
-from .prereg.cells import SINGLE_VALUE_POLICY, Measured, Prereg
+from .prereg.cells import SINGLE_VALUE_POLICY, Measured, Prereg, Universe
 from .values import format_value
 
 # recomputed[column][row position][policy] -> float, str or None (no data)
@@ -237,7 +237,8 @@ def _check_denominators(
         if m.fixed is None:
             continue
         for rid, shown in zip(row_ids, row_shown):
-            listed = sum(groups.count(i) for i in groups.indices(rid, m.group))
+            runs = groups.indices(rid, m.group)
+            listed = sum(groups.count(i) for i in runs)
             if listed > m.fixed:
                 raise InputError(
                     "bad_denominator",
@@ -245,3 +246,22 @@ def _check_denominators(
                     f"row id {shown!r} lists {listed} instance rows for {name!r}, more than "
                     f"its declared denominator {m.fixed}",
                 )
+            if m.universe is not None and listed:
+                problem = _outside_universe(m.universe, groups, runs, listed)
+                if problem:
+                    raise InputError("bad_denominator", path, f"row id {shown!r} {problem}")
+
+
+def _outside_universe(u: Universe, groups: Groups, runs: list[int], listed: int) -> str:
+    """What is wrong with a row's instance ids against the declared universe ('' if nothing)."""
+    ids: set[Any] = set()
+    for i in runs:
+        ids.update(groups.distinct[u.column][i])
+    strays = sorted(str(v) for v in ids if v is not None and v not in u.ids)
+    if strays:
+        return f"lists instance id {strays[0]!r}, outside the declared universe"
+    if None in ids or len(ids) != listed:
+        return f"lists {listed} instance rows, not {listed} distinct ids"
+    if u.refuse_missing and len(ids) < len(u.ids):
+        return f"leaves out instance id {min(u.ids - ids)!r} of the declared universe"
+    return ""

@@ -205,3 +205,66 @@ def test_controls_predict_sums_scales_and_fixed_denominators(board, tmp_path) ->
     gone = {"1": 0.125, "2": 0.375}[selection["instances"][0][2]]
     assert nullify[("b", "cost_total", "D")] == f"-{gone:.6f}"
     assert nullify[("b", "cost_of5", "D")] == f"-{gone / 5:.6f}"
+
+
+def _universe(missing: str, ids: list[str], column: str = "instance_id") -> str:
+    spec = f"{{column: {column}, ids: [{', '.join(repr(i) for i in ids)}], missing: {missing}}}"
+    return (
+        "resolved_u: {recipe: rate, source: resolved, group: g, scale: 100, "
+        f"denominator: {{universe: {spec}}}, policies: [A, B], tolerance: t}}"
+    )
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_a_universe_of_instance_ids(impl, impl_envs, tmp_path) -> None:
+    """Universe 1..5 (as_null): a lists 1-4, b lists 1-2, so N = 5 as with {fixed: 5}:
+    a A 2/5 = 40, B 2/3; b A 1/5 = 20, B 1/2 = 50; c lists nothing: no data."""
+    folder = write_bundle(
+        tmp_path / "bundle",
+        {"id": ["a", "b", "c"], "resolved_u": [40.0, 20.0, 1.0]},
+        INSTANCES,
+        SCHEMA,
+    )
+    prereg = write_prereg(
+        tmp_path / "p.yaml", [_universe("as_null", ["1", "2", "3", "4", "5"])], TOLERANCE
+    )
+    found = recompute(impl, prereg, folder, tmp_path / "out")
+    got = {k[0] + k[2]: c["recomputed"] for k, c in found["cells"].items() if k[1] == "resolved_u"}
+    assert got == {
+        "aA": "40.000000",
+        "aB": "66.666667",
+        "bA": "20.000000",
+        "bB": "50.000000",
+        "cA": "",
+        "cB": "",
+    }
+
+
+@pytest.mark.parametrize(
+    ("missing", "ids", "column", "kind", "words"),
+    [
+        (
+            "refuse",
+            ["1", "2", "3", "4", "5"],
+            "instance_id",
+            "bad_denominator",
+            "'5'",
+        ),  # a leaves out 5
+        ("as_null", ["1", "2", "3", "5"], "instance_id", "bad_denominator", "'4'"),  # a lists 4
+        ("as_null", ["1", "2"], "cost", "bad_type", "cost"),  # ids in a column of doubles
+        ("as_null", ["1", "2"], "nowhere", "missing_column", "nowhere"),
+    ],
+    ids=["missing-refused", "outside", "not-strings", "absent"],
+)
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_a_universe_refuses(impl, missing, ids, column, kind, words, impl_envs, tmp_path) -> None:
+    folder = write_bundle(
+        tmp_path / "bundle", {"id": ["a", "b"], "resolved_u": [40.0, 20.0]}, INSTANCES, SCHEMA
+    )
+    prereg = write_prereg(tmp_path / "p.yaml", [_universe(missing, ids, column)], TOLERANCE)
+    r = run_impl(impl, prereg, folder, tmp_path / "out")
+    assert r.code == 2, r.stderr
+    line = r.stderr.strip()
+    assert line.startswith(f"error[{kind}]: {folder / 'instances.parquet'}: "), line
+    assert words in line and "\n" not in line
+    assert not (tmp_path / "out").exists()

@@ -22,6 +22,15 @@ NULL_MODES = {RATE: ("failure", "exclude"), MEAN: ("exclude", "zero")}
 
 
 @dataclass(frozen=True)
+class Universe:
+    """A declared universe of instance ids: `column` holds them in the instance table."""
+
+    column: str
+    ids: frozenset[str]
+    refuse_missing: bool
+
+
+@dataclass(frozen=True)
 class Measured:
     """One measured column and its recipe."""
 
@@ -41,6 +50,9 @@ class Measured:
     total: bool = False
     # `denominator: {fixed: N}`: the row's group has N instances (None: the rows it lists)
     fixed: int | None = None
+    # `denominator: {universe: ...}`: the instance column holding the ids, the ids (N =
+    # their number, as fixed) and whether an id a row does not list is refused
+    universe: Universe | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +188,7 @@ def _measured(
         scale = _integer(chk, spec, "scale", where)
         if scale < 1:
             raise chk.fail(f"{where}.scale must be at least 1")
-    fixed = _denominator(chk, spec, where) if recipe in (RATE, MEAN) else None
+    fixed, universe = _denominator(chk, spec, where) if recipe in (RATE, MEAN) else (None, None)
     return Measured(
         name,
         MEAN if recipe == SUM else recipe,
@@ -190,16 +202,32 @@ def _measured(
         population,
         total=recipe == SUM,
         fixed=fixed,
+        universe=universe,
     )
 
 
-def _denominator(chk: Checker, spec: dict[Any, Any], where: str) -> int | None:
-    """`denominator`: absent or `rows` (None), or {fixed: N} with N >= 1."""
+def _denominator(
+    chk: Checker, spec: dict[Any, Any], where: str
+) -> tuple[int | None, Universe | None]:
+    """`denominator`: absent or `rows` (None), {fixed: N} with N >= 1, or {universe:
+    {column, ids, missing}} (N = the number of ids)."""
     raw = spec.get("denominator", "rows")
+    where = f"{where}.denominator"
     if raw == "rows":
-        return None
-    block = chk.block(raw, f"{where}.denominator", ("fixed",))
-    return chk.integer(block["fixed"], f"{where}.denominator.fixed", 1)
+        return None, None
+    if isinstance(raw, dict) and "universe" in raw:
+        block = chk.block(raw, where, ("universe",))
+        uni = chk.block(block["universe"], f"{where}.universe", ("column", "ids", "missing"))
+        column = chk.string(uni["column"], f"{where}.universe.column")
+        ids = chk.strings(uni["ids"], f"{where}.universe.ids", nonempty=True)
+        if len(set(ids)) != len(ids):
+            raise chk.fail(f"{where}.universe.ids names an id twice")
+        missing = chk.string(uni["missing"], f"{where}.universe.missing")
+        if missing not in ("as_null", "refuse"):
+            raise chk.fail(f"{where}.universe.missing must be as_null or refuse")
+        return len(ids), Universe(column, frozenset(ids), missing == "refuse")
+    block = chk.block(raw, where, ("fixed",))
+    return chk.integer(block["fixed"], f"{where}.fixed", 1), None
 
 
 def _population(chk: Checker, raw: Any, policy: str, recipe: str) -> str:

@@ -32,6 +32,15 @@ class Policy:
 
 
 @dataclass(frozen=True)
+class Universe:
+    """denominator {universe: {column, ids, missing}}: the instance ids of a row's group."""
+
+    column: str
+    ids: frozenset[str]
+    refuse_missing: bool  # missing: refuse (else as_null: an unlisted id is a null instance)
+
+
+@dataclass(frozen=True)
 class Measured:
     """One measured column and its recipe."""
 
@@ -44,7 +53,10 @@ class Measured:
     tolerance: Tolerance | None = None
     columns: tuple[str, ...] = ()
     total: bool = False  # recipe `sum`: a mean's rows and policies, not divided
-    fixed: int | None = None  # denominator {fixed: N}; None: the rows listed
+    fixed: int | None = (
+        None  # denominator {fixed: N} (or the universe's size); None: the rows listed
+    )
+    universe: Universe | None = None  # denominator {universe: ...}
 
 
 @dataclass(frozen=True)
@@ -232,7 +244,11 @@ def _measured(
         scale = spec["scale"]
         if not is_int(scale) or scale < 1:
             raise _bad(path, f"key {where}scale is not a positive integer")
-    fixed = _fixed(spec.get("denominator", "rows"), path, where) if recipe != "sum" else None
+    fixed, universe = (
+        _denominator(spec.get("denominator", "rows"), path, where)
+        if recipe != "sum"
+        else (None, None)
+    )
     total = recipe == "sum"  # a sum takes a mean's rows, nulls and policies
     recipe = "mean" if total else recipe
     for p in pols:
@@ -247,19 +263,36 @@ def _measured(
         tolerance=tol,
         total=total,
         fixed=fixed,
+        universe=universe,
     )
 
 
-def _fixed(raw: Any, path: str, where: str) -> int | None:
-    """`denominator`: `rows` (None) or {fixed: N}, N a whole number >= 1."""
+def _denominator(raw: Any, path: str, where: str) -> tuple[int | None, Universe | None]:
+    """`denominator`: `rows`, {fixed: N} (N a whole number >= 1) or {universe: {column,
+    ids, missing}}; (N, the universe), N the number of ids for a universe."""
     if raw == "rows":
-        return None
+        return None, None
+    if isinstance(raw, dict) and set(raw) == {"universe"}:
+        u = raw["universe"]
+        w = f"{where}denominator.universe"
+        if not isinstance(u, dict) or set(u) != {"column", "ids", "missing"}:
+            raise _bad(path, f"key {w} must hold exactly column, ids and missing")
+        column, ids, missing = u["column"], u["ids"], u["missing"]
+        if not isinstance(column, str) or not column:
+            raise _bad(path, f"key {w}.column is not a column name")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            raise _bad(path, f"key {w}.ids is not a list of strings")
+        if len(set(ids)) != len(ids):
+            raise _bad(path, f"key {w}.ids names an id twice")
+        if missing not in ("as_null", "refuse"):
+            raise _bad(path, f"key {w}.missing is not as_null or refuse")
+        return len(ids), Universe(column, frozenset(ids), missing == "refuse")
     if not isinstance(raw, dict) or set(raw) != {"fixed"}:
-        raise _bad(path, f"key {where}denominator is not rows or {{fixed: N}}")
+        raise _bad(path, f"key {where}denominator is not rows, {{fixed: N}} or {{universe: ...}}")
     n = raw["fixed"]
     if not is_int(n) or n < 1:
         raise _bad(path, f"key {where}denominator.fixed is not a positive integer")
-    return n
+    return n, None
 
 
 def _check_mean_of_columns(measured: dict[str, Measured], path: str) -> None:
