@@ -545,7 +545,7 @@ NESTED = ("List", "Array", "Struct", "Object")  # polars' names of types the con
 
 def _instance_names(doc: Mapping[str, Any]) -> list[str]:
     """The instance columns the prereg names, in the contract's order (row id, instance
-    key, group, sources, population columns), without repeats."""
+    key, group, sources, population columns, universe id columns), without repeats."""
     b = doc["bundle"]
     names = [b["row_id"], *b["instance_key"]]
     if b.get("group_by") is not None:
@@ -555,6 +555,10 @@ def _instance_names(doc: Mapping[str, Any]) -> list[str]:
         column = ((pol or {}).get("population") or {}).get("not_null")
         if column:
             names.append(column)
+    for m in doc["columns"]["measured"].values():  # a declared universe's id column
+        declared = m.get("denominator")
+        if isinstance(declared, dict) and "universe" in declared:
+            names.append(declared["universe"]["column"])
     return list(dict.fromkeys(str(n) for n in names))
 
 
