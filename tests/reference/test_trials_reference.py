@@ -123,3 +123,48 @@ def test_the_trials_arm_matches_the_reference(arm: str, bundle: str, arm_run) ->
     for impl in ("pandas", "pyarrow"):
         bad += compare(ref, res, impl)
     assert not bad, f"{arm}: {len(bad)} differences:\n" + "\n".join(bad[:40])
+
+
+# docs/trials-contract.md section 14, the registry's table (m; E macro, E ci95, S macro,
+# S ci95, E bootstrap low and high), copied from the page: the third method must give it.
+SECTION_14 = {
+    "OpenHands (DeepSeek V4 Flash)|No Skills": (6, "27.491188", "7.416941", "27.489655",
+                                                "7.417657", "20.596935", "35.132567"),
+    "OpenHands (GPT-5.5)|With Skills": (6, "67.275862", "8.246311", "67.280460", "8.246642",
+                                        "59.009195", "75.182759"),
+    "Codex (GPT-5.5)|With Skills": (5, "66.459770", "8.469523", "66.458621", "8.470331",
+                                    "57.893870", "75.003448"),
+    "Claude Code (Opus 4.7)|With Skills": (6, "61.178161", "8.593240", "61.180460",
+                                           "8.593904", "52.653257", "70.366667"),
+    "Gemini CLI (Gemini 3.1 Pro)|With Skills": (1, "60.789272", "9.345457", "60.788506",
+                                                "9.345985", "51.593870", "70.750958"),
+    "OpenHands (GLM 5.1)|With Skills": (6, "58.390805", "8.766287", "58.393103", "8.766971",
+                                        "49.750958", "67.134483"),
+}  # fmt: skip
+
+
+@pytest.mark.realbundle
+def test_section_14_registry_figures_by_the_reference() -> None:
+    bundle = (ROOT / ".." / "shared" / "bundles" / "skillsbench-registry").resolve()
+    if not bundle.is_dir():
+        pytest.skip("real bundle not present at ../shared/bundles/skillsbench-registry")
+    ref = trials_v1.recompute(ROOT / "prereg" / "skillsbench-registry.yaml", bundle)
+    for row, want in SECTION_14.items():
+        e, s = ref["entries"][(row, "E")], ref["entries"][(row, "S")]
+        got = (e["rounded_tasks"], *map(text, (e["reward_macro"], e["reward_ci95"],
+               s["reward_macro"], s["reward_ci95"], e["reward_boot_low"],
+               e["reward_boot_high"])))  # fmt: skip
+        assert got == want, row
+    # DeepSeek's tiers and certain tiers (and the bounds 0.003448, 0.002775, 0.010568)
+    cells = ref["cells"]
+    deepseek = "OpenHands (DeepSeek V4 Flash)|No Skills"
+    assert cells[(deepseek, "score", "E")][2:] == ("1", "0.003448", "1")
+    assert cells[(deepseek, "score", "S")][2:] == ("0", "0.050000", "undetermined")
+    assert cells[(deepseek, "ci95", "E")][2:] == ("0", "0.002775", "1")
+    assert cells[(deepseek, "ci95", "S")][2:] == ("1", "0.010568", "2")
+    # the five With-Skills rows: E 0/0, S 0/2; ci95 not published; every row reproduced
+    for row in list(SECTION_14)[1:]:
+        assert (cells[(row, "score", "E")][2], cells[(row, "score", "E")][4]) == ("0", "0")
+        assert (cells[(row, "score", "S")][2], cells[(row, "score", "S")][4]) == ("0", "2")
+        assert ref["census"][(row, "ci95")][0] == "not_published"
+    assert {ref["census"][(r, "score")][0] for r in SECTION_14} == {"reproduced"}
