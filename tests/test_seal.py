@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from audit.errors import AuditError
 from audit.seal import annex as seal_annex
 from audit.seal import attest, contract, ledger
 from tests.conftest import ROOT, run_audit, run_dag
@@ -53,8 +54,14 @@ def _flip_byte(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-def _reseal(annex: Path, from_line: int | None = None) -> None:
-    """Everything a forger can recompute: manifest, signature, ledger lines, README."""
+def _reseal(
+    annex: Path,
+    from_line: int | None = None,
+    verdict: tuple[str, dict[str, list[str]]] | None = None,
+) -> dict:
+    """Everything a forger can recompute: manifest, signature, ledger lines, README.
+    The statement signs ``verdict`` (result, tests), by default the one the annex's own
+    files give; returns the forger's public key document."""
     signer = attest.CryptoSigner.generate_ed25519()
     keydoc = attest.public_key_doc(signer)
     (annex / contract.PUBLIC_KEY).write_text(json.dumps(keydoc), encoding="utf-8")
@@ -65,9 +72,13 @@ def _reseal(annex: Path, from_line: int | None = None) -> None:
     ]
     files = {rel: attest.digests(annex / rel) for rel in listed}
     prereg_digest = files.get("lock/prereg.yaml", {"sha256": "0" * 64, "blake3": "0" * 64})
-    stmt = attest.statement(
-        files, prereg_digest, "PASSED", {"passed": [], "warned": [], "failed": []}
-    )
+    if verdict is None:
+        try:
+            verdict = seal_annex.tests_of(annex)
+        except AuditError:  # an edited summary file: sign anything, verify refuses it
+            verdict = ("PASSED", {"passed": [], "warned": [], "failed": []})
+    result, tests = verdict
+    stmt = attest.statement(files, prereg_digest, result, tests)
     (annex / contract.ENVELOPE).write_text(json.dumps(attest.sign(stmt, signer)), encoding="utf-8")
     files[contract.ENVELOPE] = attest.digests(annex / contract.ENVELOPE)
     manifest = json.loads((annex / contract.MANIFEST).read_text(encoding="utf-8"))
@@ -101,6 +112,7 @@ def _reseal(annex: Path, from_line: int | None = None) -> None:
     (annex / contract.README).write_text(
         seal_annex.readme(manifest["arm"], lines[-1]["hash"], keydoc["keyid"]), encoding="utf-8"
     )
+    return keydoc
 
 
 def _copy(sealed, tmp_path: Path, name: str) -> Path:
@@ -136,6 +148,40 @@ def test_the_forgers_reseal_verifies_without_the_head(sealed, tmp_path: Path) ->
     _reseal(annex)
     assert run_audit("verify", annex).code == 0
     assert run_audit("verify", annex, "--head", sealed[1]).code == 1
+
+
+@pytest.mark.parametrize("lie", ["result", "lists"])
+def test_a_signed_verdict_that_contradicts_the_census_fails(sealed, tmp_path: Path, lie) -> None:
+    """The seat itself seals with its own key a statement that says more than its annex:
+    PASSED over the demo's divergent cells, or those cells among passedTests. The head and
+    the key are the seat's own (it publishes both), so only the annex's own census,
+    controls and agreement can refuse it: verify, with and without --key, fails."""
+    annex = _copy(sealed, tmp_path, f"claims-{lie}")
+    result, tests = seal_annex.tests_of(annex)
+    # the demo has divergent cells by construction (audit/bundles/demo.py, worked out by
+    # hand: "m4 alpha: T F F F -> 25.0; published 40.0"), so its honest verdict is WARNED
+    assert result == "WARNED" and any(
+        "demo/m4 / alpha_score: divergent" in t for t in tests["failed"]
+    )
+    if lie == "result":
+        verdict = ("PASSED", tests)
+    else:
+        passed = tests["passed"] + tests["failed"]
+        verdict = (result, {"passed": passed, "warned": tests["warned"], "failed": []})
+    keydoc = _reseal(annex, verdict=verdict)
+    key = tmp_path / f"key-{lie}.json"
+    key.write_text(json.dumps(keydoc), encoding="utf-8")
+    head = json.loads((annex / contract.LEDGER).read_text().splitlines()[-1])["hash"]
+    field = "result" if lie == "result" else "passedTests"
+    for extra in ([], ["--key", str(key)]):
+        code, err = _run_main(["verify", str(annex), "--head", head, *extra])
+        assert code == 1, err
+        assert f"the signed {field} is not what the annex's census" in err, err
+    # the same reseal with the verdict the annex's files give verifies: the check is the lie
+    honest = _copy(sealed, tmp_path, f"honest-{lie}")
+    _reseal(honest)
+    head = json.loads((honest / contract.LEDGER).read_text().splitlines()[-1])["hash"]
+    assert _run_main(["verify", str(honest), "--head", head])[0] == 0
 
 
 def test_every_file_edited_and_resealed_fails_against_the_head(sealed, tmp_path: Path) -> None:
@@ -284,6 +330,74 @@ def test_compare_annex_counts_a_changed_content_file_whatever_a_manifest_says(
     _reseal(annex)
     res = run_audit("compare-annex", sealed[0], annex)
     assert res.code == 1 and "DIFFERENT: census_cells.csv: line" in res.stdout, res.stdout
+
+
+def _edit_lines(path: Path, prefix: str, edit) -> None:
+    """Replace the one line starting with ``prefix`` by the lines ``edit`` makes of it."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    (k,) = [i for i, ln in enumerate(lines) if ln.startswith(prefix)]
+    lines[k : k + 1] = edit(lines[k])
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+V, A, W = contract.VULNS_PREFIX, contract.ANCHOR_PREFIX, contract.WRITER_PREFIX
+CLAIMS = {  # (file, the line's prefix, the edit): each must be named as a difference
+    "sentence after the vulnerability line": (
+        "certificate.md",
+        V,
+        lambda ln: [ln + " Every cell reproduced."],
+    ),
+    "second line under the vulnerability prefix": (
+        "report/report.md",
+        V,
+        lambda ln: [ln, f"{V}every cell reproduced."],
+    ),
+    "the same vulnerability line twice": ("certificate.md", V, lambda ln: [ln, ln]),
+    "html paragraph under the prefix": (
+        "report/report.html",
+        f"<p>{V}",
+        lambda ln: [f"<p>{V}the leaderboard is right.</p>"],
+    ),
+    "claim after the anchor": ("certificate.md", A, lambda ln: [ln + " (verified)"]),
+    "claim after a writer line's digests": (
+        "certificate.md",
+        f"{W}leaderboard",
+        lambda ln: [ln + " reproduced"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CLAIMS))
+def test_compare_annex_sets_aside_only_the_contracts_lines_as_they_are(
+    sealed, tmp_path: Path, case
+) -> None:
+    """A line is volatile only as the contract writes it (audit/seal/volatile.py): a first
+    seat's sentence under a volatile prefix is a difference, named with its file."""
+    rel, prefix, edit = CLAIMS[case]
+    annex = _copy(sealed, tmp_path, case.replace(" ", "-"))
+    _edit_lines(annex / rel, prefix, edit)
+    res = run_audit("compare-annex", sealed[0], annex)
+    assert res.code == 1 and f"DIFFERENT: {rel}: line" in res.stdout, res.stdout
+
+
+def test_compare_annex_sets_aside_another_seats_anchor_and_file_digests(
+    sealed, tmp_path: Path
+) -> None:
+    """What may differ between seats still does: another pre-seal head and other digests of
+    the files as shipped (another parquet writer) are set aside, the lines counted."""
+    annex = _copy(sealed, tmp_path, "other-seat")
+    cert = annex / "certificate.md"
+    _edit_lines(cert, A, lambda ln: [f"{A}`{'a' * 64}`"])
+    _edit_lines(
+        cert,
+        f"{W}leaderboard",
+        lambda ln: [ln.split(" blake3 ")[0] + f" blake3 `{'b' * 64}` sha256 `{'c' * 64}`"],
+    )
+    res = run_audit("compare-annex", sealed[0], annex)
+    assert res.code == 0, res.stdout
+    assert "volatile (not counted): certificate.md (differs, 4 volatile line(s) set aside)" in (
+        res.stdout
+    )
 
 
 # --- malformed annex files: a classed line or a failed verification, never a traceback ---

@@ -120,17 +120,27 @@ def _copy_outputs(res: Path, tmp: Path) -> None:
         shutil.copyfile(src, dst)
 
 
-def _csv(path: Path) -> list[dict[str, str]]:
+def _csv(path: Path, fields: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows of a summary CSV; a file without the named columns is refused (unreadable)."""
     import csv
 
     if not path.is_file():
         return []
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise AuditError("unreadable", str(path), f"not a CSV file ({e})") from None
+    for n, r in enumerate(rows, start=2):
+        if any(not isinstance(r.get(k), str) for k in fields):
+            raise AuditError("unreadable", str(path), f"line {n}: lacks one of {', '.join(fields)}")
+    return rows
 
 
 def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
-    """The predicate's verdict and test names (docs/seal.md, "The statement")."""
+    """The predicate's verdict and test names (docs/seal.md, "The statement"), from the
+    outputs alone: the seal signs them, and verify derives them again from the annex's
+    own copies of the same files and requires the signed statement to say the same."""
     passed: list[str] = []
     warned: list[str] = []
     failed: list[str] = []
@@ -140,7 +150,7 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
     (failed if agreement.disagreements else passed).append("contestants agree")
     for p in sorted(res.glob("recompute/*/runs-identical.json")):
         passed.append(f"runs byte-identical: {p.parent.name}")
-    for r in _csv(res / "census_cells.csv"):
+    for r in _csv(res / "census_cells.csv", ("row_id", "column", "class", "best_tier")):
         name = f"cell {r['row_id']} / {r['column']}: {r['class']}"
         if r["class"] == "reproduced":
             passed.append(f"{name} at tier {r['best_tier']}")
@@ -148,10 +158,10 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
             failed.append(name)
         elif r["class"] == "no_data":
             warned.append(name)
-    for r in _csv(res / "recovery.csv"):
+    for r in _csv(res / "recovery.csv", ()):
         name = f"cell {r.get('row_id')} / {r.get('column')}: {r.get('class')}"
         (passed if r.get("class") in ("reproduced", "recovered") else warned).append(name)
-    for r in _csv(res / "controls.csv"):
+    for r in _csv(res / "controls.csv", ("control",)):
         v = r.get("verdict", "")
         name = f"control {r['control']}: {v}"
         (passed if v == "pass" else warned if v == "skipped" else failed).append(name)

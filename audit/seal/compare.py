@@ -1,7 +1,8 @@
 """compare-annex: two seats' annexes, file by file; volatile parts listed apart.
 
 Which files and lines are volatile comes from audit.seal.contract (the code
-both seats run), never from either annex. Files are named by the manifests,
+both seats run), never from either annex; a line is set aside only when it is
+one of those lines in exactly its form (audit.seal.volatile). Files are named by the manifests,
 each name confined to its annex.
 """
 
@@ -12,27 +13,31 @@ import io
 from pathlib import Path
 
 from audit.errors import AuditError
-from audit.seal import attest, contract
+from audit.seal import attest, contract, volatile
 from audit.seal.verify import confined, load_manifest
 
 MAX_TEXT = 256 << 20  # a content file larger than this is compared by digest only
 
 
-def _lines(path: Path, prefixes: tuple[str, ...]) -> tuple[list[str], int] | None:
-    """The file's lines without the volatile ones; None when it is not UTF-8 text."""
+def _lines(annex: Path, rel: str, path: Path) -> tuple[list[str], int, list[str]] | None:
+    """The file's lines with their endings (so the masked lines are the bytes), each
+    volatile one masked (audit.seal.volatile), how many were, and the lines as they are;
+    None when not UTF-8."""
     if path.stat().st_size > MAX_TEXT:
         return None
     try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
+        lines = path.read_bytes().decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
         return None
-    kept = [ln for ln in lines if not ln.startswith(prefixes)] if prefixes else lines
-    return kept, len(lines) - len(kept)
+    return (*volatile.masked(annex, rel, lines), lines)
 
 
-def _first_difference(rel: str, a: list[str], b: list[str]) -> str:
-    for n, (x, y) in enumerate(zip(a, b, strict=False), start=1):
-        if x != y:
+def _first_difference(
+    rel: str, a: list[str], b: list[str], raw_a: list[str], raw_b: list[str]
+) -> str:
+    """The first line where the masked lines differ, shown as the lines are."""
+    for n, (mx, my, x, y) in enumerate(zip(a, b, raw_a, raw_b, strict=False), start=1):
+        if mx != my:
             if rel.endswith(".csv") and n > 1:
                 try:
                     head = next(csv.reader(io.StringIO(a[0])))
@@ -42,7 +47,10 @@ def _first_difference(rel: str, a: list[str], b: list[str]) -> str:
                 for col, va, vb in zip(head, ra, rb, strict=False):
                     if va != vb:
                         return f"line {n} ({ra[0] if ra else ''}), column {col}: {va!r} vs {vb!r}"
-            return f"line {n}: {x[:120]!r} vs {y[:120]!r}"
+            k = next((i for i, (u, v) in enumerate(zip(x, y, strict=False)) if u != v), None)
+            start = max(0, (min(len(x), len(y)) if k is None else k) - 40)
+            at = f" from character {start + 1}" if start else ""
+            return f"line {n}{at}: {x[start : start + 120]!r} vs {y[start : start + 120]!r}"
     return f"{len(a)} vs {len(b)} lines"
 
 
@@ -73,15 +81,16 @@ def compare(a_dir: str, b_dir: str) -> dict:
         if same:
             result["identical"].append(rel)
             continue
-        prefixes = contract.VOLATILE_LINE_PREFIXES.get(rel, ())
-        la, lb = _lines(pa, prefixes), _lines(pb, prefixes)
+        la, lb = _lines(a, rel, pa), _lines(b, rel, pb)
         if la is None or lb is None:
             result["different"].append({"file": rel, "first": "bytes differ (not UTF-8 text)"})
-        elif prefixes and la[0] == lb[0]:
+        elif la[0] == lb[0] and la[1]:
             result["volatile"].append({"file": rel, "same_bytes": False, "volatile_lines": la[1]})
             result["identical"].append(rel)
         else:
-            result["different"].append({"file": rel, "first": _first_difference(rel, la[0], lb[0])})
+            result["different"].append(
+                {"file": rel, "first": _first_difference(rel, la[0], lb[0], la[2], lb[2])}
+            )
     result["agree"] = not (result["different"] or result["only_in_a"] or result["only_in_b"])
     return result
 

@@ -33,8 +33,8 @@ VOLATILE = (
     "lock/files.json",
 )
 
-# Lines of content files that carry a seat's own facts; set aside line by line.
-# Matched as plain prefixes (str.startswith).
+# Lines of content files that carry a seat's own facts; set aside line by line, each
+# only in its exact form (audit/seal/volatile.py: the prefix alone is not enough).
 ANCHOR_PREFIX = "Ledger head anchored by this certificate: "
 WRITER_PREFIX = "File as shipped (writer-dependent): "
 # The vulnerability audit's one line (audit/seal/vulns.py): it depends on the day.

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from audit.cells import prereg
 from audit.errors import AuditError
 from audit.seal import amends, attest, contract, ledger
-from audit.seal.annex import COPIED, COPIED_GLOBS, readme
+from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 from audit.trials import prereg as trials_prereg
 
 HEADERS = {
@@ -312,7 +312,55 @@ def _anchor(annex: Path) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _attestation(annex: Path, m: dict, key_file: str | None) -> tuple[list[str], str | None]:
+PREDICATE_FIELDS = ("result", "passedTests", "warnedTests", "failedTests")
+
+
+def _predicate(annex: Path, m: dict, stmt: dict) -> list[str]:
+    """The signed verdict and test lists say what the annex's own census, controls and
+    agreement say (annex.tests_of on the annex's copies), and its configuration is the
+    locked prereg the manifest lists: a seat cannot sign PASSED over divergent cells."""
+    where = annex / contract.ENVELOPE
+    pred = stmt.get("predicate")
+    want_keys = {*PREDICATE_FIELDS, "configuration"}
+    if not isinstance(pred, dict) or set(pred) != want_keys:
+        return [f"{where}: the signed predicate's fields are not {', '.join(sorted(want_keys))}"]
+    result, tests = tests_of(annex)
+    derived = dict(
+        zip(
+            PREDICATE_FIELDS,
+            (result, tests["passed"], tests["warned"], tests["failed"]),
+            strict=True,
+        )
+    )
+    problems = []
+    for field in PREDICATE_FIELDS:
+        if pred[field] != derived[field]:
+            problems.append(
+                f"{where}: the signed {field} is not what the annex's census, controls and "
+                f"agreement give ({_differs(pred[field], derived[field])})"
+            )
+    config = [{"name": "lock/prereg.yaml", "digest": m["files"].get("lock/prereg.yaml")}]
+    if pred["configuration"] != config:
+        problems.append(f"{where}: the signed configuration is not the locked prereg listed")
+    return problems
+
+
+def _differs(signed: object, derived: object) -> str:
+    """The first difference of a signed field from the derived one, in a few words."""
+    if isinstance(signed, list) and isinstance(derived, list):
+        extra = [t for t in signed if t not in derived]
+        lacking = [t for t in derived if t not in signed]
+        if extra:
+            return f"signed but not derived: {str(extra[0])[:120]!r}"
+        if lacking:
+            return f"derived but not signed: {str(lacking[0])[:120]!r}"
+        return "same tests in another order or repeated"
+    return f"signed {str(signed)[:40]!r}, derived {str(derived)[:40]!r}"
+
+
+def _attestation(
+    annex: Path, m: dict, key_file: str | None, files_hold: bool
+) -> tuple[list[str], str | None]:
     keydoc = read_json(annex / contract.PUBLIC_KEY, "bad_key")
     key = attest.load_public_key(keydoc, str(annex / contract.PUBLIC_KEY))
     problems = []
@@ -336,6 +384,8 @@ def _attestation(annex: Path, m: dict, key_file: str | None) -> tuple[list[str],
         problems.append(
             f"{annex / contract.ENVELOPE}: the signed statement's subjects are not the manifest's files"
         )
+    elif files_hold:  # every file is the one the manifest lists: derive the verdict from them
+        problems += _predicate(annex, m, stmt)
     return problems, key.keyid
 
 
@@ -375,11 +425,12 @@ def verify(annex_dir: str, head: str | None = None, key_file: str | None = None)
         raise AuditError("bad_args", "--head", f"{head!r} is not a 64-hex-digit head")
     m = load_manifest(annex)
     problems = _files(annex, m)
+    files_hold = not problems
     found, entries = _ledger(annex, m, head)
     problems += found
     if entries:
         problems += _required(annex, m, entries)
-    attest_problems, keyid = _attestation(annex, m, key_file)
+    attest_problems, keyid = _attestation(annex, m, key_file, files_hold)
     problems += attest_problems
     problems += _readme(annex, m, entries, keyid)
     if not problems:
