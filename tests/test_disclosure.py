@@ -144,3 +144,35 @@ def test_a_registry_control_lands_on_its_entry() -> None:
     rel = {"Codex (GPT-5.5)|With Skills": "we run on it"}
     assert on_disclosed(control_rows(sel), rel) == "Codex (GPT-5.5)|With Skills: we run on it"
     assert control_rows({"run": "r1", "trials": ["a"], "row_id": "x"}) == []
+
+
+# Each text classed by reading the Unicode charts by hand: what a reader of the report sees.
+VISIBILITY = [
+    ("us", True),
+    ("\u200bus", True),  # a zero-width space before a name: the name is seen
+    ("\u00e9", True),  # a letter
+    ("-", True),  # punctuation says something
+    ("\u200b\u2060\u200d\ufeff", False),  # zero-width space, word joiner, ZWJ, BOM: format
+    ("\u3164\u115f\uffa0", False),  # Hangul fillers: letters by category, drawn as nothing
+    ("\u2800", False),  # the blank braille pattern
+    ("\u00a0\u3000\u2028", False),  # no-break, ideographic and line separators: spaces
+    ("\u0301", False),  # a combining accent on nothing
+    ("\u0007\u001b", False),  # controls
+    ("\U000e0041", False),  # a tag character (format)
+]
+
+
+@pytest.mark.parametrize(("text", "seen"), VISIBILITY)
+def test_visible_means_a_character_a_reader_sees(text: str, seen: bool) -> None:
+    assert disclosure.visible(text) is seen
+
+
+def test_a_trials_prereg_with_an_invisible_relation_is_refused(tmp_path: Path) -> None:
+    """trials v1 alike (cells v1: tests/conformance/prereg_disclosure_invisible_auditor_fail)."""
+    from audit.trials import prereg as trials_prereg
+
+    prereg = _trials_prereg(tmp_path, [{"row": "a|b", "relation": "\u200b\u200c"}])
+    with pytest.raises(AuditError) as err:
+        trials_prereg.load(prereg)
+    assert err.value.kind == "bad_prereg"
+    assert "at disclosure/relations/0/relation: has no visible character" in str(err.value)

@@ -58,11 +58,13 @@ def _reseal(
     annex: Path,
     from_line: int | None = None,
     verdict: tuple[str, dict[str, list[str]]] | None = None,
+    keyid: str | None = None,
 ) -> dict:
     """Everything a forger can recompute: manifest, signature, ledger lines, README.
     The statement signs ``verdict`` (result, tests), by default the one the annex's own
-    files give; returns the forger's public key document."""
-    signer = attest.CryptoSigner.generate_ed25519()
+    files give; the forger's key claims ``keyid`` when given. Returns the forger's public
+    key document."""
+    signer = attest.CryptoSigner.generate_ed25519(keyid=keyid)
     keydoc = attest.public_key_doc(signer)
     (annex / contract.PUBLIC_KEY).write_text(json.dumps(keydoc), encoding="utf-8")
     listed = [
@@ -182,6 +184,24 @@ def test_a_signed_verdict_that_contradicts_the_census_fails(sealed, tmp_path: Pa
     _reseal(honest)
     head = json.loads((honest / contract.LEDGER).read_text().splitlines()[-1])["hash"]
     assert _run_main(["verify", str(honest), "--head", head])[0] == 0
+
+
+def test_a_key_file_claiming_the_seats_key_id_is_refused(sealed, tmp_path: Path) -> None:
+    """A forger's key material under the seat's key id, the envelope signed with it under
+    that id and a README printing it: verify (no head, no --key: all a reader without the
+    head can do) derives the id from the key material and refuses the file."""
+    seat = json.loads((sealed[0] / contract.PUBLIC_KEY).read_text())["keyid"]
+    annex = _copy(sealed, tmp_path, "borrowed-id")
+    keydoc = _reseal(annex, keyid=seat)
+    assert keydoc["keyid"] == seat and f"`{seat}`" in (annex / contract.README).read_text()
+    code, err = _run_main(["verify", str(annex)])
+    assert code == 2, err
+    assert err.startswith(f"error[bad_key]: {annex / contract.PUBLIC_KEY}: claims key id {seat}")
+    # the same file trusted as --key is refused the same way, before any comparison
+    key = tmp_path / "borrowed.json"
+    key.write_text(json.dumps(keydoc), encoding="utf-8")
+    code, err = _run_main(["verify", str(sealed[0]), "--key", str(key)])
+    assert code == 2 and err.startswith(f"error[bad_key]: {key}: claims key id {seat}"), err
 
 
 def test_every_file_edited_and_resealed_fails_against_the_head(sealed, tmp_path: Path) -> None:

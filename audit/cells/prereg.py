@@ -142,6 +142,7 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
                 f"control {name!r}: {spec['kind']} needs a {' or '.join(need)} column,"
                 f" not {spec['column']!r}"
             )
+    disclosure.check_visible(doc, path)
     disclosure.check_unique(doc, path)
     for pol, spec in sorted(policies.items()):
         allowed = {"rate": {"failure", "exclude"}, "mean": {"zero", "exclude"}}[spec["recipe"]]

@@ -7,6 +7,7 @@ the block in words for the census, the controls, the report and the certificate.
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,39 @@ def check_unique(doc: dict[str, Any], path: str) -> None:
         if r["row"] in seen:
             raise AuditError("bad_prereg", path, f"disclosure names row {r['row']!r} twice")
         seen.add(r["row"])
+
+
+# Letters and symbols that draw nothing: the Hangul fillers (default-ignorable, though
+# letters) and the blank braille pattern. Everything else is judged by its category.
+DRAWS_NOTHING = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def visible(text: str) -> bool:
+    """Some character of ``text``, after Unicode normalization (NFKC), is seen: a letter,
+    number, punctuation mark or symbol. Spaces, controls, format characters (zero-width
+    joiners, word joiners, byte-order marks), marks alone and unassigned code points are not."""
+    return any(
+        unicodedata.category(c)[0] in "LNPS" and c not in DRAWS_NOTHING
+        for c in unicodedata.normalize("NFKC", text)
+    )
+
+
+def check_visible(doc: dict[str, Any], path: str) -> None:
+    """Refuse a disclosure part that says nothing a reader can see (the schemas' pattern
+    only asks for one non-space character, which a zero-width space is)."""
+    d = doc["disclosure"]
+    parts = [("disclosure/auditor", d["auditor"]), ("disclosure/publication", d["publication"])]
+    for i, r in enumerate(d["relations"]):
+        parts += [(f"disclosure/relations/{i}/row", r["row"])]
+        parts += [(f"disclosure/relations/{i}/relation", r["relation"])]
+    for where, text in parts:
+        if not visible(text):
+            raise AuditError(
+                "bad_prereg",
+                path,
+                f"at {where}: has no visible character after Unicode normalization (only"
+                " spaces, format or control characters)",
+            )
 
 
 def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | None) -> set[str]:

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import Error as SslibError
 from securesystemslib.exceptions import VerificationError
@@ -68,16 +69,30 @@ def public_key_doc(signer: Signer) -> dict[str, Any]:
 
 
 def load_public_key(doc: object, where: str) -> SSlibKey:
+    """The ed25519 key a public key document holds, once its key id is the id of that key
+    material: the id is derived from the key (securesystemslib's default key id, through
+    ``SSlibKey.from_crypto``), never taken from the document, so no key file can show or
+    claim another key's id."""
     refuse = AuditError("bad_key", where, "not an ed25519 public key document")
-    if not isinstance(doc, dict) or not isinstance(doc.get("keyid"), str):
+    if not isinstance(doc, dict) or set(doc) != {"keyid", "key"}:
+        raise refuse
+    if not isinstance(doc["keyid"], str) or not isinstance(doc["key"], dict):
         raise refuse
     try:
         key = SSlibKey.from_dict(doc["keyid"], dict(doc["key"]))
+        public = bytes.fromhex(str(key.keyval["public"]))
+        derived = SSlibKey.from_crypto(Ed25519PublicKey.from_public_bytes(public))
     except (KeyError, TypeError, ValueError, AttributeError, SslibError):  # malformed
         raise refuse from None
-    if key.keytype != "ed25519":
+    if key.keytype != "ed25519" or key.to_dict() != derived.to_dict():
         raise refuse
-    return key
+    if key.keyid != derived.keyid:
+        raise AuditError(
+            "bad_key",
+            where,
+            f"claims key id {key.keyid[:80]}, but its key material's id is {derived.keyid}",
+        )
+    return derived
 
 
 def digests(path: Path) -> dict[str, str]:

@@ -162,6 +162,7 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
             over_runs = [m for m in measures(spec) if m in RUN_MEASURES]
             if over_runs and doc.get("runs") is None:
                 raise bad(f"column {name!r}: {over_runs[0]} needs the runs block (section 16.3)")
+    disclosure.check_visible(doc, path)
     disclosure.check_unique(doc, path)
     if doc["compare"] is not None and kind != "trials":
         raise bad("compare applies to a trials source only")
