@@ -99,6 +99,15 @@ def test_a_sealed_arm_refuses_every_other_input(
     report.write_bytes(kept)  # restored from the annex, with its time, as the line says
     os.utime(report, ns=(before["census.txt"][1], before["census.txt"][1]))
 
+    # the same bytes with a new time (the bundle downloaded again, the prereg checked out
+    # again): the same inputs, so nothing runs
+    for f in (bundle / "instances.parquet", bundle / "leaderboard.parquet"):
+        os.utime(f)
+    again = run_dag(tmp_path, "--config", prereg, f"bundle={bundle}")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Nothing to be done" in again.stdout + again.stderr
+    assert _files(res) == before
+
     # the original head verifies; the correct command does nothing
     ver = run_audit("verify", res / "annex", "--head", head)
     assert ver.code == 0, ver.stdout + ver.stderr

@@ -75,7 +75,7 @@ def bundle_dir(wildcards, input):
 # What the shared stage rules (lock.smk, census.smk, annex.smk) read and write on a
 # leaderboard arm.
 def lock_inputs(wildcards):
-    return {"leaderboard": bundle_file("leaderboard"), "instances": bundle_file("instances")}
+    return {role: locked_input(bundle_file(role)) for role in ("leaderboard", "instances")}
 
 
 def recompute_inputs(wildcards):

@@ -4,7 +4,7 @@
 rule lock:
     input:
         unpack(lock_inputs),
-        prereg=PREREG,
+        prereg=locked_input(PREREG),
     output:
         prereg=f"{RES}/lock/prereg.yaml",
         lock=f"{RES}/lock/lock.json",

@@ -81,6 +81,13 @@ def check_locked_bundle(locked, arm, roles, jobs=None):
         guard(preflight.check_locked_bundle, locked, arm, roles, jobs)
 
 
+def locked_input(path):
+    """A file of a locked arm's inputs, which check_arm and check_locked_bundle found with
+    the bytes the lock hashed: its time alone (a bundle downloaded again, a prereg
+    checked out again) never runs a job again (Snakemake's ancient)."""
+    return ancient(path) if LOCKED is not None else path
+
+
 def check_inputs(doc, prereg, bundle):
     """A leaderboard arm not yet locked: the bundle's column types against what the prereg
     reads, and the rows its controls name (audit/core/preflight.py), before the lock."""

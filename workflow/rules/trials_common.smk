@@ -79,9 +79,9 @@ def source_inputs(wildcards):
     if IS_TRIALS_SOURCE:
         files["table"] = f"{RES}/bundle/trials.parquet"
     else:
-        files["table"] = f"{BUNDLE}/{SOURCE['table']}"
+        files["table"] = locked_input(f"{BUNDLE}/{SOURCE['table']}")
     if LEADERBOARD:
-        files["leaderboard"] = f"{BUNDLE}/{LEADERBOARD['table']}"
+        files["leaderboard"] = locked_input(f"{BUNDLE}/{LEADERBOARD['table']}")
     return files
 
 
