@@ -183,6 +183,16 @@ def test_planned_jobs_in_a_locked_or_sealed_arm(arm: tuple[Path, Path]) -> None:
     preflight.check_planned(res, "x", locked, head, [env, finish])
     err = _refused("arm_sealed", preflight.check_planned, res, "x", locked, head, [env, report])
     assert head in err.detail and "report" in err.detail and "code has changed" in err.detail
+    # an input outside the arm changed since the seal (the lock file of the environments)
+    vulns = Planned(
+        "vulnerabilities",
+        (f"{res}/vulnerabilities.json",),
+        frozenset({"updated input files"}),
+        ("uv.lock",),
+    )
+    census = _job("census", f"{res}/census.txt", preflight.UPSTREAM)  # runs because it does
+    err = _refused("arm_sealed", preflight.check_planned, res, "x", locked, head, [census, vulns])
+    assert "run vulnerabilities again (updated input files: uv.lock)" in err.detail
 
 
 # The checks every run makes as the workflow is read (moved from preflight.smk).

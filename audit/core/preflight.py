@@ -215,6 +215,7 @@ class Planned:
     rule: str
     outputs: tuple[str, ...]
     reasons: frozenset[str]
+    updated: tuple[str, ...] = ()  # the inputs Snakemake found newer than the outputs
 
 
 INCOMPLETE = "incomplete output files"  # Snakemake's reason for a job a killed run left
@@ -238,6 +239,9 @@ def check_planned(
         if INCOMPLETE in job.reasons and job.reasons <= {INCOMPLETE, MISSING, UPSTREAM}:
             continue  # a job a killed run started: finished by the same command
         why = "; ".join(sorted(job.reasons)) or "asked for"
+        if job.updated:
+            more = f" and {len(job.updated) - 3} more" if len(job.updated) > 3 else ""
+            why += f": {', '.join(job.updated[:3])}{more}"
         if locked is not None and job.rule == "lock":
             raise AuditError(
                 "arm_locked",
@@ -257,7 +261,8 @@ def check_planned(
             f"arm {arm!r} is sealed (annex head {head}), and this run would run"
             f" {first[0].rule} again ({first[1]}) and after it {len(rewrites) - 1} more job(s)"
             f" ({', '.join(rules)}), giving the arm another head; a sealed arm is never"
-            f" rewritten: restore the file from its annex (with its time), or {NEW_ARM}",
+            f" rewritten: restore what changed (a deleted file from the annex, with its time;"
+            f" the code and environment it was sealed with), or {NEW_ARM}",
         )
 
 

@@ -104,10 +104,11 @@ def guard_planned():
     if workflow.remote_exec or workflow.subprocess_exec:
         return
     dag = workflow.dag
-    jobs = [
-        Planned(j.rule.name, tuple(map(str, j.output)), frozenset(dag.reason(j).get_names()))
-        for j in dag.needrun_jobs()
-    ]
+    jobs = []
+    for j in dag.needrun_jobs():
+        why = dag.reason(j)
+        updated = tuple(sorted(map(str, why.updated_input - why.updated_input_run)))
+        jobs.append(Planned(j.rule.name, tuple(map(str, j.output)), frozenset(why.get_names()), updated))
     guard(check_planned, RES, ARM, LOCKED, sealed_head(RES), jobs)
 
 
