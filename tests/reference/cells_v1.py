@@ -197,6 +197,9 @@ def recompute(prereg_path: Path, bundle: Path) -> tuple[dict, dict]:
     for spec in measured.values():
         if "source" in spec:
             wanted.add(spec["source"])
+        declared = spec.get("denominator")
+        if isinstance(declared, dict) and "universe" in declared:
+            wanted.add(declared["universe"]["column"])
     for pol in policies.values():
         pop = pol.get("population")
         if pop:
@@ -230,12 +233,20 @@ def recompute(prereg_path: Path, bundle: Path) -> tuple[dict, dict]:
         if not rows:  # nothing shipped for the row: no data, whatever the denominator
             return None
         vals = [r[spec["source"]] for r in rows]
-        fixed = spec.get("denominator")
-        if isinstance(fixed, dict):
-            if len(rows) > fixed["fixed"]:
+        declared = spec.get("denominator")
+        if isinstance(declared, dict):
+            universe = declared.get("universe")
+            big_n = len(set(universe["ids"])) if universe else declared["fixed"]
+            if len(rows) > big_n:
                 raise ValueError(f"bad_denominator: {row_id} {column}")
+            if universe:  # the row is held to the named instances
+                ids = [r[universe["column"]] for r in rows]
+                if None in ids or len(set(ids)) < len(ids) or set(ids) - set(universe["ids"]):
+                    raise ValueError(f"bad_denominator: {row_id} {column}")
+                if universe["missing"] == "refuse" and len(ids) < big_n:
+                    raise ValueError(f"bad_denominator: {row_id} {column}")
             if not pol.get("population"):
-                vals += [None] * (fixed["fixed"] - len(rows))  # the unlisted instances: null
+                vals += [None] * (big_n - len(rows))  # the unlisted instances: null
         if recipe == "rate":
             k = sum(1 for v in vals if v is True)
             n = len(vals) if pol["nulls"] == "failure" else sum(1 for v in vals if v is not None)

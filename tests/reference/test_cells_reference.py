@@ -187,3 +187,23 @@ def test_the_reference_feasibility_on_the_hand_worked_edges(tmp_path: Path) -> N
     assert census[("r000", "v_even")][0] == "infeasible"
     assert census[("r002", "v_trunc")][0] == "no_antecedent"  # feasible stays its kind
     assert census[("r009", "v_even")][0] == "no_antecedent"  # no_count too
+
+
+def test_the_reference_on_a_universe_of_instance_ids(tmp_path: Path) -> None:
+    """denominator {universe: ...}, on the bundle and hand values of
+    tests/test_totals_denominators.py (test_a_universe_of_instance_ids, ..._refuses)."""
+    from tests.small_board import SCHEMA, write_bundle, write_prereg
+    from tests.test_totals_denominators import INSTANCES, TOLERANCE, _universe
+
+    published = {"id": ["a", "b", "c"], "resolved_u": [40.0, 20.0, 1.0]}
+    bundle = write_bundle(tmp_path / "bundle", published, INSTANCES, SCHEMA)
+    ids = ["1", "2", "3", "4", "5"]
+    prereg = write_prereg(tmp_path / "p.yaml", [_universe("as_null", ids)], TOLERANCE)
+    cells, _ = cells_v1.recompute(prereg, bundle)
+    got = {k[0] + k[2]: c.recomputed for k, c in cells.items() if k[1] == "resolved_u"}
+    assert got == {"aA": "40.000000", "aB": "66.666667", "bA": "20.000000",
+                   "bB": "50.000000", "cA": "", "cB": ""}  # fmt: skip
+    for missing, universe in (("refuse", ids), ("as_null", ["1", "2", "3", "5"])):
+        prereg = write_prereg(tmp_path / "q.yaml", [_universe(missing, universe)], TOLERANCE)
+        with pytest.raises(ValueError, match="^bad_denominator"):
+            cells_v1.recompute(prereg, bundle)

@@ -168,3 +168,25 @@ def test_section_14_registry_figures_by_the_reference() -> None:
         assert (cells[(row, "score", "S")][2], cells[(row, "score", "S")][4]) == ("0", "2")
         assert ref["census"][(row, "ci95")][0] == "not_published"
     assert {ref["census"][(r, "score")][0] for r in SECTION_14} == {"reproduced"}
+
+
+@pytest.mark.slow
+@pytest.mark.realbundle
+def test_attempts_as_runs_figures_by_the_reference(arm_run, tmp_path: Path) -> None:
+    """docs/trials-contract.md 16.3, "Attempts as runs": with `unit: attempt` the
+    Orchestrator's five attempts are its replicates: se_runs_sample scored 0.020471,
+    se_binomial_pooled 0.025301 scored and 0.024000 attempted; its published stderr
+    0.02 reproduced at tier 0."""
+    res = arm_run("terminal-bench-sample", "terminal-bench-sample")
+    text_ = (ROOT / "prereg" / "terminal-bench-sample.yaml").read_text(encoding="utf-8")
+    assert "  unit: tb_run" in text_
+    prereg = tmp_path / "attempt.yaml"
+    prereg.write_text(text_.replace("  unit: tb_run", "  unit: attempt", 1), encoding="utf-8")
+    ref = trials_v1.recompute(prereg, res / "bundle")
+    orch = "20250902_orchestrator_claude-4-sonnet"
+    scored, attempted = ref["entries"][(orch, "scored")], ref["entries"][(orch, "attempted")]
+    assert text(scored["se_runs_sample"]) == "0.020471"
+    assert text(scored["se_binomial_pooled"]) == "0.025301"
+    assert text(attempted["se_binomial_pooled"]) == "0.024000"
+    cls, best, policies, _ = ref["census"][(orch, "stderr")]
+    assert (cls, best) == ("reproduced", "0") and "scored/se_runs_sample/half_even" in policies
