@@ -336,3 +336,17 @@ def test_a_control_on_a_row_not_on_the_leaderboard(tmp_path: Path) -> None:
     doc["controls"]["swap_m1_m2"]["target"] = {"row_ids": ["demo/m1", "demo/M2"]}
     err = _refused("bad_prereg", preflight.check_control_rows, doc, "p.yaml", str(bundle))
     assert "'swap_m1_m2'" in err.detail and "'demo/M2'" in err.detail
+
+
+def test_a_no_op_run_of_a_locked_arm_imports_no_dataframe_library(arm: tuple[Path, Path]) -> None:
+    # Every run of a locked arm checks its bundle: with the bytes the lock hashed, by
+    # blake3 alone; polars (about 0.3 s) only for a file that differs.
+    from tests.test_light_imports import _imports_after
+
+    res, bundle = arm
+    roles = {"leaderboard": (str(bundle / "lb.parquet"), None)}
+    script = (
+        "from audit.core.preflight import check_locked_arm\n"
+        f"assert check_locked_arm({str(res)!r}, 'x', {PREREG!r}, {B3!r}, {roles!r})"
+    )
+    assert "polars" not in _imports_after(script)

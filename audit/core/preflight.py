@@ -124,8 +124,6 @@ def check_locked_bundle(
     job reads the bytes the lock hashed (audit/seal/locked.py). A file not there yet
     (a bundle a rule builds) is left to the lock's own check. ``jobs``: a trials
     source's (jobs root, its folder), every file compared by blake3."""
-    from audit.bundles.digest import table_digest  # polars: only for a file that differs
-
     for role, (path, types) in roles.items():
         if role not in locked.content or not Path(path).is_file():
             continue
@@ -134,6 +132,8 @@ def check_locked_bundle(
         now_blake3 = file_blake3(path)
         if now_blake3 == want_blake3:
             continue
+        from audit.bundles.digest import table_digest  # polars: only for a file that differs
+
         now_digest = str(table_digest(path, dict(types) if types else None)["content_digest"])
         if now_digest != want_digest:
             raise AuditError(
