@@ -190,3 +190,59 @@ def test_attempts_as_runs_figures_by_the_reference(arm_run, tmp_path: Path) -> N
     assert text(attempted["se_binomial_pooled"]) == "0.024000"
     cls, best, policies, _ = ref["census"][(orch, "stderr")]
     assert (cls, best) == ("reproduced", "0") and "scored/se_runs_sample/half_even" in policies
+
+
+def _broken_verifier_board(folder: Path) -> Path:
+    """One entry, two tb runs, two tasks; one trial's verifier broken (reward 1.0)."""
+    import polars as pl
+    import yaml
+
+    folder.mkdir(parents=True)
+    pl.DataFrame(
+        {"run": ["e"] * 4, "task": ["t1", "t1", "t2", "t2"], "trial_id": ["x0", "x1", "x2", "x3"],
+         "copy": [0] * 4, "status": ["scored"] * 4, "reward": [1.0, 0.0, 1.0, 1.0],
+         "started_at": [None] * 4, "verifier_broken": [True, False, False, False],
+         "reward_regraded": [None] * 4, "tb_run": ["r1", "r2", "r1", "r2"], "attempt": [None] * 4},
+        schema={"run": pl.String, "task": pl.String, "trial_id": pl.String, "copy": pl.Int64,
+                "status": pl.String, "reward": pl.Float64, "started_at": pl.String,
+                "verifier_broken": pl.Boolean, "reward_regraded": pl.Float64,
+                "tb_run": pl.String, "attempt": pl.Int64},
+    ).write_parquet(folder / "trials.parquet")  # fmt: skip
+    doc = yaml.safe_load((ROOT / "prereg" / "terminal-bench-sample.yaml").read_text("utf-8"))
+    doc["leaderboard"] = None
+    doc["policies"] = {"nobroken": {
+        "select": "all", "k": None, "copies": "drop", "errored": "zero", "unscored": "zero",
+        "empty_slots": "ignore", "slots": None, "broken_verifier": "exclude_trial",
+        "description": "a trial whose verifier broke is left out"}}  # fmt: skip
+    (folder / "prereg.yaml").write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return folder
+
+
+def test_the_reference_leaves_a_broken_trial_out_of_the_run_measures(tmp_path: Path) -> None:
+    """16.3's values are 6.2 step 3's, and 6.3 acts within step 3: under
+    broken_verifier: exclude_trial the broken trial is no value. By hand: run r1 keeps
+    t2's 1.0, r2 keeps 0.0 and 1.0; pooled 2/3, run mean (1 + 1/2) / 2 = 0.75."""
+    folder = _broken_verifier_board(tmp_path / "b")
+    ref = trials_v1.recompute(folder / "prereg.yaml", folder)
+    s = ref["entries"][("e", "nobroken")]
+    assert (text(s["pooled_rate"]), text(s["run_mean"])) == ("0.666667", "0.750000")
+    assert (s["excluded"], s["values"]) == (1, 3)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="both contestants leave the policy's broken_verifier and reward keys out of "
+    "the run-level measures (16.3): a shared misreading the reference finds",
+)
+@pytest.mark.parametrize("impl", ["pandas", "pyarrow"])
+def test_the_contestants_leave_a_broken_trial_out_of_the_run_measures(
+    impl, impl_envs, tmp_path: Path
+) -> None:
+    from tests.conftest import impl_python, run
+
+    folder = _broken_verifier_board(tmp_path / "b")
+    r = run([str(impl_python(impl)), "-m", f"impl_{impl}", "trials", "--prereg",
+             str(folder / "prereg.yaml"), "--bundle", str(folder), "--out", str(tmp_path / "o")])  # fmt: skip
+    assert r.code == 0, r.stderr
+    row = next(x for x in read_csv_rows(tmp_path / "o" / "runs.csv") if x["policy"] == "nobroken")
+    assert (row["trials"], row["pooled_rate"]) == ("3", "0.666667")
