@@ -350,3 +350,21 @@ def test_a_no_op_run_of_a_locked_arm_imports_no_dataframe_library(arm: tuple[Pat
         f"assert check_locked_arm({str(res)!r}, 'x', {PREREG!r}, {B3!r}, {roles!r})"
     )
     assert "polars" not in _imports_after(script)
+
+
+def test_a_registry_control_on_a_missing_entry(tmp_path: Path) -> None:
+    reg = tmp_path / "registry.parquet"
+    pl.DataFrame(
+        {"model": ["m", "m", 7], "condition": ["A", "B", "A"]}, strict=False
+    ).write_parquet(reg)
+    src = {"kind": "registry", "table": "registry.parquet", "entry": ["model", "condition"]}
+    doc = {
+        "source": src,
+        "controls": {"flip": {"kind": "flip", "target": {"entry": "m|B"}, "size": 1}},
+    }
+    preflight.check_registry_entries(doc, "p.yaml", str(tmp_path))
+    doc["controls"]["flip"]["target"] = {"entry": "m|C"}
+    err = _refused("bad_prereg", preflight.check_registry_entries, doc, "p.yaml", str(tmp_path))
+    assert err.path == "p.yaml" and "'flip'" in err.detail and "'m|C'" in err.detail
+    doc["controls"]["flip"]["target"] = "seeded"  # chosen by the seed: nothing to check here
+    preflight.check_registry_entries(doc, "p.yaml", str(tmp_path))

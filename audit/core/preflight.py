@@ -634,3 +634,31 @@ def check_control_rows(doc: Mapping[str, Any], prereg: str, bundle: str) -> None
                 f"control {name!r} targets row {row!r}, which is not a row of the leaderboard"
                 f" ({table}); nothing was written",
             )
+
+
+def check_registry_entries(doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
+    """bad_prereg, before the lock of a trials arm on a registry: a control whose declared
+    target entry (its entry columns' values joined by "|") is not in the registry table."""
+    from audit.core.disclosure import leaderboard_ids
+
+    src = doc["source"]
+    named = [
+        (name, str(spec["target"]["entry"]))
+        for name, spec in sorted((doc.get("controls") or {}).items())
+        if isinstance((spec or {}).get("target"), dict) and "entry" in spec["target"]
+    ]
+    table = Path(bundle, src["table"])
+    if not named or src.get("kind") != "registry" or not table.is_file():
+        return
+    try:
+        known = leaderboard_ids(table, [str(c) for c in src["entry"]], None)
+    except AuditError:
+        return  # an entry column missing: the contestants' refusal, as before
+    for name, entry in named:
+        if entry not in known:
+            raise AuditError(
+                "bad_prereg",
+                prereg,
+                f"control {name!r} targets entry {entry!r}, which is not an entry of the"
+                f" registry table ({table}); nothing was written",
+            )

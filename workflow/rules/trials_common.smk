@@ -36,6 +36,8 @@ if LEADERBOARD:
 _jobs = (SOURCE["jobs"], f"{BUNDLE}/{SOURCE['jobs']}") if IS_TRIALS_SOURCE else None
 PARENT = check_amends(PREREG, _PREREG, ARM, _roles, _jobs)
 check_locked_bundle(LOCKED, ARM, _roles, _jobs)  # arm_locked: the locked content never changes
+if LOCKED is None and not IS_TRIALS_SOURCE:  # a control's entry (bad_prereg), before the lock
+    guard(preflight.check_registry_entries, _PREREG, PREREG, BUNDLE)
 # what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
 VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
 check_writable(RES)  # unwritable: before any job, nothing removed
