@@ -1,7 +1,8 @@
-"""Hashing and atomic writing of files."""
+"""Hashing and atomic writing of files; JSON read with every key once."""
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -11,6 +12,25 @@ import blake3
 from audit.errors import AuditError
 
 CHUNK = 1 << 20
+
+
+class DuplicateKey(ValueError):
+    """A JSON object names one key twice: which value is meant cannot be said (readers
+    differ: Python keeps the last, others the first), so such a document is refused."""
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for k, v in pairs:
+        if k in out:
+            raise DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+def json_loads(text: str | bytes) -> object:
+    """``json.loads`` refusing any object that names a key twice (DuplicateKey)."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
 
 
 def file_blake3(path: str | Path) -> str:

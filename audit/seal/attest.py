@@ -23,7 +23,7 @@ from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
 
 from audit.errors import AuditError
-from audit.files import file_digests
+from audit.files import DuplicateKey, file_digests, json_loads
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
@@ -143,7 +143,11 @@ def open_envelope(doc: object, key: SSlibKey, where: str) -> dict[str, Any]:
             "bad_signature", where, f"no valid signature by key {key.keyid}", 1
         ) from None
     try:
-        stmt = json.loads(env.payload.decode("utf-8"))
+        stmt = json_loads(env.payload.decode("utf-8"))
+    except DuplicateKey as e:
+        raise AuditError(
+            "bad_attestation", where, f"the statement names key {e.args[0]!r} twice"
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise AuditError("bad_attestation", where, "payload is not JSON") from None
     if (

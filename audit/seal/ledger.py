@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
-from audit.files import file_blake3, text_blake3, write_atomic
+from audit.files import DuplicateKey, file_blake3, json_loads, text_blake3, write_atomic
 
 EVENTS = (
     "prereg_locked",
@@ -81,9 +81,11 @@ def write_events(path: str | Path, records: list[dict]) -> None:
 
 def read_events(path: str | Path) -> list[dict]:
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        doc = json_loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise AuditError("missing_file", str(path), "no such event file") from None
+    except DuplicateKey as e:
+        raise AuditError("bad_events", str(path), f"names key {e.args[0]!r} twice") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise AuditError("unreadable", str(path), f"not an event file ({e})") from None
     if (
@@ -163,6 +165,7 @@ def head(path: str | Path) -> str:
 
 # Classes of a broken ledger, as `verify-ledger` reports the first problem found.
 LINE_NOT_JSON = "ledger_line_not_json"  # a line cut short or overwritten
+DUPLICATE_KEY = "ledger_duplicate_key"  # a line naming a key twice: which value is meant?
 OUT_OF_SEQUENCE = "ledger_out_of_sequence"  # a line deleted, inserted or moved
 CHAIN_BROKEN = "ledger_chain_broken"  # prev is not the previous line's hash
 LINE_EDITED = "ledger_line_edited"  # the line's content does not hash to its hash
@@ -187,7 +190,10 @@ def parse(raw: bytes | str, where: str) -> list[dict | tuple[str, str]]:
             out.append((LINE_NOT_JSON, f"{where}:{n}: line of {len(line)} characters"))
             continue
         try:
-            entry = json.loads(line)
+            entry = json_loads(line)
+        except DuplicateKey as e:
+            out.append((DUPLICATE_KEY, f"{where}:{n}: names key {e.args[0]!r} twice"))
+            continue
         except (json.JSONDecodeError, RecursionError):
             out.append((LINE_NOT_JSON, f"{where}:{n}: not a JSON line"))
             continue

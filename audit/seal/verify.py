@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from audit.cells import prereg
 from audit.errors import AuditError
+from audit.files import DuplicateKey, json_loads
 from audit.seal import amends, attest, contract, ledger
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 from audit.trials import prereg as trials_prereg
@@ -35,19 +36,6 @@ ARM = re.compile(r"[a-z0-9][a-z0-9._-]*")
 SNAKEMAKE_MARKER = ".snakemake_timestamp"  # Snakemake's empty marker in a directory output
 
 
-class _Duplicate(ValueError):
-    pass
-
-
-def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _Duplicate(k)
-        out[k] = v
-    return out
-
-
 def read_json(path: Path, kind: str) -> object:
     """A small JSON file, or AuditError(kind) saying why not."""
     try:
@@ -61,8 +49,8 @@ def read_json(path: Path, kind: str) -> object:
     if st.st_size > MAX_JSON:
         raise AuditError(kind, str(path), f"{st.st_size} bytes; too large")
     try:
-        return json.loads(path.read_bytes().decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except _Duplicate as e:
+        return json_loads(path.read_bytes().decode("utf-8"))
+    except DuplicateKey as e:
         raise AuditError(kind, str(path), f"key {e.args[0]!r} appears twice") from None
     except UnicodeDecodeError as e:
         raise AuditError(kind, str(path), f"not UTF-8 (byte {e.start})") from None
