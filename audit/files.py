@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -69,6 +70,34 @@ def file_digests(path: str | Path) -> dict[str, object]:
     except OSError as e:
         raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
     return {"blake3": b.hexdigest(), "sha256": s.hexdigest(), "bytes": n}
+
+
+def read_regular(path: str | Path, limit: int, kind: str) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, or AuditError(kind).
+
+    Opened without blocking and checked on the open descriptor (fstat), so a FIFO, a
+    device or a socket named where a file is expected is refused at once instead of
+    hanging the reader, and a file swapped after a check is the file judged."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise AuditError("missing_file", str(path), "no such file") from None
+    except OSError as e:
+        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise AuditError(kind, str(path), "not a regular file (a FIFO, device or folder)")
+        if st.st_size > limit:
+            raise AuditError(kind, str(path), f"{st.st_size} bytes, more than {limit}")
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:
+            raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    if len(data) > limit:
+        raise AuditError(kind, str(path), f"more than {limit} bytes")
+    return data
 
 
 def text_blake3(text: str) -> str:

@@ -185,3 +185,27 @@ def test_a_batch_lists_and_skips_a_file_that_is_not_a_log(tmp_path: Path, logs: 
     res = run_audit("adapt-inspect", good, bad, "--all-or-nothing", "--out", tmp_path / "s")
     assert res.code == 2 and res.stderr.startswith(f"error[unreadable]: {bad}:")
     assert not (tmp_path / "s").exists()
+
+
+def test_a_log_whose_header_inflates_past_the_bound_is_refused(tmp_path: Path, logs: Path) -> None:
+    """The .eval log of X with its header padded by 50 MB of spaces (still valid JSON, so
+    inspect_ai would read it): deflated, the member is about 50 KB, a ratio near 1000,
+    past the bound of 100 (audit/bundles/inspect_log.py). Refused before it is read."""
+    import zipfile
+
+    import zipfile_zstd  # noqa: F401 - inspect_ai writes zstd members; this teaches zipfile them
+
+    src = _one(logs / "x")
+    bomb = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(src) as z, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "header.json":
+                data += b" " * 50_000_000
+            out.writestr(info.filename, data)
+    header = zipfile.ZipFile(bomb).getinfo("header.json")
+    assert header.file_size > 100 * header.compress_size  # the ratio, from the archive
+    res = run_audit("adapt-inspect", bomb, "--out", tmp_path / "out")
+    assert res.code == 2, res.stderr
+    assert res.stderr.startswith(f"error[too_large]: {bomb}: member 'header.json' inflates")
+    assert not (tmp_path / "out").exists()

@@ -44,12 +44,58 @@ from audit.errors import AuditError
 from audit.files import file_blake3
 from audit.trials.adapter import SCHEMA as TRIAL_SCHEMA
 
+# Bounds on what a log may make the reader hold (docs/intake.md): an .eval log is a zip
+# whose members inspect_ai inflates whole, a .json log is read whole.
+MAX_MEMBER = 256 << 20  # one member, inflated
+MAX_INFLATED = 1 << 30  # every member of one log, inflated
+MAX_RATIO = 100  # inflated / compressed, for a member over RATIO_FROM bytes
+RATIO_FROM = 1 << 20
+MAX_JSON_LOG = 1 << 30
+
+
+def _bounded(path: str) -> None:
+    """Refuse (too_large) a log past the bounds before inspect_ai reads it. A zip's
+    members are judged by the sizes its directory declares: Python's zipfile, which
+    inspect_ai reads through, stops inflating a member at its declared size."""
+    import stat
+    import zipfile
+
+    st = Path(path).stat()
+    if not stat.S_ISREG(st.st_mode):
+        raise AuditError("unreadable", path, "not a regular file (a FIFO, device or folder)")
+    if not zipfile.is_zipfile(path):
+        if st.st_size > MAX_JSON_LOG:
+            raise AuditError("too_large", path, f"{st.st_size} bytes, more than {MAX_JSON_LOG}")
+        return
+    try:
+        with zipfile.ZipFile(path) as z:
+            members = z.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise AuditError("unreadable", path, f"not a readable .eval archive ({e})") from None
+    total = 0
+    for m in members:
+        total += m.file_size
+        ratio = m.file_size / max(m.compress_size, 1)
+        if m.file_size > MAX_MEMBER or (m.file_size > RATIO_FROM and ratio > MAX_RATIO):
+            raise AuditError(
+                "too_large",
+                path,
+                f"member {m.filename[:80]!r} inflates to {m.file_size} bytes from"
+                f" {m.compress_size} (at most {MAX_MEMBER} bytes, and {MAX_RATIO} times its"
+                f" compressed size past {RATIO_FROM})",
+            )
+        if total > MAX_INFLATED:
+            raise AuditError(
+                "too_large", path, f"its members inflate to more than {MAX_INFLATED} bytes"
+            )
+
 
 def _read(path: str) -> Any:
     from inspect_ai.log import read_eval_log
 
-    if not Path(path).is_file():
+    if not Path(path).exists():
         raise AuditError("missing_file", path, "no such file")
+    _bounded(path)
     try:
         return read_eval_log(path)
     except Exception as e:  # noqa: BLE001 - any reader failure is one unusable-input line

@@ -23,12 +23,13 @@ from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
 
 from audit.errors import AuditError
-from audit.files import DuplicateKey, file_digests, json_loads
+from audit.files import DuplicateKey, file_digests, json_loads, read_regular
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 KEY_ENV = "SECONDSEAT_KEY"
+MAX_KEY_FILE = 64 << 10  # an ed25519 PEM is about 120 bytes
 
 
 def default_key_path() -> Path:
@@ -54,12 +55,12 @@ def load_or_create_signer(path: str | Path | None) -> tuple[CryptoSigner, bool]:
             with os.fdopen(fd, "wb") as f:
                 f.write(signer.private_bytes)
             created = True
+    pem = read_regular(p, MAX_KEY_FILE, "bad_key")  # never a FIFO: the seal must not hang
     try:
-        pem = p.read_bytes()
         from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
         return CryptoSigner(load_pem_private_key(pem, None)), created
-    except (OSError, ValueError, TypeError) as e:
+    except (ValueError, TypeError) as e:
         raise AuditError("bad_key", str(p), f"not an unencrypted PEM private key ({e})") from None
 
 
