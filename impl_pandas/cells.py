@@ -30,7 +30,15 @@ from .values import format_value, is_null
 
 INFEASIBLE = "infeasible"  # a no_antecedent value no count can produce (Feasibility)
 CELLS_HEADER = ["row_id", "column", "kind", "policy", "published", "recomputed", "abs_diff", "tier"]
-CENSUS_HEADER = ["row_id", "column", "class", "best_tier", "policies", "min_abs_diff"]
+CENSUS_HEADER = [
+    "row_id",
+    "column",
+    "class",
+    "best_tier",
+    "policies",
+    "min_abs_diff",
+    "decimals",
+]
 
 
 @dataclass
@@ -136,7 +144,9 @@ def build(
             if kind != "measured":
                 cells.append([row_id, name, kind, NO_POLICY, published[i], "", "", ""])
                 infeasible_here = kind == "no_antecedent" and (i, name) in infeasible
-                census.append([row_id, name, INFEASIBLE if infeasible_here else kind, "", "", ""])
+                census.append(
+                    [row_id, name, INFEASIBLE if infeasible_here else kind, "", "", "", ""]
+                )
                 continue
             jd = judged[name]
             reached: list[tuple[int, str]] = []
@@ -170,7 +180,10 @@ def build(
                 cls = DIVERGENT if divergent else NO_DATA
                 best, policies = "", ""
             classes[name].append(cls)
-            census.append([row_id, name, cls, best, policies, min_diff])
+            # the decimals tier 0 judged a finite published number at, where it was judged
+            pub = jd.pubs[i]
+            judged_at = str(pub.decimals) if isinstance(pub, Exact) and cls != NO_DATA else ""
+            census.append([row_id, name, cls, best, policies, min_diff, judged_at])
     cells.sort(key=lambda r: (r[0], r[1], r[3]))
     census.sort(key=lambda r: (r[0], r[1]))
     return cells, census, classes

@@ -10,11 +10,26 @@ import pyarrow as pa
 
 from .prereg.cells import Measured, Prereg
 from .recipes import Recomputed
-from .tiers import DIVERGENT, NO_DATA, is_integer_tier, numeric_tier, string_tier
+from .tiers import (
+    DIVERGENT,
+    NO_DATA,
+    cell_decimals,
+    is_integer_tier,
+    numeric_tier,
+    string_tier,
+)
 from .values import format_float, format_fraction, format_value, published_decimal, python_list
 
 CELLS_HEADER = ["row_id", "column", "kind", "policy", "published", "recomputed", "abs_diff", "tier"]
-CENSUS_HEADER = ["row_id", "column", "class", "best_tier", "policies", "min_abs_diff"]
+CENSUS_HEADER = [
+    "row_id",
+    "column",
+    "class",
+    "best_tier",
+    "policies",
+    "min_abs_diff",
+    "decimals",
+]
 
 
 @dataclass
@@ -102,6 +117,17 @@ def census_class(judged: list[Judged]) -> tuple[str, str, str, str]:
     return NO_DATA, "", "", min_diff
 
 
+def judged_decimals(pr: Prereg, lb: Leaderboard, name: str, j: int, cls: str) -> str:
+    """The decimals tier 0 judged a cell at (contract, Tiers): a finite published number
+    of a numeric column, reproduced or divergent; empty for any other cell."""
+    m = pr.measured[name]
+    if m.recipe == "single_value" or cls == NO_DATA:
+        return ""
+    published = published_key(m, lb, j)
+    assert m.tolerance is not None
+    return "" if published is None else str(cell_decimals(published, m.tolerance))
+
+
 def kind_of(pr: Prereg, name: str) -> str:
     """structural, no_antecedent or measured."""
     if name in pr.measured:
@@ -143,10 +169,11 @@ def census_rows(
         for name in lb.names:
             kind = kind_of(pr, name)
             if kind == "no_antecedent" and infeasible and (j, name) in infeasible:
-                rows.append([rid, name, "infeasible", "", "", ""])
+                rows.append([rid, name, "infeasible", "", "", "", ""])
             elif kind != "measured":
-                rows.append([rid, name, kind, "", "", ""])
+                rows.append([rid, name, kind, "", "", "", ""])
             else:
-                rows.append([rid, name, *census_class(judged[name][j])])
+                found = census_class(judged[name][j])
+                rows.append([rid, name, *found, judged_decimals(pr, lb, name, j, found[0])])
     rows.sort(key=lambda r: (r[0], r[1]))
     return rows

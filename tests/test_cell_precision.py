@@ -122,3 +122,20 @@ def test_an_unknown_tier_unit_is_refused(impl, impl_envs, board, tmp_path) -> No
     r = run_impl(impl, prereg, board, tmp_path / "out")
     assert r.code == 2 and r.stderr.startswith("error[bad_prereg]:"), r.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_the_census_says_the_decimals_each_cell_was_judged_at(
+    impl, impl_envs, board, tmp_path
+) -> None:
+    # a 21.04: 2 (it prints 2, more than the fixed 1); b, d 74.4: 1; c 64.93: 2
+    found = _run(impl, board, tmp_path, "{exact_decimals: 1, tiers: [0.005]}")
+    assert {r: found["census"][(r, "score")]["decimals"] for r in ROWS} == {
+        "a": "2",
+        "b": "1",
+        "c": "2",
+        "d": "1",
+    }
+    assert found["census"][("a", "id")]["decimals"] == ""  # a structural cell: not judged
+    found = _run(impl, board, tmp_path, "{exact_decimals: 2, tiers: [0.005]}")
+    assert {r: found["census"][(r, "score")]["decimals"] for r in ROWS} == dict.fromkeys(ROWS, "2")

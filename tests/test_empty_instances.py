@@ -82,14 +82,14 @@ def empty_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def expected_census() -> str:
     # every cell: 4 x 14 = 56 lines by (row_id, column); a measured cell with no
     # recomputed value under any policy is no_data with every other field empty
-    lines = ["row_id,column,class,best_tier,policies,min_abs_diff"]
+    lines = ["row_id,column,class,best_tier,policies,min_abs_diff,decimals"]
     kind = {
         **dict.fromkeys(STRUCTURAL, "structural"),
         **dict.fromkeys(NO_ANTECEDENT, "no_antecedent"),
         **dict.fromkeys(MEASURED, "no_data"),
     }
     for r in ROWS:
-        lines += [f"{r},{c},{kind[c]},,," for c in sorted(kind)]
+        lines += [f"{r},{c},{kind[c]},,,," for c in sorted(kind)]  # no cell judged: no decimals
     return "\n".join(lines) + "\n"
 
 
