@@ -181,6 +181,11 @@ def test_planned_jobs_in_a_locked_or_sealed_arm(arm: tuple[Path, Path]) -> None:
     _refused("arm_locked", preflight.check_planned, res, "x", locked, None, [changed])
     # sealed: nothing in the arm runs but a job a killed run left; outside the arm may
     preflight.check_planned(res, "x", locked, head, [env, finish])
+    # the self-test asked for on its own: beside the seal, not in it
+    selftest = _job("self_test", f"{res}/self-test.md", "output files have to be generated")
+    preflight.check_planned(res, "x", locked, head, [selftest])
+    seal = _job("annex", f"{res}/annex", "input files updated by another job")
+    _refused("arm_sealed", preflight.check_planned, res, "x", locked, head, [selftest, seal])
     err = _refused("arm_sealed", preflight.check_planned, res, "x", locked, head, [env, report])
     assert head in err.detail and "report" in err.detail and "code has changed" in err.detail
     # an input outside the arm changed since the seal (the lock file of the environments)

@@ -221,6 +221,9 @@ class Planned:
 INCOMPLETE = "incomplete output files"  # Snakemake's reason for a job a killed run left
 UPSTREAM = "input files updated by another job"  # a job that runs because another does
 MISSING = "output files have to be generated"
+# Jobs whose outputs the seal does not record unless the prereg asks (then the annex
+# job runs too, and is refused): the self-test asked for on its own (docs/self-test.md).
+BESIDE_THE_SEAL = frozenset({"self_test"})
 
 
 def check_planned(
@@ -230,7 +233,8 @@ def check_planned(
 
     Called once the DAG is built, before its first job. A locked arm's lock runs
     again only to finish itself (a killed lock); a sealed arm runs nothing that
-    writes under results/<arm>/ but a job a killed run left incomplete. Anything
+    writes under results/<arm>/ but a job a killed run left incomplete (or the self-test,
+    asked for on its own, which the seal does not record). Anything
     else (changed code, moved or touched inputs, a deleted file) would give the
     arm another head, so the run is refused and nothing is touched."""
     prefix = f"{Path(res).as_posix()}/"
@@ -249,6 +253,8 @@ def check_planned(
                 f"arm {arm!r} is locked, and this run would lock it again ({why}); run the"
                 f" command that locked it, or {NEW_ARM}; {NEVER}",
             )
+        if job.rule in BESIDE_THE_SEAL:
+            continue  # recorded by the seal only when the prereg asks: then the annex job runs
         if head is not None and any(o.startswith(prefix) for o in job.outputs):
             rewrites.append((job, why))
     if rewrites:
