@@ -189,3 +189,18 @@ def test_an_unknown_board_names_the_boards_there_are(tmp_path: Path) -> None:
         f"error[unknown_board]: {src}: no board named 'bash-only'; the file has 'Lite'"
     )
     assert not (tmp_path / "o").exists()
+
+
+def test_a_file_over_the_limit_is_refused_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from audit.bundles import swebench_site
+    from audit.errors import AuditError
+
+    src = _write(tmp_path / "l.json", {"leaderboards": [{"name": "b", "results": [_row("a")]}]})
+    monkeypatch.setattr(swebench_site, "LIMIT", src.stat().st_size - 1)
+    with pytest.raises(AuditError) as e:
+        swebench_site.adapt(str(src))
+    assert e.value.kind == "too_large"
+    monkeypatch.setattr(swebench_site, "LIMIT", src.stat().st_size)
+    assert swebench_site.adapt(str(src))["record"]["rows"]["leaderboard"] == 1

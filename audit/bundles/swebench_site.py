@@ -32,7 +32,8 @@ objects, or two kinds mixed, e.g. text and ``false``) is kept as canonical JSON 
 published is left out; ``per_instance_details`` becomes the instance table.
 
 Refused before anything is written (``error[<class>]: FILE: <problem>``, exit 2):
-``missing_file``, ``unreadable`` (not UTF-8 JSON), ``bad_leaderboard`` (not the shape
+``missing_file``, ``too_large`` (over 1 GiB, or not a regular file), ``unreadable``
+(not UTF-8 JSON), ``bad_leaderboard`` (not the shape
 above, a key twice in one object, a row without a text ``folder``, a field named
 as a column the adapter writes), ``duplicate_key`` (two boards of one name, two rows
 of one folder on a board), ``unknown_board`` (a ``--board`` the file lacks) and
@@ -48,7 +49,7 @@ from typing import Any
 import polars as pl
 
 from audit.errors import AuditError
-from audit.files import file_digests, write_atomic
+from audit.files import DuplicateKey, file_digests, json_loads, read_regular, write_atomic
 
 FORMAT = "swebench-site-leaderboards"
 LEADERBOARD = "leaderboard.parquet"
@@ -66,6 +67,7 @@ BUNDLE_KEYS = {
     "instance_key": ["row_id", "instance_id"],
     "group_by": "board",
 }
+LIMIT = 1 << 30  # 1 GiB: the whole site file, every board's instances, is tens of MiB
 EXACT_INT = 2**53  # every integer of magnitude up to this is exactly a double
 INT64 = 2**63
 
@@ -90,32 +92,17 @@ def canonical_json(v: Any) -> str:
     return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _Dup(k)
-        out[k] = v
-    return out
-
-
-class _Dup(Exception):
-    pass
-
-
 def _read(path: str) -> Any:
-    p = Path(path)
-    if not p.is_file():
-        raise AuditError("missing_file", path, "no such file")
+    """The file's JSON: a regular file of at most LIMIT bytes, UTF-8, every key once."""
+    raw = read_regular(path, LIMIT, "too_large")  # missing_file when absent
     try:
-        text = p.read_bytes().decode("utf-8")
-        return json.loads(text, object_pairs_hook=_no_duplicates)
-    except _Dup as e:
-        raise AuditError("bad_leaderboard", path, f"an object holds the key {e.args[0]!r} twice")
+        return json_loads(raw.decode("utf-8"))
+    except DuplicateKey as e:
+        raise AuditError(
+            "bad_leaderboard", path, f"an object holds the key {e.args[0]!r} twice"
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise AuditError("unreadable", path, "not UTF-8 JSON") from None
-    except OSError as e:
-        raise AuditError("unreadable", path, e.strerror or str(e)) from None
 
 
 def encode(values: list[Any]) -> tuple[pl.DataType, list[Any], str, str | None]:
