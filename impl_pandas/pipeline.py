@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import cells, chance, checks, feasibility, instances, nulls, read, recipes
+from . import cells, chance, checks, feasibility, instances, nulls, ranks, read, recipes
 from .prereg import leaderboard as prereg_mod
 from .prereg import load_document
 from .values import format_value
@@ -17,6 +17,8 @@ CHANCE = "chance.csv"
 NULLS = "nulls.csv"
 HIST = "null_hist.csv"
 FEASIBILITY = "feasibility.csv"
+RANK_PAIRS = "rank_pairs.csv"
+RANKS = "ranks.csv"
 
 
 def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
@@ -42,6 +44,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     loaders = (read.load_table, read.load_schema)
     tables = [None if path is None else load(path, path) for load, path in zip(loaders, paths)]
     pre = prereg_mod.parse(doc, prereg_path)  # bad_prereg (also an unusable bundle file name)
+    declared_ranks = ranks.parse(doc, prereg_path, pre.measured)  # bad_prereg
     board, inst = tables
     assert board is not None and inst is not None
 
@@ -83,6 +86,10 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     }
     if pre.feasibility:  # declared: docs/contract.md, Feasibility
         files[FEASIBILITY] = render(feasibility.HEADER, feasible_rows)
+    if declared_ranks is not None:  # declared: docs/contract.md, Ranks
+        pair_rows, rank_rows = ranks.build(pre, board, shown_ids, declared_ranks, bundle_dir)
+        files[RANK_PAIRS] = render(ranks.PAIRS_HEADER, pair_rows)
+        files[RANKS] = render(ranks.ROWS_HEADER, rank_rows)
     if draws:
         null_rows, hist_rows = nulls.build(tables, pre.seed, pre.null_draws)
         files[NULLS] = render(nulls.NULLS_HEADER, null_rows)

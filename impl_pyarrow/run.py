@@ -12,6 +12,8 @@ from .feasibility import feasibility_rows
 from .nullcount import HIST_HEADER, NULLS_HEADER, REPRODUCE_HEADER
 from .nulls import column_masks, nulls_rows, reproduce_rows
 from .prereg import cells as prereg
+from .ranks import PAIRS_HEADER, ROWS_HEADER, ranks_rows
+from .ranks import spec as rank_spec
 from .read import (
     bundle_path,
     keys_increasing,
@@ -41,6 +43,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     in_file = open_parquet(in_path)
 
     pr = prereg.validate(doc, prereg_path)
+    ranks = rank_spec(doc, prereg_path, pr.measured)  # bad_prereg (docs/contract.md, Ranks)
 
     lb_names = lb_file.schema_arrow.names  # every column, also those not read (unsupported_type)
     in_names = in_file.schema_arrow.names
@@ -88,6 +91,10 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     }
     if pr.feasibility:  # declared (docs/contract.md, Feasibility)
         files["feasibility.csv"] = render_csv(FEASIBILITY_HEADER, feasible)
+    if ranks is not None:  # declared (docs/contract.md, Ranks)
+        pair_rows, row_rows = ranks_rows(pr, lb, ranks, in_path)
+        files["rank_pairs.csv"] = render_csv(PAIRS_HEADER, pair_rows)
+        files["ranks.csv"] = render_csv(ROWS_HEADER, row_rows)
     if draws:
         null_rows, hist_rows = nulls_rows(pr, masks)
         files["nulls.csv"] = render_csv(NULLS_HEADER, null_rows)

@@ -41,6 +41,13 @@ TRIAL_KEYS: dict[str, list[str]] = {
 FEASIBILITY_KEYS: dict[str, list[str]] = {"feasibility.csv": ["row_id", "column"]}
 
 
+# written when a leaderboard prereg declares ranks (docs/contract.md, Ranks)
+RANK_KEYS: dict[str, list[str]] = {
+    "ranks.csv": ["column", "row_id"],
+    "rank_pairs.csv": ["column", "row_a", "row_b"],
+}
+
+
 def keys_for(prereg_path: str) -> dict[str, list[str]]:
     """The files compared on an arm, by their keys: the prereg's kind decides, and a
     leaderboard prereg declaring feasibility adds feasibility.csv."""
@@ -50,7 +57,10 @@ def keys_for(prereg_path: str) -> dict[str, list[str]]:
     doc = load_yaml(prereg_path)
     if kind_of(doc, prereg_path) == TRIALS:
         return TRIAL_KEYS
-    return {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else KEYS
+    keys = {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else dict(KEYS)
+    if doc.get("ranks"):  # docs/contract.md, Ranks
+        keys.update(RANK_KEYS)
+    return keys
 
 
 def read_csv(path: Path) -> pl.DataFrame:

@@ -13,6 +13,8 @@ if HF_URI:
 RUN_FILES = ["cells", "census", "reproduce", "chance", "nulls", "null_hist"]  # a recompute run's files
 if _PREREG.get("feasibility"):  # declared: the contestants write feasibility.csv too
     RUN_FILES.append("feasibility")
+if _PREREG.get("ranks"):  # declared: the contestants write ranks.csv and rank_pairs.csv too
+    RUN_FILES += ["ranks", "rank_pairs"]
 BUNDLE_FILES = {
     "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),

@@ -1,0 +1,221 @@
+"""The rank census (docs/contract.md, Ranks): exact paired sign tests between rows on
+their shared items, the declared multiplicity correction, tie groups, and rank
+intervals from the contract's counter-based bootstrap. Pure Python: integers and
+Fractions for every p-value and decision; pyarrow only reads the instance columns."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .errors import InputError
+from .read import read_columns
+
+PAIRS_HEADER = [
+    "column", "row_a", "row_b", "shared", "a_only", "b_only", "p", "p_adjusted", "verdict",
+]  # fmt: skip
+ROWS_HEADER = [
+    "column", "row_id", "published_rank", "passes", "items", "tie_group",
+    "rank_lo", "rank_hi", "next_verdict",
+]  # fmt: skip
+
+MASK = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+@dataclass(frozen=True)
+class RankSpec:
+    columns: tuple[str, ...]
+    alpha: Fraction
+    correction: str
+    seed: int
+    draws: int
+
+
+def _bad(path: str, detail: str) -> InputError:
+    return InputError("bad_prereg", path, detail)
+
+
+def spec(doc: dict[Any, Any], path: str, measured: dict[str, Any]) -> RankSpec | None:
+    """`ranks`, if declared; bad_prereg where a key is missing, unknown or out of range."""
+    if "ranks" not in doc:
+        return None
+    raw = doc["ranks"]
+    keys = ("columns", "alpha", "correction", "seed", "draws")
+    if not isinstance(raw, dict):
+        raise _bad(path, "key ranks is not a mapping")
+    for key in keys:
+        if key not in raw:
+            raise _bad(path, f"missing key ranks.{key}")
+    extra = sorted(str(k) for k in raw if k not in keys)
+    if extra:
+        raise _bad(path, f"unknown key ranks.{extra[0]}")
+    cols = raw["columns"]
+    if not isinstance(cols, list) or not cols or len(set(map(str, cols))) != len(cols):
+        raise _bad(path, "key ranks.columns is not a list of distinct column names")
+    for c in cols:
+        if not isinstance(c, str) or c not in measured or measured[c].recipe != "rate":
+            raise _bad(path, f"ranks.columns: {c!r} is not a measured rate column")
+    alpha = raw["alpha"]
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+        raise _bad(path, "key ranks.alpha is not a number")
+    a = Fraction(str(alpha))  # the decimal the prereg prints
+    if not 0 < a < 1:
+        raise _bad(path, "key ranks.alpha is not between 0 and 1")
+    if raw["correction"] not in ("holm", "bh"):
+        raise _bad(path, f"unknown correction ranks.correction {raw['correction']!r}")
+    seed, draws = raw["seed"], raw["draws"]
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise _bad(path, "key ranks.seed is not a whole number of at least 0")
+    if isinstance(draws, bool) or not isinstance(draws, int) or draws < 1:
+        raise _bad(path, "key ranks.draws is not a whole number of at least 1")
+    return RankSpec(tuple(cols), a, raw["correction"], seed, draws)
+
+
+def sign_test(a_only: int, b_only: int) -> Fraction:
+    """Exact two-sided McNemar (sign test on the discordant pairs), as a Fraction."""
+    d = a_only + b_only
+    if d == 0:
+        return Fraction(1)
+    tail = sum(math.comb(d, k) for k in range(min(a_only, b_only) + 1))
+    return min(Fraction(1), Fraction(2 * tail, 2**d))
+
+
+def adjust(ps: list[Fraction], correction: str) -> list[Fraction]:
+    """Holm or Benjamini-Hochberg adjusted p-values, in the order given (ties of p
+    keep the order given)."""
+    m = len(ps)
+    order = sorted(range(m), key=lambda i: ps[i])
+    out: list[Fraction] = [Fraction(0)] * m
+    if correction == "holm":
+        running = Fraction(0)
+        for j, i in enumerate(order):
+            running = max(running, min(Fraction(1), (m - j) * ps[i]))
+            out[i] = running
+    else:
+        running = Fraction(1)
+        for j in range(m - 1, -1, -1):
+            i = order[j]
+            running = min(running, min(Fraction(1), m * ps[i] / (j + 1)))
+            out[i] = running
+    return out
+
+
+def mix64(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def draw_index(seed: int, counter: int, n: int) -> int:
+    """The contract's counter-based draw: an item position in 0..n-1."""
+    return mix64((seed + GOLDEN * (1 + counter)) & MASK) % n
+
+
+def fixed12(p: Fraction) -> str:
+    q = round(p * 10**12)  # half to even, exactly
+    return f"{q // 10**12}.{q % 10**12:012d}"
+
+
+def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[Any], dict]:
+    """(items in order of first appearance, {row id: {item: bool}}) of one column."""
+    item_names = [k for k in pr.instance_key if k != pr.row_id]
+    names = list(
+        dict.fromkeys([pr.row_id, *item_names, col.source, *([pr.group_by] if col.group else [])])
+    )
+    table = read_columns(in_path, names)
+    data = {n: table.column(n).to_pylist() for n in names}
+    groups = data[pr.group_by] if col.group else None
+    items: dict[Any, None] = {}
+    by_row: dict[Any, dict[Any, bool]] = {}
+    for i, rid in enumerate(data[pr.row_id]):
+        if rid not in wanted or (groups is not None and groups[i] != col.group):
+            continue
+        value = data[col.source][i]
+        if value is None:
+            continue
+        item = tuple(data[n][i] for n in item_names)
+        items.setdefault(item, None)
+        by_row.setdefault(rid, {})[item] = bool(value)
+    return list(items), by_row
+
+
+def ranks_rows(
+    pr: Any, lb: Any, rs: RankSpec, in_path: str
+) -> tuple[list[list[str]], list[list[str]]]:
+    """(pairs rows, rows rows) of every declared column, in the declared order."""
+    pair_rows: list[list[str]] = []
+    row_rows: list[list[str]] = []
+    for c_index, name in enumerate(rs.columns):
+        col = pr.measured[name]
+        published = lb.values[name]
+        present = [
+            j for j, v in enumerate(published)
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v)
+        ]  # fmt: skip
+        # published order: greatest first; lb is already in shown-id order (stable sort)
+        present.sort(key=lambda j: -published[j])
+        ids = [lb.row_ids[j] for j in present]
+        shown = [lb.row_shown[j] for j in present]
+        items, by_row = _outcomes(pr, col, in_path, set(ids))
+        out = [by_row.get(rid, {}) for rid in ids]
+        k = len(ids)
+        pairs: list[tuple[int, int, int, int, int]] = []
+        for a in range(k):
+            for b in range(a + 1, k):
+                shared = out[a].keys() & out[b].keys()
+                a_only = sum(1 for u in shared if out[a][u] and not out[b][u])
+                b_only = sum(1 for u in shared if out[b][u] and not out[a][u])
+                pairs.append((a, b, len(shared), a_only, b_only))
+        ps = [sign_test(p[3], p[4]) for p in pairs]
+        adj = adjust(ps, rs.correction)
+        verdict: dict[tuple[int, int], str] = {}
+        for (a, b, n_shared, a_only, b_only), p, q in zip(pairs, ps, adj):
+            if q <= rs.alpha:
+                v = "separated" if a_only > b_only else "reversed"
+            else:
+                v = "tied"
+            verdict[(a, b)] = v
+            pair_rows.append(
+                [name, shown[a], shown[b], str(n_shared), str(a_only), str(b_only),
+                 fixed12(p), fixed12(q), v]
+            )  # fmt: skip
+        lo, hi = _intervals(out, items, rs, c_index)
+        for r in range(k):
+            group = [
+                shown[s] for s in range(k)
+                if s == r or verdict[(min(r, s), max(r, s))] == "tied"
+            ]  # fmt: skip
+            passes = sum(1 for v in out[r].values() if v)
+            nxt = verdict[(r, r + 1)] if r + 1 < k else ""
+            row_rows.append(
+                [name, shown[r], str(r + 1), str(passes), str(len(out[r])), "; ".join(group),
+                 str(lo[r]), str(hi[r]), nxt]
+            )  # fmt: skip
+    return pair_rows, row_rows
+
+
+def _intervals(
+    out: list[dict[Any, bool]], items: list[Any], rs: RankSpec, c_index: int
+) -> tuple[list[int], list[int]]:
+    """Each row's rank interval over the draws (docs/contract.md, Ranks)."""
+    k, n, draws = len(out), len(items), rs.draws
+    passed = [[1 if out[r].get(u) else 0 for u in items] for r in range(k)]
+    held = [[1 if u in out[r] else 0 for u in items] for r in range(k)]
+    ranks: list[list[int]] = [[] for _ in range(k)]
+    for d in range(draws):
+        base = (c_index * draws + d) * n
+        drawn = [draw_index(rs.seed, base + i, n) for i in range(n)]
+        rates: list[Fraction] = []
+        for r in range(k):
+            total = sum(map(held[r].__getitem__, drawn))
+            passes = sum(map(passed[r].__getitem__, drawn))
+            rates.append(Fraction(passes, total) if total else Fraction(0))
+        for r in range(k):
+            ranks[r].append(1 + sum(1 for s in range(k) if rates[s] > rates[r]))
+    cut = min(draws, math.floor(draws * rs.alpha / 2) + 1)
+    lo = [sorted(x)[cut - 1] if x else 1 for x in ranks]
+    hi = [sorted(x)[draws - cut] if x else 1 for x in ranks]
+    return lo, hi
