@@ -17,6 +17,7 @@ from audit.core import disclosure
 from audit.core.agreement import Agreement
 from audit.feasible import record as feasibility
 from audit.files import write_atomic
+from audit.ranks import record as ranks
 from audit.report import limits, plots, render
 from audit.seal import versus, vulns
 
@@ -109,6 +110,18 @@ def build(res_dir: str, out_dir: str) -> None:
             else None,
         )
     )
+    if doc.get("ranks"):  # declared only: an arm without it keeps its bytes
+        rank_text, rank_table = ranks.summary(doc, ranks.read(res))
+        sections.append(
+            render.Section(
+                "Ranks: does the data support the published order?",
+                "ranks",
+                paragraphs=rank_text,
+                table=render.table(rank_table, list(rank_table[0]), "ranks")
+                if rank_table
+                else None,
+            )
+        )
     chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
     constructed = [
         constructed_words(c, float(summary.chance["epsilon"]))

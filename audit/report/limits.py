@@ -214,6 +214,10 @@ def lines(res: Path, doc: dict, trials: bool) -> list[str]:
         _nothing_published_trials(res, cells) if trials else _nothing_published_leaderboard(res),
         independence(res, cells, doc, trials),
     ]
+    if not trials and doc.get("ranks"):  # declared only (docs/contract.md, Ranks)
+        from audit.ranks.record import TIE_MEANING
+
+        out.append(TIE_MEANING)
     if source == "registry":
         out.append(
             "The per-task table is the publisher's own registry, not raw trials: agreement shows "

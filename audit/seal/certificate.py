@@ -9,6 +9,7 @@ from pathlib import Path
 from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
 from audit.feasible import record as feasibility
+from audit.ranks import record as ranks
 from audit.report import limits
 from audit.seal import versus, vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
@@ -154,6 +155,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         if r["class"] in ("divergent", "no_data", "infeasible")
     ]
     out += feasibility.certificate_lines(res, doc)
+    out += ranks.certificate_lines(res, doc)
     if (res / "controls.csv").exists():
         rows = _csv(res / "controls.csv")
         passed = sum(r["verdict"] == "pass" for r in rows)
