@@ -19,6 +19,7 @@ import uuid
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from tests.conftest import run_audit
 
@@ -236,3 +237,18 @@ def test_a_batch_lists_and_skips_a_record_without_its_sidecar(tmp_path: Path) ->
     res = run_audit("adapt-eee", good, bad, "--all-or-nothing", "--out", tmp_path / "strict")
     assert res.code == 2 and res.stderr.startswith(f"error[missing_file]: {_sidecar(bad)}:")
     assert not (tmp_path / "strict").exists()
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_a_non_finite_score_is_refused(tmp_path: Path, literal: str) -> None:
+    """JSON as Python reads it takes NaN, Infinity and a number past the largest double
+    (1e400 -> inf); none is a reward (trials contract: a reward is a finite number)."""
+    agg = write_record(tmp_path, "acme/x", dict(zip(TARGETS, "AAAB", strict=True)), list(TARGETS))
+    side = _sidecar(agg)
+    body = side.read_bytes().replace(b'"score": 0.0', f'"score": {literal}'.encode(), 1)
+    assert body != side.read_bytes()
+    side.write_bytes(body)
+    doc = json.loads(agg.read_text())
+    doc["detailed_evaluation_results"]["checksum"] = hashlib.sha256(body).hexdigest()
+    agg.write_text(json.dumps(doc))
+    _refused(tmp_path, agg, "bad_type")

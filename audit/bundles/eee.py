@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,8 @@ def read(aggregate: str) -> tuple[list[dict], list[dict], dict[str, Any]]:
         score = ev.get("score") if isinstance(ev, dict) else None
         if not isinstance(score, int | float) or isinstance(score, bool):
             raise AuditError("bad_type", where, "evaluation.score is not a number")
+        if not math.isfinite(score):  # NaN, Infinity, or a literal past the largest double
+            raise AuditError("bad_type", where, f"evaluation.score is {score}, not a finite number")
         key = (str(rec["sample_id"]), str(rec["evaluation_name"]))
         if key in seen:
             raise AuditError("duplicate_key", where, f"sample {key[0]} of {key[1]} twice")
