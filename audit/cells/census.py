@@ -103,7 +103,13 @@ def column_table(
         # empty when the null is not computable (docs/contract.md, nulls.csv)
         pl.when(pl.col("p") != "").then(pl.col("p")).cast(pl.Float64).alias("null_p"),
     )
-    joined = order.join(table, on="column", how="left").join(nulls, on="column", how="left")
+    # a column no cell reaches (a leaderboard without rows) counts 0 of everything
+    counts = [name for name in table.columns if name not in ("column", "min_divergent_abs_diff")]
+    joined = (
+        order.join(table, on="column", how="left")
+        .with_columns(pl.col(counts).fill_null(0))
+        .join(nulls, on="column", how="left")
+    )
     if chance is not None:
         chance = chance.select("column", *[pl.col(k).alias(v) for k, v in CHANCE_FIELDS.items()])
         joined = joined.join(chance, on="column", how="left")
