@@ -153,8 +153,10 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """A checked prereg, or an AuditError naming the file and the first problem."""
+    """A checked prereg, or an AuditError naming the file and the first problem; a draft
+    with anything undecided is refused naming each undecided item (``undecided``)."""
     doc = load_yaml(path)
+    refuse_undecided(doc, str(path), missing_alone=False)
     check_schema(doc, "prereg", str(path))
     check_logic(doc, str(path))
     return doc
@@ -168,13 +170,14 @@ def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
 PLACEHOLDER = "UNDECIDED"  # a decision a drafted prereg leaves open (audit/cells/draft_prereg.py)
 
 
-def refuse_undecided(doc: Any, path: str) -> None:
+def refuse_undecided(doc: Any, path: str, missing_alone: bool = True) -> None:
     """Refuse a prereg with anything undecided, naming each item (one line).
 
     Undecided: each column still listed under ``undecided:`` (``undecided/<file>/<column>``)
     and each key whose value, or an item of whose list, is the placeholder. Every key the
     schema requires and the file lacks is named in the same line (``<key> (missing)``);
-    with nothing undecided, missing keys alone are one ``bad_prereg`` line naming them all.
+    with nothing undecided, missing keys alone are one ``bad_prereg`` line naming them all
+    (unless ``missing_alone`` is False: the schema's check then says the first).
     """
     items: list[str] = []
 
@@ -206,7 +209,7 @@ def refuse_undecided(doc: Any, path: str) -> None:
     if items:
         said = items + [f"{m} (missing)" for m in missing]
         raise AuditError("undecided", path, f"{len(said)} item(s) undecided: {', '.join(said)}")
-    if missing:
+    if missing and missing_alone:
         raise AuditError(
             "bad_prereg", path, f"{len(missing)} required key(s) missing: {', '.join(missing)}"
         )

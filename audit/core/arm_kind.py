@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from audit.cells.prereg import check_logic, check_schema, load_yaml
+from audit.cells.prereg import check_logic, check_schema, load_yaml, refuse_undecided
 from audit.errors import AuditError
 from audit.trials import prereg as trials_prereg
 
@@ -43,6 +43,7 @@ def load_checked(path: str | Path) -> tuple[str, dict[str, Any]]:
     where = str(path)
     doc = load_yaml(path)
     kind = kind_of(doc, where)
+    refuse_undecided(doc, where, missing_alone=False)  # a draft names what it leaves open
     if kind == TRIALS:
         trials_prereg.check(doc, where)
     else:

@@ -7,7 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from audit.cells.prereg import NONBLANK, load_yaml, validator
+from audit.cells.prereg import NONBLANK, load_yaml, refuse_undecided, validator
 from audit.core import disclosure
 from audit.errors import AuditError
 
@@ -191,8 +191,10 @@ REGISTRY_CONTROLS_NOT = {
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    """A checked trials prereg, or an AuditError naming the file and the first problem."""
+    """A checked trials prereg, or an AuditError naming the file and the first problem; a
+    draft with anything undecided is refused naming each undecided item (``undecided``)."""
     doc = load_yaml(path)
+    refuse_undecided(doc, str(path), missing_alone=False)
     check(doc, str(path))
     return doc
 
