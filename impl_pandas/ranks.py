@@ -36,9 +36,9 @@ class Ranks:
 
 def parse(doc: Any, path: str, measured: dict[str, Any]) -> Ranks | None:
     """The optional `ranks` key (bad_prereg when malformed)."""
-    raw = doc.get("ranks") if isinstance(doc, dict) else None
-    if raw is None:
+    if not isinstance(doc, dict) or "ranks" not in doc:
         return None
+    raw = doc["ranks"]
 
     def bad(detail: str) -> InputError:
         return InputError("bad_prereg", path, f"ranks: {detail}")
@@ -46,14 +46,16 @@ def parse(doc: Any, path: str, measured: dict[str, Any]) -> Ranks | None:
     if not isinstance(raw, dict) or set(raw) != set(KEYS):
         raise bad(f"must be a mapping of exactly {', '.join(KEYS)}")
     cols = raw["columns"]
-    if not isinstance(cols, list) or not cols or pd.Series(cols, dtype=object).duplicated().any():
+    if not isinstance(cols, list) or not cols or not all(isinstance(c, str) for c in cols):
+        raise bad("columns must be a non-empty list of distinct names")
+    if pd.Series(cols, dtype=object).duplicated().any():
         raise bad("columns must be a non-empty list of distinct names")
     for c in cols:
-        m = measured.get(c) if isinstance(c, str) else None
+        m = measured.get(c)
         if m is None or m.recipe != "rate":
             raise bad(f"'{c}' is not a measured rate column of the prereg")
     a = raw["alpha"]
-    if isinstance(a, bool) or not isinstance(a, (int, float)):
+    if isinstance(a, bool) or not isinstance(a, (int, float)) or not np.isfinite(a):
         raise bad("alpha must be a number")
     alpha = Fraction(str(a))
     if alpha <= 0 or alpha >= 1:

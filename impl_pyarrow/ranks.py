@@ -59,7 +59,7 @@ def spec(doc: dict[Any, Any], path: str, measured: dict[str, Any]) -> RankSpec |
         if not isinstance(c, str) or c not in measured or measured[c].recipe != "rate":
             raise _bad(path, f"ranks.columns: {c!r} is not a measured rate column")
     alpha = raw["alpha"]
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)):
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha):
         raise _bad(path, "key ranks.alpha is not a number")
     a = Fraction(str(alpha))  # the decimal the prereg prints
     if not 0 < a < 1:

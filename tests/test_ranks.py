@@ -198,10 +198,20 @@ def test_undeclared_ranks_writes_no_rank_files(demo_bundle: Path, tmp_path: Path
         {"columns": ["alpha_cost"], "alpha": 0.05, "correction": "holm", "seed": 1, "draws": 5},
         {"columns": ["alpha_score"], "alpha": 0.05, "correction": "bonf", "seed": 1, "draws": 5},
         {"columns": ["alpha_score"], "alpha": 1.5, "correction": "holm", "seed": 1, "draws": 5},
+        {
+            "columns": ["alpha_score"],
+            "alpha": float("nan"),
+            "correction": "holm",
+            "seed": 1,
+            "draws": 5,
+        },
+        {"columns": [["alpha_score"]], "alpha": 0.05, "correction": "holm", "seed": 1, "draws": 5},
+        None,
     ],
 )
 def test_bad_ranks_refused(demo_bundle: Path, tmp_path: Path, ranks: dict) -> None:
-    """A mean column, an unknown correction, alpha outside (0, 1): bad_prereg, nothing written."""
+    """A mean column, an unknown correction, alpha outside (0, 1) or NaN, a column name that
+    is not a string, ranks: null: bad_prereg from both, nothing written."""
     prereg = _prereg(tmp_path, ranks)
     for impl in IMPLS:
         dst = tmp_path / impl
