@@ -70,6 +70,8 @@ def test_a_declared_arm_end_to_end(tmp_path: Path) -> None:
     report = (arm / "report" / "report.md").read_text(encoding="utf-8")
     assert "beta_score: the top row demo/m4's tie group holds 3 of 3 rows" in report
     assert TIE_MEANING in report
+    svg = (arm / "report" / "ranks.svg").read_text(encoding="utf-8")
+    assert "beta_score: blue, the top row" in svg and "demo/m4" in svg
     controls = (arm / "controls.csv").read_text(encoding="utf-8")
     assert ",fail," not in controls
     head = (arm / "annex" / "ledger.jsonl").read_text().splitlines()[-1]

@@ -326,3 +326,31 @@ def settings_census(rows: list[dict[str, str]]) -> str:
     ax.set_title("Settings census: what the trials recorded they ran with", fontsize=10, y=1.0)
     ax.margins(x=0.12)
     return _svg(fig, tight=False)
+
+
+def rank_intervals(columns: dict[str, list[dict[str, str]]]) -> str:
+    """Per declared column (one panel each), rows in published order: the rank interval
+    from the bootstrap as a bar, the published rank as a diamond; rows in the top row's
+    tie group in colour, the rest grey (docs/contract.md, Ranks)."""
+    labels = [r["row_id"] for rows in columns.values() for r in rows]
+    most = max((len(rows) for rows in columns.values()), default=1)
+    height = max(1.2, 0.16 * most + 0.6)
+    count = max(1, len(columns))
+    fig, axes = _panels(
+        count, (count, 1), (6.0, height), (0, 0.75), (_tick_margin(labels), 0.3, 0.55, 0.35)
+    )
+    for ax, (name, rows) in zip(axes, columns.items()):
+        top = set(rows[0]["tie_group"].split("; ")) if rows else set()
+        for y, r in enumerate(rows):
+            colour = "#2166ac" if r["row_id"] in top else "#969696"
+            lo, hi = int(r["rank_lo"]), int(r["rank_hi"])
+            ax.plot([lo, hi], [y, y], color=colour, linewidth=2.2, solid_capstyle="butt")
+            ax.plot([int(r["published_rank"])], [y], marker="D", markersize=3.5, color="#000000")
+        ax.set_yticks(range(len(rows)), [r["row_id"] for r in rows], fontsize=7)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xlim(0.5, len(rows) + 0.5)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_title(f"{name}: blue, the top row's tie group", fontsize=10, y=1.0)
+        ax.set_xlabel("rank (diamond: published; bar: bootstrap interval)", fontsize=8)
+        ax.grid(axis="x", color="#eeeeee")
+    return _svg(fig, tight=False)

@@ -160,3 +160,11 @@ REPORT_OUTPUTS = {
         labels={"what": "predicted against measured"},
     ),
 }
+if _PREREG.get("ranks"):  # declared only (docs/contract.md, Ranks)
+    REPORT_INPUTS["ranks"] = f"{RES}/recompute/pandas/run1/ranks.csv"
+    REPORT_OUTPUTS["ranks"] = report(
+        f"{RES}/report/ranks.svg",
+        caption="../report/ranks.rst",
+        category="Ranks",
+        labels={"what": "rank intervals and the top row's tie group"},
+    )
