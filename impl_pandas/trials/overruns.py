@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..errors import MISSING_COLUMN, InputError
 from ..floats import format_float, format_float_or_empty
+from . import tasks
 
 RUNS_HEADER = [
     "entry",
@@ -32,19 +33,19 @@ RUNS_HEADER = [
 PASSK_HEADER = ["entry", "policy", "k", "tasks", "tasks_left_out", "pass_at_k", "pass_pow_k"]
 
 
-def _values(frame: pd.DataFrame, policy: Any) -> pd.DataFrame | None:
-    """The trials' values under a policy (copies, errored, unscored); None when the policy
-    selects or pads (run statistics are defined for select all, no slots only)."""
+def _values(frame: pd.DataFrame, trials: pd.DataFrame, policy: Any) -> pd.DataFrame | None:
+    """The trials' values under a policy: 6.2 steps 1 and 3 with 6.3 (copies, errored,
+    unscored, reward, broken_verifier), decided by tasks.trial_values; an excluded trial
+    is no value. None when the policy selects or pads (run statistics are defined for
+    select all, no slots only). `frame` (the table as read, in table order) gives each
+    trial's replicate; `trials` (tables.trial_rows, the same order) its value."""
     if policy.select != "all" or policy.empty_slots != "ignore":
         return None
-    f = frame if policy.copies == "keep" else frame[frame["copy"] == 0]
-    keep = pd.Series(True, index=f.index)
-    for status in ("errored", "unscored"):
-        if getattr(policy, status) == "exclude":
-            keep &= f["status"] != status
-    f = f[keep].copy()
-    f["value"] = f["reward"].where(f["status"] == "scored", 0.0).astype("float64")
-    return f
+    chosen, _ = tasks.selection(trials, policy)
+    value, _ = tasks.trial_values(chosen, policy)
+    replicate = frame[["tb_run", "attempt"]].reset_index(drop=True).loc[chosen.index]
+    f = chosen[["run", "task"]].join(replicate).assign(value=value)
+    return f[f["value"].notna()]
 
 
 def _se_over_runs(rates: np.ndarray, ddof: int) -> float | None:
@@ -64,9 +65,14 @@ def _comb(n: int, k: int) -> int:
 
 
 def entry_lines(
-    frame: pd.DataFrame, policies: dict[str, Any], block: dict[str, Any], scale: int
+    frame: pd.DataFrame,
+    trials: pd.DataFrame,
+    policies: dict[str, Any],
+    block: dict[str, Any],
+    scale: int,
 ) -> tuple[list[list[str]], list[list[str]], dict[str, dict[str, dict[str, float | None]]]]:
-    """(runs.csv lines, pass_k.csv lines, values by entry, policy, measure)."""
+    """(runs.csv lines, pass_k.csv lines, values by entry, policy, measure); `frame` is the
+    trial table as read, `trials` its rows as tables.trial_rows checked them."""
     for col in ("tb_run", "attempt", "run", "task", "copy", "status", "reward"):
         if col not in frame.columns:
             raise InputError(MISSING_COLUMN, "trials.parquet", f"no column {col!r} (runs block)")
@@ -76,7 +82,7 @@ def entry_lines(
     pk_found: list[tuple[str, str, int, int, int, float | None, float | None]] = []
     found: dict[str, dict[str, dict[str, float | None]]] = {}
     for name, policy in policies.items():
-        chosen = _values(frame, policy)
+        chosen = _values(frame, trials, policy)
         for entry, part in frame.groupby("run", sort=True):
             vals: dict[str, float | None] = {}
             found.setdefault(str(entry), {})[name] = vals

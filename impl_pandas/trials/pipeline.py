@@ -187,7 +187,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     if pre.runs is not None and not registry:
         assert source_table.frame is not None
         runs_lines, pk_lines, run_values = overruns.entry_lines(
-            source_table.frame, pre.policies, pre.runs, pre.scale
+            source_table.frame, trial_rows, pre.policies, pre.runs, pre.scale
         )
 
     pk_task_lines: list[list[str]] = []

@@ -166,13 +166,21 @@ def leaving_tasks(chosen: pd.DataFrame, policy: Policy) -> set[str]:
     return set(chosen.loc[broken, "task"])
 
 
+def trial_values(chosen: pd.DataFrame, policy: Policy) -> tuple[pd.Series, set[str]]:
+    """Each selected row's value under 6.2 step 3 with 6.3 (NaN: excluded, a row of a task
+    that leaves every entry included), and the leaving tasks. The per-task values of
+    section 6 and the run-level values of section 16.3 both come from here."""
+    leaving = leaving_tasks(chosen, policy)
+    value = _valued(chosen, policy)
+    value[chosen["task"].isin(leaving).to_numpy()] = np.nan
+    return value, leaving
+
+
 def per_task(frame: pd.DataFrame, policy: Policy) -> pd.DataFrame:
     """One row per (run, task) of the table: tasks.csv's counts, mean and pass share."""
     index = pd.MultiIndex.from_frame(frame[GROUP].drop_duplicates())
     chosen, unordered = selection(frame, policy)
-    leaving = leaving_tasks(chosen, policy)
-    value = _valued(chosen, policy)
-    value[chosen["task"].isin(leaving).to_numpy()] = np.nan
+    value, leaving = trial_values(chosen, policy)
     work = chosen[GROUP].assign(
         value=value,
         one=1,

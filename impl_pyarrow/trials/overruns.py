@@ -12,6 +12,8 @@ import pyarrow as pa
 
 from ..errors import fail
 from ..formatting import format_float
+from .pertask import row_value
+from .tables import TrialRow
 
 MEASURES = (
     "run_mean",
@@ -35,16 +37,27 @@ def _choose(n: int, k: int) -> int:
 
 
 def compute(
-    table: pa.Table, policies: dict[str, Any], block: dict[str, Any], scale: int
+    table: pa.Table,
+    rows: list[TrialRow],
+    leaving: dict[str, frozenset[str]],
+    policies: dict[str, Any],
+    block: dict[str, Any],
+    scale: int,
 ) -> tuple[list[list[str]], list[list[str]], dict[str, dict[str, dict[str, float | None]]]]:
-    """(runs.csv rows, pass_k.csv rows, entry -> policy -> measure -> value)."""
+    """(runs.csv rows, pass_k.csv rows, entry -> policy -> measure -> value).
+
+    ``table`` gives each trial its replicate (tb_run, attempt); ``rows`` are the same
+    trials in the same order as tables.trial_rows checked them, and a trial's value is
+    pertask.row_value's (6.2 step 3 with 6.3); ``leaving`` names, per policy, the tasks
+    that exclude_task_both_sides takes out of every entry: their trials are no value."""
     need = ("run", "task", "copy", "status", "reward", "tb_run", "attempt")
     for name in need:
         if name not in table.column_names:
             raise fail(
                 "missing_column", "trials.parquet", f"column {name!r} is missing (runs block)"
             )
-    cols = {n: table.column(n).to_pylist() for n in need}
+    assert len(rows) == table.num_rows
+    cols = {n: table.column(n).to_pylist() for n in ("run", "tb_run", "attempt")}
     S = float(scale)
     by_attempt = block["unit"] == "attempt"
     rows_out: list[list[str]] = []
@@ -58,19 +71,21 @@ def compute(
         reps: dict[str, dict[str, list[float]]] = {e: {} for e in entries}
         tasks: dict[str, dict[str, list[float]]] = {e: {} for e in entries}
         for i in range(len(cols["run"])):
-            if pol.copies == "drop" and cols["copy"][i] != 0:
+            trial = rows[i]
+            if pol.copies == "drop" and trial.copy != 0:
                 continue
-            st = cols["status"][i]
-            if st != "scored" and getattr(pol, st) == "exclude":
+            if trial.task in leaving[pname]:
                 continue
-            v = cols["reward"][i] if st == "scored" else 0.0
-            e = cols["run"][i]
+            v = row_value(trial, pol)
+            if v is None:  # excluded: no value, in no replicate and no task's cluster
+                continue
+            e = trial.run
             rep = cols["tb_run"][i]
             if by_attempt:
                 a = cols["attempt"][i]
                 rep = f"{rep}#{'' if a is None else a}"
             reps[e].setdefault(rep, []).append(v)
-            tasks[e].setdefault(cols["task"][i], []).append(v)
+            tasks[e].setdefault(trial.task, []).append(v)
         for e in entries:
             got: dict[str, float | None] = {}
             values.setdefault(e, {})[pname] = got

@@ -58,7 +58,7 @@ def _order_key(row: TrialRow) -> tuple[str, str, int]:
     return (row.started_at, row.trial_id, row.copy)
 
 
-def _pick(rows: list[TrialRow], policy: Policy) -> list[TrialRow] | None:
+def pick(rows: list[TrialRow], policy: Policy) -> list[TrialRow] | None:
     """Section 6.2 steps 1-2: the selected rows; None when the task cannot be ordered."""
     kept = rows if policy.copies == "keep" else [r for r in rows if r.copy == 0]
     if policy.select == "all":
@@ -75,8 +75,9 @@ def _regrade(row: TrialRow, policy: Policy) -> float | None:
     return row.reward_regraded if policy.reward == "regraded" else None
 
 
-def _row_value(row: TrialRow, policy: Policy) -> float | None:
-    """Section 6.3 before 6.2 step 3: a row's value under the policy, None if excluded."""
+def row_value(row: TrialRow, policy: Policy) -> float | None:
+    """Section 6.3 before 6.2 step 3: a row's value under the policy, None if excluded.
+    The per-task values (trial_task) and the run-level values (overruns) both use it."""
     regrade = _regrade(row, policy)
     if regrade is not None:
         return regrade
@@ -100,7 +101,7 @@ def tasks_left_by_broken_verifiers(
         task
         for by_task in entries.values()
         for task, rows in by_task.items()
-        if any(r.verifier_broken and _regrade(r, policy) is None for r in _pick(rows, policy) or [])
+        if any(r.verifier_broken and _regrade(r, policy) is None for r in pick(rows, policy) or [])
     )
 
 
@@ -109,11 +110,11 @@ def trial_task(task: str, rows: list[TrialRow], policy: Policy, leaves: bool = F
 
     ``leaves``: the task is one of ``tasks_left_by_broken_verifiers``."""
     copies = sum(1 for r in rows if r.copy > 0)
-    kept = _pick(rows, policy)
+    kept = pick(rows, policy)
     if kept is None:
         return TaskValue(task=task, copies=copies, unordered=True)
     counts = {s: sum(1 for r in kept if r.status == s) for s in ("scored", "errored", "unscored")}
-    picked = [] if leaves else [_row_value(r, policy) for r in kept]
+    picked = [] if leaves else [row_value(r, policy) for r in kept]
     values = [v for v in picked if v is not None]
     excluded = len(kept) - len(values)
     zeros = 0

@@ -131,7 +131,12 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
             if n in src_names
         ]
         runs_out, pk_out, over_runs = overruns.compute(
-            read_some(src_file, src_path, names), pr.policies, runs_block, pr.scale
+            read_some(src_file, src_path, names),
+            rows,
+            leaving,
+            pr.policies,
+            runs_block,
+            pr.scale,
         )
     pk_task_rows: list[list[str]] = []
     tries_values: tries.TriesValues = {}

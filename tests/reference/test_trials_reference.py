@@ -193,7 +193,8 @@ def test_attempts_as_runs_figures_by_the_reference(arm_run, tmp_path: Path) -> N
 
 
 def _broken_verifier_board(folder: Path) -> Path:
-    """One entry, two tb runs, two tasks; one trial's verifier broken (reward 1.0)."""
+    """One entry, two tb runs, two tasks; one trial's verifier broken (reward 1.0, regraded
+    0.0). Three policies: exclude_trial, regraded, exclude_task_both_sides."""
     import polars as pl
     import yaml
 
@@ -202,7 +203,7 @@ def _broken_verifier_board(folder: Path) -> Path:
         {"run": ["e"] * 4, "task": ["t1", "t1", "t2", "t2"], "trial_id": ["x0", "x1", "x2", "x3"],
          "copy": [0] * 4, "status": ["scored"] * 4, "reward": [1.0, 0.0, 1.0, 1.0],
          "started_at": [None] * 4, "verifier_broken": [True, False, False, False],
-         "reward_regraded": [None] * 4, "tb_run": ["r1", "r2", "r1", "r2"], "attempt": [None] * 4},
+         "reward_regraded": [0.0, None, None, None], "tb_run": ["r1", "r2", "r1", "r2"], "attempt": [None] * 4},
         schema={"run": pl.String, "task": pl.String, "trial_id": pl.String, "copy": pl.Int64,
                 "status": pl.String, "reward": pl.Float64, "started_at": pl.String,
                 "verifier_broken": pl.Boolean, "reward_regraded": pl.Float64,
@@ -214,6 +215,11 @@ def _broken_verifier_board(folder: Path) -> Path:
         "select": "all", "k": None, "copies": "drop", "errored": "zero", "unscored": "zero",
         "empty_slots": "ignore", "slots": None, "broken_verifier": "exclude_trial",
         "description": "a trial whose verifier broke is left out"}}  # fmt: skip
+    base = doc["policies"]["nobroken"]
+    doc["policies"]["regrade"] = {**base, "reward": "regraded",
+                                  "description": "a regrade replaces the reward"}  # fmt: skip
+    doc["policies"]["bothsides"] = {**base, "broken_verifier": "exclude_task_both_sides",
+                                    "description": "a task with a broken verifier leaves"}  # fmt: skip
     (folder / "prereg.yaml").write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     return folder
 
@@ -229,11 +235,30 @@ def test_the_reference_leaves_a_broken_trial_out_of_the_run_measures(tmp_path: P
     assert (s["excluded"], s["values"]) == (1, 3)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="both contestants leave the policy's broken_verifier and reward keys out of "
-    "the run-level measures (16.3): a shared misreading the reference finds",
-)
+# The three policies' run-level figures on the board above, by hand (r1 holds x0 and x2,
+# r2 holds x1 and x3; t1 holds x0 and x1, t2 holds x2 and x3):
+# - nobroken (exclude_trial): x0 is no value; r1 {1.0}, r2 {0.0, 1.0}: 3 trials,
+#   pooled 2/3, run mean (1 + 1/2) / 2 = 0.75. Keeping x0's 1.0 (the shared mistake)
+#   gives 4 trials, pooled 3/4.
+# - regrade (reward: regraded): x0's regrade 0.0 replaces its reward 1.0; r1 {0.0, 1.0},
+#   r2 {0.0, 1.0}: 4 trials, pooled 1/2, run mean 1/2 (the mistake: 3/4).
+# - bothsides (exclude_task_both_sides): t1 leaves, x0 and x1 are no value; r1 {1.0},
+#   r2 {1.0}: 2 trials, pooled 1, run mean 1 (the mistake: 4 trials, 3/4).
+BROKEN_BOARD_RUNS = {
+    "nobroken": ("3", "0.666667", "0.750000"),
+    "regrade": ("4", "0.500000", "0.500000"),
+    "bothsides": ("2", "1.000000", "1.000000"),
+}
+
+
+def test_the_reference_takes_each_policy_key_in_the_run_measures(tmp_path: Path) -> None:
+    folder = _broken_verifier_board(tmp_path / "b")
+    ref = trials_v1.recompute(folder / "prereg.yaml", folder)
+    for name, (_, pooled, mean) in BROKEN_BOARD_RUNS.items():
+        s = ref["entries"][("e", name)]
+        assert (text(s["pooled_rate"]), text(s["run_mean"])) == (pooled, mean), name
+
+
 @pytest.mark.parametrize("impl", ["pandas", "pyarrow"])
 def test_the_contestants_leave_a_broken_trial_out_of_the_run_measures(
     impl, impl_envs, tmp_path: Path
@@ -244,5 +269,7 @@ def test_the_contestants_leave_a_broken_trial_out_of_the_run_measures(
     r = run([str(impl_python(impl)), "-m", f"impl_{impl}", "trials", "--prereg",
              str(folder / "prereg.yaml"), "--bundle", str(folder), "--out", str(tmp_path / "o")])  # fmt: skip
     assert r.code == 0, r.stderr
-    row = next(x for x in read_csv_rows(tmp_path / "o" / "runs.csv") if x["policy"] == "nobroken")
-    assert (row["trials"], row["pooled_rate"]) == ("3", "0.666667")
+    rows = {x["policy"]: x for x in read_csv_rows(tmp_path / "o" / "runs.csv")}
+    for name, want in BROKEN_BOARD_RUNS.items():
+        got = (rows[name]["trials"], rows[name]["pooled_rate"], rows[name]["run_mean"])
+        assert got == want, name

@@ -301,7 +301,13 @@ def run_stats(trials: list[dict], entry: str, pol: dict, unit: str, scale: float
     """16.3's seven measures for one (entry, policy)."""
     if pol["select"] != "all" or pol["empty_slots"] != "ignore":
         return dict.fromkeys(RUN_MEASURES)
-    rows = [r for r in trials if r["run"] == entry]
+    # exclude_task_both_sides (6.3): a task with a broken, unregraded trial in any entry
+    # leaves every entry, and its trials are no value here either
+    gone = set()
+    if pol.get("broken_verifier") == "exclude_task_both_sides":
+        gone = {t for ts in trial_tasks(trials, {"p": pol}).values() for t, v in ts.items()
+                if not v["unordered"] and v["broken"]}  # fmt: skip
+    rows = [r for r in trials if r["run"] == entry and r["task"] not in gone]
     rows = rows if pol["copies"] == "keep" else [r for r in rows if r["copy"] == 0]
     reps: dict = {}
     tasks: dict = {}
