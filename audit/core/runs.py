@@ -18,13 +18,20 @@ def _first_difference(a: Path, b: Path) -> str:
     return f"one is a prefix of the other ({len(la)} vs {len(lb)} lines)"
 
 
+def run_files(folder: Path) -> list[str]:
+    """The files a run wrote: every file in its folder but a hidden one. Both contestants
+    write a file under a hidden temporary name (``.<name>...tmp``) and rename it into
+    place; a run killed before the rename leaves that name behind, never an output."""
+    return sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+
+
 def same_runs(dirs: list[str], out: str) -> dict:
     """Compare every file of each run folder with the first; raise on any difference."""
     base = Path(dirs[0])
-    names = sorted(p.name for p in base.iterdir() if p.is_file())
+    names = run_files(base)
     files: dict[str, str] = {}
     for other in map(Path, dirs[1:]):
-        other_names = sorted(p.name for p in other.iterdir() if p.is_file())
+        other_names = run_files(other)
         if other_names != names:
             raise AuditError(
                 "runs_differ",
