@@ -14,6 +14,7 @@ import pandas as pd
 
 from .errors import InputError
 from .read import load_table
+from .values import format_value
 
 PAIRS_HEADER = [
     "column", "row_a", "row_b", "shared", "a_only", "b_only", "p", "p_adjusted", "verdict",
@@ -169,14 +170,19 @@ def build(
         wanted = list(dict.fromkeys([pre.row_id, *item_cols, col.source]))
         if col.group is not None and pre.group_by not in wanted:
             wanted.append(pre.group_by)
-        data = load_table(path, path, wanted).frame
+        table = load_table(path, path, wanted)
+        data = table.frame
         assert data is not None
         keep = data[col.source].notna() & data[pre.row_id].isin(lb["rid"])
         if col.group is not None:
             keep &= data[pre.group_by] == col.group
         data = data[keep]
+        # items numbered in the code point order of their shown key values
+        shown_keys = pd.DataFrame(
+            {c: data[c].map(lambda v, k=table.kinds[c]: format_value(v, k)) for c in item_cols}
+        )
         item = (
-            data.groupby(item_cols, sort=False, dropna=False).ngroup().to_numpy()
+            shown_keys.groupby(item_cols, sort=True).ngroup().to_numpy()
             if item_cols
             else np.zeros(len(data), dtype=np.int64)
         )

@@ -12,6 +12,7 @@ from typing import Any
 
 from .errors import InputError
 from .read import read_columns
+from .values import format_value
 
 PAIRS_HEADER = [
     "column", "row_a", "row_b", "shared", "a_only", "b_only", "p", "p_adjusted", "verdict",
@@ -120,7 +121,7 @@ def fixed12(p: Fraction) -> str:
 
 
 def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[Any], dict]:
-    """(items in order of first appearance, {row id: {item: bool}}) of one column."""
+    """(items in their canonical order, {row id: {item: bool}}) of one column."""
     item_names = [k for k in pr.instance_key if k != pr.row_id]
     names = list(
         dict.fromkeys([pr.row_id, *item_names, col.source, *([pr.group_by] if col.group else [])])
@@ -139,7 +140,11 @@ def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[A
         item = tuple(data[n][i] for n in item_names)
         items.setdefault(item, None)
         by_row.setdefault(rid, {})[item] = bool(value)
-    return list(items), by_row
+    types = {f.name: f.type for f in table.schema}
+    # items in the code point order of their shown key values (docs/contract.md, Ranks)
+    return sorted(
+        items, key=lambda it: [format_value(v, types[n]) for v, n in zip(it, item_names)]
+    ), by_row
 
 
 def ranks_rows(

@@ -98,7 +98,8 @@ def test_rank_census_on_the_real_bundle(real_bundle: Path, tmp_path: Path) -> No
             assert abs(float(col_pairs[i]["p_adjusted"]) - run_max) <= 1e-12
         print(f"{name}: top row's tie group: {mine[0]['tie_group']}")
         if c_index == 0:  # the bootstrap recomputed for the first column
-            per_row = _bootstrap([outcomes[r] for r in order], list(items), 11, 0, 200)
+            # items by their written keys (benchmark, instance_id), both strings
+            per_row = _bootstrap([outcomes[r] for r in order], sorted(items), 11, 0, 200)
             cut = int(200 * 0.05 / 2) + 1  # 6
             for row, ranks in zip(mine, per_row):
                 ranks.sort()
