@@ -19,6 +19,7 @@ from audit.core.agree import read_csv
 from audit.core.agreement import Agreement
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
+from audit.report import numbers
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
 INFEASIBLE = "infeasible"  # docs/contract.md, Feasibility: counted apart, when declared
@@ -219,9 +220,17 @@ def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
     )
     lines.append(head)
     for r in measured.iter_rows(named=True):
-        md = "" if r["min_divergent_abs_diff"] is None else f"{r['min_divergent_abs_diff']:.4f}"
-        nm = "" if r["null_mean"] is None else f"{r['null_mean']:.2f}"
-        p = P_NOT_COMPUTABLE if r["null_p"] is None else f"{r['null_p']:.4f}"
+        md = (
+            ""
+            if r["min_divergent_abs_diff"] is None
+            else numbers.stat(r["min_divergent_abs_diff"], 4)
+        )
+        nm = "" if r["null_mean"] is None else numbers.stat(r["null_mean"], 3)
+        p = (
+            P_NOT_COMPUTABLE
+            if r["null_p"] is None
+            else numbers.perm_p(r["null_p"], doc["null_draws"])
+        )
         lines.append(
             f"{r['column']:<30}{r['reproduced']:>5}{r['divergent']:>5}{r['no_data']:>7}"
             + "".join(f"{r[t]:>4}" for t in tiers)
@@ -248,11 +257,14 @@ def chance_lines(summary: CensusSummary, measured: pl.DataFrame) -> list[str]:
             continue
         out.append(
             f"{r['column']:<30}{r['chance_cells']:>6}{r['chance_certain']:>8}"
-            f"{r['chance_tested']:>7}{r['chance_exact']:>6}{r['chance_expected']:>13}"
-            f"{r['chance_p']:>13}  {r['constructed']}"
+            f"{r['chance_tested']:>7}{r['chance_exact']:>6}"
+            f"{numbers.stat(r['chance_expected'], 3):>13}"
+            f"{numbers.chance_p(r['chance_p'], summary.chance['threshold']):>13}  {r['constructed']}"
         )
     flagged = [r for r in measured.iter_rows(named=True) if r["constructed"] == "yes"]
-    out += [f"CONSTRUCTED: {constructed_words(r, eps)}." for r in flagged]
+    out += [
+        f"CONSTRUCTED: {constructed_words(r, eps, summary.chance['threshold'])}." for r in flagged
+    ]
     if not flagged:
         out.append("No column agrees more exactly than its published precision explains.")
     return out

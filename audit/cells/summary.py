@@ -39,14 +39,18 @@ class CensusSummary:
         return cls(**json.loads(path.read_text(encoding="utf-8")))
 
 
-def constructed_words(r: dict, epsilon: float) -> str:
-    """The flagged column's evidence in words (census.txt, report, certificate)."""
+def constructed_words(r: dict, epsilon: float, threshold: object = None) -> str:
+    """The flagged column's evidence in words (census.txt, report, certificate), its numbers
+    as audit/report/numbers.py prints them everywhere."""
+    from audit.report import numbers
+
+    p = numbers.chance_p(r["chance_p"], threshold)
     return (
         f"agreement in {r['column']} is more exact than independent data would give: "
         f"{r['chance_exact']} of {r['chance_tested']} cells equal the published value to within "
-        f"{epsilon:g} (relative), about {float(r['chance_expected']):.2g} expected by chance "
-        f"(exact p = {float(r['chance_p']):.2g}); the instance values may have been derived "
-        "from the published ones"
+        f"{epsilon:g} (relative), about {numbers.stat(r['chance_expected'], 2)} expected by "
+        f"chance (exact p {p if p.startswith('<') else '= ' + p}); the instance values may have "
+        "been derived from the published ones"
     )
 
 

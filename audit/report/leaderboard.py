@@ -18,7 +18,7 @@ from audit.core.agreement import Agreement
 from audit.feasible import record as feasibility
 from audit.files import write_atomic
 from audit.ranks import record as ranks
-from audit.report import limits, plots, render
+from audit.report import answer, labels, limits, numbers, plots, render
 from audit.seal import versus, vulns
 
 
@@ -65,13 +65,21 @@ def build(res_dir: str, out_dir: str) -> None:
     svgs["controls.svg"] = plots.controls_scatter(_control_points(res))
     for name, text in svgs.items():
         write_atomic(out / name, text)
-    measured = [_column_row(c) for c in columns if c["kind"] == "measured"]
+    draws = {
+        r["column"]: r["draws"] for r in _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")
+    }
+    measured = [
+        _column_row(c, draws.get(c["column"], "")) for c in columns if c["kind"] == "measured"
+    ]
     sections = [
         render.Section(
             "Census",
             "census",
             table=render.table(
-                [{"class": k, "cells": str(v)} for k, v in summary.classes.items()],
+                [
+                    {"class": labels.label(k), "cells": numbers.count(v)}
+                    for k, v in summary.classes.items()
+                ],
                 ["class", "cells"],
                 "census-table",
             ),
@@ -127,9 +135,10 @@ def build(res_dir: str, out_dir: str) -> None:
                 figures=[_figure(svgs, "ranks.svg", "rank intervals", "ranks-plot")],
             )
         )
-    chance = [_chance_row(c) for c in columns if c["kind"] == "measured"]
+    threshold = summary.chance["threshold"]
+    chance = [_chance_row(c, threshold) for c in columns if c["kind"] == "measured"]
     constructed = [
-        constructed_words(c, float(summary.chance["epsilon"]))
+        constructed_words(c, float(summary.chance["epsilon"]), summary.chance["threshold"])
         for c in columns
         if c.get("constructed") == "yes"
     ]
@@ -142,15 +151,17 @@ def build(res_dir: str, out_dir: str) -> None:
             table=render.table(chance, list(chance[0]) if chance else [], "chance-table"),
         )
     )
+    sections.append(render.Section("Environment", "environment", [vulns.line_of(res)]))
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
     page = render.Page(
         "secondseat report",
-        [*_intro(summary, agreement), vulns.line_of(res)],
+        _intro(summary, agreement),
         sections,
         limits.lines(res, doc, trials=False),
         disclosure.items(doc),
+        answer.build(res, doc, trials=False),
     )
     render.write(page, out)
 
@@ -159,7 +170,7 @@ def _figure(svgs: dict[str, str], name: str, alt: str, ident: str) -> render.Fig
     return render.Figure(name, alt, ident, svgs[name])
 
 
-def _column_row(c: dict[str, str]) -> dict[str, str]:
+def _column_row(c: dict[str, str], draws: str) -> dict[str, str]:
     tiers = [k for k in c if k.startswith("tier_")]
     return {
         "column": c["column"],
@@ -167,24 +178,28 @@ def _column_row(c: dict[str, str]) -> dict[str, str]:
         "divergent": c["divergent"],
         "no_data": c["no_data"],
         **{k.replace("tier_", "tier "): c[k] for k in tiers},
-        "smallest divergent |diff|": c["min_divergent_abs_diff"],
-        "null mean": c["null_mean"],
-        "null sd": c["null_sd"],
-        "null max": c["null_max"],
+        "min_divergent_abs_diff": numbers.stat(c["min_divergent_abs_diff"], 4)
+        if c["min_divergent_abs_diff"]
+        else "",
+        "null_mean": numbers.stat(c["null_mean"], 3),
+        "null_sd": numbers.stat(c["null_sd"], 3),
+        "null_max": c["null_max"],
         # an empty p is a null that is not computable (docs/contract.md, nulls.csv)
-        "p": c["null_p"] or ("not computable" if c["null_observed"] else ""),
+        "null_p": numbers.perm_p(c["null_p"], draws)
+        if c["null_p"]
+        else ("not computable" if c["null_observed"] else ""),
     }
 
 
-def _chance_row(c: dict[str, str]) -> dict[str, str]:
+def _chance_row(c: dict[str, str], threshold: object) -> dict[str, str]:
     return {
         "column": c["column"],
-        "cells": c["chance_cells"],
-        "certain by arithmetic": c["chance_certain"],
-        "tested": c["chance_tested"],
-        "exact": c["chance_exact"],
-        "expected by chance": c["chance_expected"],
-        "binomial p": c["chance_p"],
+        "chance_cells": c["chance_cells"],
+        "chance_certain": c["chance_certain"],
+        "chance_tested": c["chance_tested"],
+        "chance_exact": c["chance_exact"],
+        "chance_expected": numbers.stat(c["chance_expected"], 3),
+        "chance_p": numbers.chance_p(c["chance_p"], threshold),
         "constructed": c["constructed"],
     }
 

@@ -215,11 +215,12 @@ def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
     return _svg(fig, tight=False)
 
 
-def intervals(rows: list[dict], ylabel: str, title: str) -> str:
+def intervals(rows: list[dict], ylabel: str, title: str, unit: str) -> str:
     """Published interval beside the recomputed ones, one band per (row, policy).
 
     Each row: label, published (centre, half-width; either may be None), recomputed
-    (centre, half-width, Method D) and bootstrap (low, high)."""
+    (centre, half-width, Method D) and bootstrap (low, high), every value in ``unit`` (what
+    the x axis says)."""
     styles = [
         ("published", "#000000", -0.22),
         ("recomputed (Method D)", "#2166ac", 0.0),
@@ -229,6 +230,7 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
     right = max(_inches(label, 7) for label, _, _ in styles) + 0.65
     fig, ax = _labelled([r["label"] for r in rows], max(1.9, 0.42 * len(rows) + 1.1), right)
     used: set[str] = set()
+    lone = False  # a published centre drawn without its interval
     for y, r in enumerate(rows):
         pub_c, pub_h = r["published"]
         rec_c, rec_h = r["recomputed"]
@@ -249,6 +251,7 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
         for (label, colour, dy), (c, a, b) in zip(styles, bands, strict=True):
             if c is None:
                 continue
+            lone = lone or (label == "published" and (a is None or b is None))
             if a is not None and b is not None:
                 ax.plot(
                     [a, b], [y + dy, y + dy], color=colour, linewidth=2.2, solid_capstyle="butt"
@@ -267,7 +270,10 @@ def intervals(rows: list[dict], ylabel: str, title: str) -> str:
         ax.set_ylim(len(rows) - 0.5, -0.5)
     else:
         ax.text(0.5, 0.5, "no interval to show", ha="center", va="center", transform=ax.transAxes)
-    ax.set_xlabel("score (points); bars: 95% intervals, a lone diamond: no interval published")
+    ax.set_xlabel(
+        f"{unit}; bars: 95% intervals"
+        + (", a lone diamond: a published score without an interval" if lone else "")
+    )
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10, y=1.0)
     ax.grid(axis="x", color="#eeeeee")

@@ -17,7 +17,8 @@ from markupsafe import Markup
 
 from audit.core import disclosure
 from audit.files import write_atomic
-from audit.report import limits
+from audit.report import answer, labels, limits
+from audit.report.answer import Answer
 
 _MD = MarkdownIt("commonmark")
 
@@ -28,6 +29,14 @@ class Table:
     rows: list[list[str]]
     ident: str
     empty: list[str] = field(default_factory=list)  # columns empty in every row, left out
+    verbatim: tuple[str, ...] = ()  # headers that are data (an entry's name), shown as they are
+
+    def header(self, key: str) -> str:
+        return key if key in self.verbatim else labels.header(key)
+
+    def headers(self, keys: list[str] | None = None) -> list[str]:
+        """Each column's header as shown (``keys``: those columns, e.g. the empty ones)."""
+        return [self.header(k) for k in (self.columns if keys is None else keys)]
 
     @property
     def numeric(self) -> list[bool]:
@@ -64,6 +73,16 @@ class Page:
     sections: list[Section]
     limits: list[str]
     disclosure: list[tuple[str, str]]  # (label, text), plain text, first on the page
+    answer: Answer | None = None  # the first screen: verdicts, findings (audit/report/answer.py)
+    # feasible: the feasibility and rank sections go between the answer and ``sections``
+
+    def glossary(self) -> list[tuple[str, str]]:
+        """(raw key, label) for every header the page renames, the page's last section."""
+        keys = list(self.answer.verdict_columns + self.answer.missed_columns) if self.answer else []
+        for s in self.sections:
+            if s.table:
+                keys += [c for c in s.table.columns if c not in s.table.verbatim]
+        return labels.glossary(keys)
 
 
 def _is_number(v: str) -> bool:
@@ -74,7 +93,9 @@ def _is_number(v: str) -> bool:
     return True
 
 
-def table(rows: list[dict[str, str]], columns: list[str], ident: str) -> Table | None:
+def table(
+    rows: list[dict[str, str]], columns: list[str], ident: str, verbatim: tuple[str, ...] = ()
+) -> Table | None:
     """A table of the given columns from CSV rows; None when there are no rows.
 
     A column empty in every row is left out and named under the table instead."""
@@ -82,12 +103,7 @@ def table(rows: list[dict[str, str]], columns: list[str], ident: str) -> Table |
         return None
     kept = [c for c in columns if any(r.get(c) for r in rows)]
     empty = [c for c in columns if c not in kept]
-    return Table(kept, [[r.get(c) or "" for c in kept] for r in rows], ident, empty)
-
-
-def _breakable(name: str) -> Markup:
-    """A column name that may wrap after its underscores (long names, narrow numbers)."""
-    return Markup("_<wbr>").join(name.split("_"))
+    return Table(kept, [[r.get(c) or "" for c in kept] for r in rows], ident, empty, verbatim)
 
 
 def _inline(text: str) -> Markup:
@@ -112,14 +128,19 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(inline=_inline, md_cell=_md_cell, svg_body=_svg_body, breakable=_breakable)
+    env.filters.update(inline=_inline, md_cell=_md_cell, svg_body=_svg_body, header=labels.header)
     return env
 
 
 def render(page: Page) -> tuple[str, str]:
     """(Markdown, HTML) of the page."""
     env = _env()
-    ctx = {"page": page, "limits_title": limits.TITLE, "disclosure_lead": disclosure.LEAD}
+    ctx = {
+        "page": page,
+        "limits_title": limits.TITLE,
+        "disclosure_lead": disclosure.LEAD,
+        "answer_md": answer.markdown(page.answer) if page.answer else [],
+    }
     return env.get_template("report.md.j2").render(ctx), env.get_template("report.html.j2").render(
         ctx
     )

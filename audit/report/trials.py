@@ -11,7 +11,7 @@ from pathlib import Path
 from audit.core import disclosure
 from audit.core.agreement import Agreement
 from audit.files import write_atomic
-from audit.report import limits, plots, render
+from audit.report import answer, labels, limits, numbers, plots, render
 from audit.seal import versus, vulns
 from audit.trials import prereg as trials_prereg
 from audit.trials.summary import TrialsCensusSummary
@@ -63,8 +63,19 @@ def _score_column(doc: dict) -> str | None:
     return next((k for k, v in measured.items() if v["measure"] == "reward_macro"), None)
 
 
+def _unit(doc: dict) -> str:
+    """The axis's words for the board's unit: the prereg's scale (published values, and the
+    entries' recomputed ones, are the fraction of 1 times it)."""
+    scale = float(doc.get("scale") or 1)
+    if scale == 1:
+        return "score as a fraction (0 to 1)"
+    return f"score in points (0 to {scale:g})"
+
+
 def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
-    """Published interval beside the recomputed ones; the entries' own when none is published."""
+    """Published interval beside the recomputed ones (the entries' own when none is
+    published), in the board's unit."""
+    unit = _unit(doc)
     if iv:
         score = _score_column(doc)
         centre = {
@@ -74,7 +85,7 @@ def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
         }
         rows = [
             {
-                "label": f"{r['row_id']} [{r['policy']}]",
+                "label": f"{r['row_id']} [{labels.rule(r['policy'])}]",
                 "published": (centre.get(r["row_id"]), _float(r["published"])),
                 "recomputed": (float(r["macro"]), float(r["recomputed"])),
                 "bootstrap": (float(r["boot_low"]), float(r["boot_high"])),
@@ -82,11 +93,14 @@ def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
             for r in iv
         ]
         return plots.intervals(
-            rows, "leaderboard row [policy]", "The interval: published beside the recomputed ones"
+            rows,
+            "leaderboard row [rule]",
+            "The interval: published beside the recomputed ones",
+            unit,
         )
     rows = [
         {
-            "label": f"{r['entry']} [{r['policy']}]",
+            "label": f"{r['entry']} [{labels.rule(r['policy'])}]",
             "published": (None, None),
             "recomputed": (float(r["reward_macro"]), float(r["reward_ci95"])),
             "bootstrap": (float(r["reward_boot_low"]), float(r["reward_boot_high"])),
@@ -95,7 +109,10 @@ def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
         if r["reward_macro"] and r["reward_ci95"] and r["reward_boot_low"]
     ]
     return plots.intervals(
-        rows, "entry [policy]", "The recomputed intervals of each entry (nothing published)"
+        rows,
+        "entry [rule]",
+        "The recomputed intervals of each entry (nothing published)",
+        unit,
     )
 
 
@@ -114,21 +131,115 @@ def _figure(svgs: dict[str, str], name: str, alt: str) -> render.Figure:
 
 def _intro(summary: TrialsCensusSummary, agreement: Agreement) -> list[str]:
     c = summary.classes
-    published = (
-        ": " + ", ".join(f"{c[k]} {k}" for k in c if c[k]) + ". "
-        f"{summary.exactly_one_rule} of {summary.measured_cells} published measured "
-        "cells are reproduced by exactly one declared rule."
-        if summary.cells
-        else ": no leaderboard, so nothing published to reproduce; the recompute stands alone."
-    )
-    return [
+    first = (
         f"Prereg `{summary.arm_prereg}` (blake3 `{summary.prereg_blake3}`), "
         f"{summary.source} source. {summary.entries} entries, each under every declared "
         "policy, recomputed by both contestants, each run twice with identical bytes; "
-        f"{agreement.disagreements} disagreement(s) between them.",
-        f"{summary.cells} published cells ({summary.rows} rows x {summary.columns} "
-        f"columns){published}",
+        f"{agreement.disagreements} disagreement(s) between them."
+    )
+    if not summary.cells:
+        return [
+            "No leaderboard is published for this arm, so nothing published is reproduced or "
+            "refuted: the recompute stands alone, shown below entry by entry.",
+            first,
+        ]
+    return [
+        first,
+        f"{summary.cells} published cells ({summary.rows} rows x {summary.columns} columns): "
+        + ", ".join(f"{c[k]} {labels.label(k)}" for k in c if c[k])
+        + f". {summary.exactly_one_rule} of {summary.measured_cells} published measured cells "
+        "are reproduced by exactly one declared rule.",
     ]
+
+
+def _fmt(rows: list[dict[str, str]], keys: dict[str, int]) -> list[dict[str, str]]:
+    """The rows with the named numeric fields at ``keys[field]`` significant digits."""
+    return [
+        {k: (numbers.stat(v, keys[k]) if k in keys and v else v) for k, v in r.items()}
+        for r in rows
+    ]
+
+
+def _recovery_sections(res: Path, doc: dict) -> list[render.Section]:
+    """Per published measured column: which declared rules reproduce each entry's cell (rules
+    x entries, the tier reached; blank: that rule does not reproduce the cell)."""
+    rec = _rows(res / "recovery.csv")
+    out = []
+    for column in dict.fromkeys(r["column"] for r in rec if r["class"] != "not_published"):
+        mine = [r for r in rec if r["column"] == column]
+        entries = [r["row_id"] for r in mine]
+        grid: dict[str, dict[str, str]] = {}
+        for r in mine:
+            certain = {p.rsplit(":", 1)[0] for p in (r.get("certain") or "").split(";") if p}
+            for item in (r["reproducing"] or "").split(";"):
+                if not item:
+                    continue
+                rule, tier = item.rsplit(":", 1)
+                mark = f"tier {tier}" + (" (certain)" if rule in certain else "")
+                grid.setdefault(rule, {})[r["row_id"]] = mark
+        rows = [
+            {"rule": labels.rule(rule), **{e: grid[rule].get(e, "") for e in entries}}
+            for rule in sorted(grid, key=lambda k: (min(grid[k].values()), k))
+        ]
+        classes = ", ".join(f"{r['row_id']}: {labels.label(r['class'])}" for r in mine)
+        out.append(
+            render.Section(
+                f"Rule recovery: {column}",
+                f"recovery-{column}",
+                [
+                    f"Each declared rule that reproduces a published `{column}` cell, and the tier "
+                    "it reaches there; a blank: that rule does not reproduce that entry's cell "
+                    "(certain: the tier holds whatever the rounded inputs were). "
+                    f"Census: {classes}.",
+                ]
+                + ([] if rows else ["No declared rule reproduces any cell of this column."]),
+                render.table(rows, ["rule", *entries], f"recovery-{column}-table", tuple(entries))
+                if rows
+                else None,
+            )
+        )
+    return out
+
+
+def _interval_rows(res: Path, doc: dict) -> list[dict[str, str]]:
+    """Each published interval cell beside its recomputed value under the rule that reproduced
+    it (the tightest tier), or the nearest rule when none did; then Method D's half-width and
+    the bootstrap of the same entry, a different measure, named as such."""
+    cells = [
+        r
+        for r in _rows(res / "recompute" / "pandas" / "run1" / "cells.csv")
+        if r["kind"] == "measured"
+    ]
+    iv_columns = {r["column"] for r in _rows(res / "intervals.csv")}
+    entries = {(e["entry"], e["policy"]): e for e in _rows(res / "entries.csv")}
+    out = []
+    for key in dict.fromkeys(
+        (r["row_id"], r["column"]) for r in cells if r["column"] in iv_columns
+    ):
+        mine = [r for r in cells if (r["row_id"], r["column"]) == key]
+        tiered = [r for r in mine if r["tier"].isdigit()]
+        best = min(tiered, key=lambda r: int(r["tier"])) if tiered else answer.nearest(mine)
+        if best is None:
+            continue
+        tol = answer.tolerance_of(doc, True, key[0], key[1])
+        places = numbers.places_for(
+            tol, int(best["tier"]) if best["tier"].isdigit() else None, best["published"]
+        )
+        e = entries.get((key[0], best["policy"].split("/", 1)[0]), {})
+        out.append(
+            {
+                "row_id": key[0],
+                "column": key[1],
+                "published": numbers.at_places(best["published"], places),
+                "rule": labels.rule(best["policy"]),
+                "recomputed": numbers.at_places(best["recomputed"], places),
+                "tier": best["tier"] if best["tier"].isdigit() else labels.label(best["tier"]),
+                "reward_ci95": numbers.stat(e.get("reward_ci95"), 4),
+                "reward_boot_low": numbers.stat(e.get("reward_boot_low"), 4),
+                "reward_boot_high": numbers.stat(e.get("reward_boot_high"), 4),
+            }
+        )
+    return out
 
 
 def build(res_dir: str, out_dir: str) -> None:
@@ -149,46 +260,32 @@ def build(res_dir: str, out_dir: str) -> None:
     for name in FIGURES:
         write_atomic(out / name, svgs[name])
     c = summary.classes
-    sections = [
-        _section(
-            "Census",
-            "census",
-            [{"class": k, "cells": str(v)} for k, v in c.items()] if summary.cells else [],
-            ["class", "cells"],
-            empty="No leaderboard: nothing published, nothing to classify.",
+    sections = []
+    if summary.cells:
+        sections.append(
+            _section(
+                "Census",
+                "census",
+                [{"class": labels.label(k), "cells": numbers.count(v)} for k, v in c.items()],
+                ["class", "cells"],
+            )
         )
-    ]
-    rec = _rows(res / "recovery.csv")
-    if rec:
-        sections += [
-            _section(
-                "Rule recovery: which declared rules reproduce each published cell",
-                "recovery",
-                rec,
-                ["row_id", "column", "class", "reproducing", "exactly_one", "certain"],
-                "Each rule as `policy:tier`; the certain tier holds whatever the rounded "
-                "inputs were.",
-            ),
-            _section(
-                "Rules reproducing every published cell of a row",
-                "recovery-rows",
-                _rows(res / "recovery_rows.csv"),
-                [
-                    "row_id",
-                    "policies_all",
-                    "exactly_one",
-                    "policies_all_tier0",
-                    "policies_all_certain",
-                ],
-            ),
-        ]
+    sections += _recovery_sections(res, doc)
     recomputed_only = _rows(res / "recomputed_only.csv")
     if recomputed_only:
         sections.append(
             _section(
                 "Recomputed, not published",
                 "recomputed-only",
-                recomputed_only,
+                [
+                    {
+                        **r,
+                        "rule": labels.rule(r["rule"]),
+                        "recomputed": numbers.stat(r["recomputed"], 4),
+                        "tier": labels.label(r["tier"]),
+                    }
+                    for r in recomputed_only
+                ],
                 ["row_id", "column", "rule", "recomputed", "tier"],
                 "Columns the prereg declares `published: false` (e.g. pass@k and pass^k, "
                 "trials contract 16.5): judged like any measured cell, each `not_published`.",
@@ -198,20 +295,23 @@ def build(res_dir: str, out_dir: str) -> None:
         _section(
             "The interval: published beside the recompute",
             "intervals",
-            iv,
+            _interval_rows(res, doc) if iv else [],
             [
                 "row_id",
-                "policy",
+                "column",
                 "published",
+                "rule",
                 "recomputed",
                 "tier",
-                "certain_tier",
-                "macro",
-                "boot_low",
-                "boot_high",
+                "reward_ci95",
+                "reward_boot_low",
+                "reward_boot_high",
             ],
-            "Method D (1.96 x sd of per-task means / sqrt(tasks)) and the seeded bootstrap "
-            "over tasks.",
+            "Each published interval cell beside its recomputed value under the rule that "
+            "reproduced it at the tightest tier (the nearest rule where none did): the same "
+            "measure the census judged. The last three columns are another measure, shown for "
+            "every entry: Method D (1.96 x sd of per-task means / sqrt(tasks)) and the seeded "
+            "bootstrap over tasks.",
             [_figure(svgs, "intervals.svg", "published and recomputed intervals")],
             empty="No interval is published, so the plot shows each entry's recomputed "
             "intervals alone.",
@@ -221,7 +321,19 @@ def build(res_dir: str, out_dir: str) -> None:
         _section(
             "Entries under every policy (attempted and scored are the two denominators)",
             "entries",
-            _rows(res / "entries.csv"),
+            _fmt(
+                [{**r, "policy": labels.rule(r["policy"])} for r in _rows(res / "entries.csv")],
+                dict.fromkeys(
+                    [
+                        "reward_macro",
+                        "reward_ci95",
+                        "reward_boot_low",
+                        "reward_boot_high",
+                        "pass_macro",
+                    ],
+                    4,
+                ),
+            ),
             [
                 "entry",
                 "policy",
@@ -249,7 +361,15 @@ def build(res_dir: str, out_dir: str) -> None:
             _section(
                 "Permutation null, per published column",
                 "nulls",
-                nulls,
+                [
+                    {
+                        **r,
+                        "null_mean": numbers.stat(r["null_mean"], 3),
+                        "null_sd": numbers.stat(r["null_sd"], 3),
+                        "p": numbers.perm_p(r["p"], r["draws"]),
+                    }
+                    for r in nulls
+                ],
                 [
                     "column",
                     "observed",
@@ -270,7 +390,7 @@ def build(res_dir: str, out_dir: str) -> None:
             _section(
                 "Settings census (pooled over runs; per run in settings/settings.csv)",
                 "settings",
-                settings,
+                [{**r, "status": labels.label(r["status"])} for r in settings],
                 ["setting", "status", "value", "trials", "runs"],
                 "`not_recorded`: no trial recorded the setting; it is never guessed.",
                 [_figure(svgs, "settings.svg", "settings census")],
@@ -293,10 +413,11 @@ def build(res_dir: str, out_dir: str) -> None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
     page = render.Page(
         f"secondseat trials report: {summary.arm_prereg}",
-        [*_intro(summary, agreement), vulns.line_of(res)],
-        sections,
+        _intro(summary, agreement),
+        [*sections, render.Section("Environment", "environment", [vulns.line_of(res)])],
         limits.lines(res, doc, trials=True),
         disclosure.items(doc),
+        answer.build(res, doc, trials=True),
     )
     render.write(page, out)
 
@@ -313,6 +434,12 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         "",
         *disclosure.markdown(doc),
         "",
+        # the answer first, as the report's first screen and the terminal show it
+        *answer.markdown(answer.build(res, doc, trials=True)),
+        "",
+        # feasible: the feasibility and rank sections go here
+        "## Provenance",
+        "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
         *[
             f"Bundle {role} `{t['file']}`: content digest `{t['content_digest']}`."
@@ -328,21 +455,27 @@ def certificate(res: Path, doc: dict, head: str) -> str:
     lines += [
         "",
         f"Of {summary.cells} published cells: "
-        + ", ".join(f"{c[k]} {k}" for k in c if c[k])
+        + ", ".join(f"{c[k]} {labels.label(k)}" for k in c if c[k])
         + (". " if summary.cells else "none (no leaderboard). ")
         + f"{summary.exactly_one_rule} of {summary.measured_cells} published measured cells "
         "are reproduced by exactly one declared rule.",
     ]
     for r in _rows(res / "recovery.csv"):
+        rules = [item.rsplit(":", 1) for item in (r.get("reproducing") or "").split(";") if item]
         lines.append(
-            f"- {r['row_id']} / {r['column']}: {r['class']}"
-            + (f", rules {r['reproducing']}" if r.get("reproducing") else "")
+            f"- {r['row_id']} / {r['column']}: {labels.label(r['class'])}"
+            + (
+                ", by " + "; ".join(f"{labels.rule(k)} (tier {t})" for k, t in rules)
+                if rules
+                else ""
+            )
         )
     only = _rows(res / "recomputed_only.csv") if (res / "recomputed_only.csv").is_file() else []
     if only:
         lines += ["", "Recomputed, not published (columns declared `published: false`):"]
         lines += [
-            f"- {r['row_id']} / {r['column']} [{r['rule']}]: {r['recomputed'] or 'no data'}"
+            f"- {r['row_id']} / {r['column']} [{labels.rule(r['rule'])}]: "
+            f"{numbers.stat(r['recomputed'], 4) if r['recomputed'] else 'no data'}"
             for r in only
         ]
     return "\n".join(lines + closing_lines(res, doc, head, trials=True))

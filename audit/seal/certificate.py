@@ -10,7 +10,7 @@ from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_wor
 from audit.core import disclosure
 from audit.feasible import record as feasibility
 from audit.ranks import record as ranks
-from audit.report import limits
+from audit.report import answer, limits
 from audit.seal import versus, vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
@@ -77,13 +77,18 @@ def render(res: Path, doc: dict, head: str) -> str:
     lock = json.loads((res / "lock" / "lock.json").read_text())
     shipped = json.loads((res / "lock" / "files.json").read_text())
     columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
-    cells = _csv(res / "census_cells.csv")
     measured = doc["columns"]["measured"]
     c = summary.classes
     out = [
         f"# Certificate: {doc['name']}",
         "",
         *disclosure.markdown(doc),
+        "",
+        # the answer first, as the report's first screen and the terminal show it
+        *answer.markdown(answer.build(res, doc, trials=False)),
+        "",
+        # feasible: the feasibility and rank sections go here
+        "## Provenance",
         "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
         *[
@@ -140,20 +145,11 @@ def render(res: Path, doc: dict, head: str) -> str:
             "precision and the recipe's arithmetic can explain, so the agreement cannot serve as "
             "an independent check (docs/contract.md, Agreement beyond chance).",
             "",
-            *[f"- {name}: {constructed_words(columns[name], eps)}." for name in flagged],
+            *[
+                f"- {name}: {constructed_words(columns[name], eps, doc['chance']['threshold'])}."
+                for name in flagged
+            ],
         ]
-    out += [
-        "",
-        "## Cells that do not reproduce",
-        "",
-        "| row | column | class | smallest abs diff |",
-        "|---|---|---|---|",
-    ]
-    out += [
-        f"| {r['row_id']} | {r['column']} | {r['class']} | {r['min_abs_diff'] or '-'} |"
-        for r in cells
-        if r["class"] in ("divergent", "no_data", "infeasible")
-    ]
     out += feasibility.certificate_lines(res, doc)
     out += ranks.certificate_lines(res, doc)
     if (res / "controls.csv").exists():

@@ -1,0 +1,280 @@
+"""The answer, first: what the report's first screen, the certificate's first section and the
+terminal summary all show, in this order and with the same digits (audit/report/numbers.py):
+
+1. the verdict per measured column: cells reproduced (and at which tier), divergent, no data,
+   with the permutation null beside them;
+2. the warnings, each a finding with a link to its evidence in the report;
+3. the cells that do not reproduce, each with its published value, the nearest recomputed
+   value and the rule (policy) that came nearest.
+
+Both kinds (leaderboard and trials) are read from the same files: census_cells.csv (class and
+best tier of every published cell), the first contestant's cells.csv (every rule's recomputed
+value) and nulls.csv (the null), census_columns.csv (a leaderboard's agreement beyond chance),
+agreement.json, controls.csv and vulnerabilities.json.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from audit.core.agreement import Agreement
+from audit.report import labels, numbers
+from audit.seal import vulns
+
+JUDGED = ("reproduced", "divergent", "no_data")
+
+
+@dataclass(frozen=True)
+class Finding:
+    title: str  # one line; the report shows every title on its first screen
+    detail: str  # plain text, one or two sentences
+    link: str  # where its evidence is: an anchor of the report ("#chance") or a file beside it
+
+
+@dataclass(frozen=True)
+class Answer:
+    verdict_columns: list[str]  # header keys of the verdict table (labels.label shows them)
+    verdicts: list[list[str]]  # one row per measured column, every number formatted
+    findings: list[Finding]
+    missed_columns: list[str]
+    missed: list[list[str]]  # cells that do not reproduce, every number formatted
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    if not path.is_file():
+        return []
+    with path.open(newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def _measured(doc: dict, trials: bool) -> dict[str, dict]:
+    if trials:
+        spec = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
+        return {k: v for k, v in spec.items() if v.get("published", True) is not False}
+    return dict(doc["columns"]["measured"])
+
+
+def tolerance_of(doc: dict, trials: bool, row: str, column: str) -> dict | None:
+    """The tolerance a cell was compared under, or None for an exact-text column."""
+    if trials:
+        spec = doc["leaderboard"]["columns"]["measured"][column]
+        return doc["tolerances"][spec.get("row_tolerances", {}).get(row, spec["tolerance"])]
+    spec = doc["columns"]["measured"][column]
+    if spec["recipe"] == "single_value":
+        return None
+    return doc["tolerances"][spec["tolerance"]]
+
+
+def _diff(v: str) -> Decimal | None:
+    try:
+        return Decimal(v) if v not in ("", "nan") else None
+    except InvalidOperation:
+        return None
+
+
+def nearest(rows: list[dict[str, str]]) -> dict[str, str] | None:
+    """The rule whose recomputed value came nearest the published one (ties: the first in the
+    contestant's order); a text column's only value when no difference is numeric."""
+    with_value = [r for r in rows if r.get("recomputed") not in (None, "", "nan")]
+    numeric = [
+        (d, k, r) for k, r in enumerate(with_value) if (d := _diff(r["abs_diff"])) is not None
+    ]
+    if numeric:
+        return min(numeric, key=lambda t: (t[0], t[1]))[2]
+    return with_value[0] if with_value else None
+
+
+def _tiers(doc: dict, trials: bool) -> int:
+    return max([len(t.get("tiers") or []) for t in doc["tolerances"].values()] or [0])
+
+
+def _verdicts(
+    res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]
+) -> tuple[list[str], list[list[str]]]:
+    nulls = {r["column"]: r for r in _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")}
+    n_tiers = _tiers(doc, trials)
+    header = ["column", "cells", "reproduced", *[f"tier {k}" for k in range(n_tiers + 1)]]
+    header += ["divergent", "no_data", "null_expected", "null_p"]
+    rows = []
+    for column in _measured(doc, trials):
+        mine = [c for c in cells if c["column"] == column and c["class"] in JUDGED]
+        if not mine:
+            continue
+        rep = [c for c in mine if c["class"] == "reproduced"]
+        tiers = [sum(c["best_tier"] == str(k) for c in rep) for k in range(n_tiers + 1)]
+        null = nulls.get(column, {})
+        rows.append(
+            [
+                column,
+                numbers.count(len(mine)),
+                numbers.count(len(rep)),
+                *[numbers.count(t) for t in tiers],
+                numbers.count(sum(c["class"] == "divergent" for c in mine)),
+                numbers.count(sum(c["class"] == "no_data" for c in mine)),
+                numbers.stat(null.get("null_mean"), 3),
+                numbers.perm_p(null.get("p"), null.get("draws")),
+            ]
+        )
+    return header, rows
+
+
+def _missed(res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]) -> list[list[str]]:
+    by_cell: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for r in _csv(res / "recompute" / "pandas" / "run1" / "cells.csv"):
+        if r.get("kind", "measured") == "measured":
+            by_cell.setdefault((r["row_id"], r["column"]), []).append(r)
+    out = []
+    for c in cells:
+        if c["class"] not in ("divergent", "no_data"):
+            continue
+        rows = by_cell.get((c["row_id"], c["column"]), [])
+        near = nearest(rows)
+        published = rows[0]["published"] if rows else ""
+        places = numbers.places_for(
+            tolerance_of(doc, trials, c["row_id"], c["column"]), None, published
+        )
+        out.append(
+            [
+                c["row_id"],
+                c["column"],
+                labels.label(c["class"]),
+                numbers.at_places(published, places),
+                numbers.at_places(near["recomputed"], places) if near else numbers.NO_VALUE,
+                labels.rule(near["policy"]) if near and near["policy"] != "-" else numbers.NO_VALUE,
+                numbers.at_places(near["abs_diff"], places)
+                if near and near["abs_diff"]
+                else numbers.NO_VALUE,
+            ]
+        )
+    return out
+
+
+def _findings(res: Path, cells: list[dict[str, str]], trials: bool) -> list[Finding]:
+    out = []
+    columns = _csv(res / "census_columns.csv")
+    flagged = [c["column"] for c in columns if c.get("constructed") in ("yes", "true")]
+    if flagged:
+        out.append(
+            Finding(
+                f"Agreement too exact to be evidence in {len(flagged)} column(s): "
+                + ", ".join(flagged),
+                "The recomputed values agree with the published ones more exactly than the "
+                "published precision explains: the instance data may have been derived from the "
+                "published values, so these columns' reproduced cells are not certified.",
+                "#chance",
+            )
+        )
+    # feasible: published values no whole count can give (GRIM-style) go here, each a finding
+    # linking to its section, once the arm computes them.
+    agreement = Agreement.read(res / "agreement.json")
+    if agreement.disagreements:
+        out.append(
+            Finding(
+                f"The two implementations disagree on {agreement.disagreements} cell(s)",
+                "Two programs written from one contract gave different values: at least one is "
+                "wrong there, and the census counts those cells as the first contestant's.",
+                "../agreement.md",
+            )
+        )
+    failed = [r for r in _csv(res / "controls.csv") if r["verdict"] not in ("pass", "skipped")]
+    if failed:
+        out.append(
+            Finding(
+                f"{len(failed)} control(s) not measured as predicted: "
+                + ", ".join(r["control"] for r in failed),
+                "An injected perturbation did not change the census as stamped beforehand: the "
+                "pipeline does not measure what it claims there.",
+                "#controls",
+            )
+        )
+    env = vulns.line_of(res).removeprefix(vulns.VULNS_PREFIX).rstrip(".")
+    if "not audited" in env or "known advisor" in env.replace("no known advisory", ""):
+        out.append(
+            Finding(
+                "Environment not fully audited for known vulnerabilities"
+                if "not audited" in env
+                else "Known advisories in the locked environments",
+                env + ".",
+                "#environment",
+            )
+        )
+    n_div = sum(c["class"] == "divergent" for c in cells)
+    if n_div:
+        rule = "rule" if trials else "policy"
+        out.append(
+            Finding(
+                f"{n_div} published cell(s) diverge under every declared {rule}",
+                f"Each is listed below with the nearest recomputed value and the {rule} that "
+                "came nearest.",
+                "#missed",
+            )
+        )
+    return out
+
+
+def build(res: Path, doc: dict, *, trials: bool) -> Answer:
+    cells = _csv(res / "census_cells.csv")
+    header, verdicts = _verdicts(res, doc, trials, cells)
+    return Answer(
+        header,
+        verdicts,
+        _findings(res, cells, trials),
+        ["row_id", "column", "class", "published", "nearest", "policy", "abs_diff"],
+        _missed(res, doc, trials, cells),
+    )
+
+
+def _text_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    heads = [labels.header(h) for h in header]
+    widths = [max(len(x) for x in col) for col in zip(heads, *rows, strict=True)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if k == 0 else c.rjust(w)
+            for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(heads), *[line(r) for r in rows]]
+
+
+def markdown(a: Answer) -> list[str]:
+    """The answer as Markdown lines (the certificate's first section)."""
+
+    def table(header: list[str], rows: list[list[str]]) -> list[str]:
+        out = ["| " + " | ".join(labels.header(h) for h in header) + " |"]
+        out.append("|" + "---|" * len(header))
+        out += ["| " + " | ".join(v.replace("|", "\\|") for v in r) + " |" for r in rows]
+        return out
+
+    out = ["## Verdict per measured column", ""]
+    out += table(a.verdict_columns, a.verdicts) if a.verdicts else ["(no measured column)"]
+    out += ["", "## Findings", ""]
+    out += [f"- **{f.title}.** {f.detail}" for f in a.findings] or ["- No warning."]
+    if a.missed:
+        out += ["", "## Cells that do not reproduce", ""]
+        out += table(a.missed_columns, a.missed)
+    return out
+
+
+def terminal(a: Answer, limit: int = 8) -> list[str]:
+    """The answer as terminal lines: findings first, then the verdict table, then at most
+    ``limit`` of the cells that do not reproduce (the report lists every one)."""
+    out = ["Findings:"]
+    out += [f"  ! {f.title}" for f in a.findings] or ["  no warning"]
+    out += [
+        "",
+        *(_text_table(a.verdict_columns, a.verdicts) if a.verdicts else ["(no measured column)"]),
+    ]
+    if a.missed:
+        shown = a.missed[:limit]
+        out += [
+            "",
+            f"Cells that do not reproduce ({len(a.missed)}"
+            + (f", first {limit}; every one in the report" if len(a.missed) > limit else "")
+            + "):",
+        ]
+        out += ["  " + ln for ln in _text_table(a.missed_columns, shown)]
+    return out
