@@ -75,13 +75,17 @@ onstart:
     guard_planned()
 
 
+# The end of a run: the arm's answer (findings first), the report's path and the annex
+# head, last; the same from the sealed files when there is nothing to do; Ctrl-C one
+# line and exit 130 (print_run_summary, show_summary_on_nothing_to_do, interrupted_exit).
+show_summary_on_nothing_to_do()
+
+
 onsuccess:
-    # The census, the controls (or the trials comparison) and the ledger head the
-    # certificate anchors, as far as this run built them: asking for one output
-    # (say results/<arm>/census.txt) ends with what exists (print_run_summary).
     print_run_summary()
     release_scheduler_timers()
 
 
 onerror:
+    interrupted_exit()
     release_scheduler_timers()

@@ -510,8 +510,15 @@ def stale_envs(impls: Iterable[str], basedir: str | Path) -> list[tuple[str, str
 
 
 def run_summary(res: str | Path, trials: bool) -> str:
-    """What the end of a run prints, from the files this run built: the census, the
-    controls (or the trials comparison) and the annex head, as far as they exist."""
+    """What the end of a run prints, from the files this run built: with a report, the arm's
+    answer (audit/report/summary.py), the report's path and the annex head, last; a run asked
+    for less (say census.txt alone) prints the census, the controls (or the trials
+    comparison) and the annex head, as far as they exist."""
+    from audit.report.summary import answer_summary
+
+    answer = answer_summary(Path(res), trials)
+    if answer is not None:
+        return answer
     files = [Path(res, "census.txt")]
     files += [Path(res, "compare", "compare.txt")] if trials else [Path(res, "controls.csv")]
     out = [f.read_text(encoding="utf-8") for f in files if f.is_file()]

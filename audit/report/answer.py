@@ -169,8 +169,15 @@ def _findings(res: Path, cells: list[dict[str, str]], trials: bool) -> list[Find
         )
     # feasible: published values no whole count can give (GRIM-style) go here, each a finding
     # linking to its section, once the arm computes them.
-    agreement = Agreement.read(res / "agreement.json")
-    if agreement.disagreements:
+    if not (res / "agreement.json").is_file():
+        out.append(
+            Finding(
+                "No record of the two implementations' agreement",
+                "agreement.json is missing: nothing shows that the two contestants agreed.",
+                "../agreement.md",
+            )
+        )
+    elif (agreement := Agreement.read(res / "agreement.json")).disagreements:
         out.append(
             Finding(
                 f"The two implementations disagree on {agreement.disagreements} cell(s)",
@@ -228,13 +235,19 @@ def build(res: Path, doc: dict, *, trials: bool) -> Answer:
 
 
 def _text_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Columns padded to their widest cell: numbers to the right, words to the left."""
     heads = [labels.header(h) for h in header]
     widths = [max(len(x) for x in col) for col in zip(heads, *rows, strict=True)]
+    numeric = [
+        all(numbers.is_number(r[k]) or r[k] == numbers.NO_VALUE for r in rows)
+        and any(numbers.is_number(r[k]) for r in rows)
+        for k in range(len(header))
+    ]
 
     def line(cells: list[str]) -> str:
         return "  ".join(
-            c.ljust(w) if k == 0 else c.rjust(w)
-            for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+            c.rjust(w) if num else c.ljust(w)
+            for c, w, num in zip(cells, widths, numeric, strict=True)
         ).rstrip()
 
     return [line(heads), *[line(r) for r in rows]]
@@ -264,14 +277,10 @@ def terminal(a: Answer, limit: int = 8) -> list[str]:
     ``limit`` of the cells that do not reproduce (the report lists every one)."""
     out = ["Findings:"]
     out += [f"  ! {f.title}" for f in a.findings] or ["  no warning"]
-    out += [
-        "",
-        *(_text_table(a.verdict_columns, a.verdicts) if a.verdicts else ["(no measured column)"]),
-    ]
+    out += _text_table(a.verdict_columns, a.verdicts) if a.verdicts else ["(no measured column)"]
     if a.missed:
         shown = a.missed[:limit]
         out += [
-            "",
             f"Cells that do not reproduce ({len(a.missed)}"
             + (f", first {limit}; every one in the report" if len(a.missed) > limit else "")
             + "):",

@@ -18,6 +18,7 @@ No result has more than ``MAX_SIGNIFICANT`` significant digits and none is in ex
 from __future__ import annotations
 
 import math
+import re
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 MAX_SIGNIFICANT = 12
@@ -144,6 +145,14 @@ def chance_p(p: object, threshold: object) -> str:
     if d < floor:
         return f"< {_plain(floor, -floor.adjusted())}"
     return stat(d, 2)
+
+
+_NUMBER = re.compile(r"^(< )?-?[0-9][0-9,]*(\.[0-9]+)?$")
+
+
+def is_number(text: str) -> bool:
+    """Whether ``text`` is a number as this module prints one ("1,292", "0.042", "< 0.001")."""
+    return bool(_NUMBER.match(text))
 
 
 def digits(text: str) -> int:

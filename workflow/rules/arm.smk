@@ -39,6 +39,10 @@ LOCKED = check_arm(RES, ARM, PREREG, PREREG_BLAKE3)  # arm_locked: an arm's meth
 # rules read only names from it, and the lock checks it again.
 KIND, _PREREG = prereg_kind(PREREG)
 CONTROLS = sorted(_PREREG.get("controls") or {})  # the arm's controls (controls.smk)
+# What a job prints goes to its log (tee) and, only with SECONDSEAT_VERBOSE=1 or
+# --verbose, to the terminal too; the terminal otherwise shows one line per stage and
+# the summary (audit/core/console.py, the logger plugin profiles/default names).
+TO_TERMINAL = "" if terminal_verbose() else " >/dev/null"
 
 
 def impl_python(impl):

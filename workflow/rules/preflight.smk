@@ -161,9 +161,34 @@ def release_scheduler_timers():
     release_timers()
 
 
+def terminal_verbose():
+    """Snakemake's own output on the terminal (SECONDSEAT_VERBOSE=1, or --verbose)."""
+    from audit.core.console import verbose_env
+
+    return verbose_env() or bool(getattr(workflow.output_settings, "verbose", False))
+
+
 def print_run_summary():
-    """What the end of a run prints, from the files this run built (no shell)."""
+    """What the end of a run prints, from the files this run built (no shell): the arm's
+    answer, the report's path and the annex head last (audit/core/preflight.py)."""
     print(preflight.run_summary(RES, KIND == "trials"), end="")
+
+
+def interrupted_exit():
+    """Ctrl-C: one line and exit 130 (the jobs were cancelled; the log file has the rest)."""
+    from audit.core import console
+
+    if console.interrupted:
+        print("interrupted; the same command resumes", file=sys.stderr, flush=True)
+        release_scheduler_timers()
+        raise SystemExit(130)
+
+
+def show_summary_on_nothing_to_do():
+    """A run with nothing to do prints the same summary, from the sealed files."""
+    from audit.core import console
+
+    console.on_nothing_to_do = print_run_summary
 
 
 def prereg_kind(prereg):

@@ -30,4 +30,4 @@ rule recompute:
     shell:
         "PYTHONPATH={params.src:q} {params.python:q} {params.command:q} --prereg {input.prereg:q}"
         " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} {params.no_draws:q}"
-        " 2>&1 | tee {log:q}"
+        " 2>&1 | tee {log:q}{TO_TERMINAL}"
