@@ -24,7 +24,8 @@ from audit.core.agreement import Agreement
 from audit.report import labels, numbers
 from audit.seal import vulns
 
-JUDGED = ("reproduced", "divergent", "no_data")
+JUDGED = ("reproduced", "divergent", "no_data", "infeasible")  # infeasible: where declared
+MISSED = ("divergent", "no_data", "infeasible")
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,9 @@ def _verdicts(
     nulls = {r["column"]: r for r in _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")}
     n_tiers = _tiers(doc, trials)
     header = ["column", "cells", "reproduced", *[f"tier {k}" for k in range(n_tiers + 1)]]
-    header += ["divergent", "no_data", "null_expected", "null_p"]
+    feasibility = any(c["class"] == "infeasible" for c in cells)
+    header += ["divergent", "no_data", *(["infeasible"] if feasibility else [])]
+    header += ["null_expected", "null_p"]
     rows = []
     for column in _measured(doc, trials):
         mine = [c for c in cells if c["column"] == column and c["class"] in JUDGED]
@@ -114,6 +117,11 @@ def _verdicts(
                 *[numbers.count(t) for t in tiers],
                 numbers.count(sum(c["class"] == "divergent" for c in mine)),
                 numbers.count(sum(c["class"] == "no_data" for c in mine)),
+                *(
+                    [numbers.count(sum(c["class"] == "infeasible" for c in mine))]
+                    if feasibility
+                    else []
+                ),
                 numbers.stat(null.get("null_mean"), 3),
                 numbers.perm_p(null.get("p"), null.get("draws")),
             ]
@@ -128,7 +136,7 @@ def _missed(res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]) -> 
             by_cell.setdefault((r["row_id"], r["column"]), []).append(r)
     out = []
     for c in cells:
-        if c["class"] not in ("divergent", "no_data"):
+        if c["class"] not in MISSED:
             continue
         rows = by_cell.get((c["row_id"], c["column"]), [])
         near = nearest(rows)
@@ -167,8 +175,17 @@ def _findings(res: Path, cells: list[dict[str, str]], trials: bool) -> list[Find
                 "#chance",
             )
         )
-    # feasible: published values no whole count can give (GRIM-style) go here, each a finding
-    # linking to its section, once the arm computes them.
+    n_infeasible = sum(c["class"] == "infeasible" for c in cells)
+    if n_infeasible:
+        out.append(
+            Finding(
+                f"{n_infeasible} published value(s) cannot be true at their declared count",
+                "No whole number of successes (or sum and sum of squares) over the declared N "
+                "gives the value as printed: a typo, another N, or a number not computed as "
+                "stated.",
+                "#feasibility",
+            )
+        )
     if not (res / "agreement.json").is_file():
         out.append(
             Finding(

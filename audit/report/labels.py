@@ -15,6 +15,7 @@ LABELS: dict[str, str] = {
     "reproduced": "reproduced",
     "divergent": "divergent",
     "no_data": "no data",
+    "infeasible": "infeasible",
     "not_published": "not published",
     "not_recorded": "not recorded",
     "recorded": "recorded",
