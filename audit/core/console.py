@@ -105,11 +105,6 @@ class LogHandler(LogHandlerBase):
             stats = dict(getattr(record, "stats", {}) or {})
             self.total = {k: int(v) for k, v in stats.items() if k not in ("total", "all")}
             self.stages = len(self.total)
-            if self.total:
-                self._say(
-                    f"{sum(self.total.values())} job(s) in {self.stages} stage(s); every job's "
-                    "detail goes to the log file named at the end"
-                )
         elif event == LogEvent.JOB_INFO:
             self.rule_of[int(record.jobid)] = str(record.rule_name)  # type: ignore[attr-defined]
         elif event == LogEvent.JOB_FINISHED:
@@ -123,10 +118,9 @@ class LogHandler(LogHandlerBase):
         elif event == LogEvent.JOB_ERROR:
             self._job_error(record)
         elif NOTHING_MESSAGE in msg:
+            self._say(msg)
             if on_nothing_to_do is not None:
                 on_nothing_to_do()
-            else:
-                self._say(msg)
         elif msg.startswith("Complete log") or record.levelno >= logging.WARNING:
             self._say(msg)
 

@@ -289,10 +289,10 @@ def markdown(a: Answer) -> list[str]:
     return out
 
 
-def terminal(a: Answer, limit: int = 8) -> list[str]:
+def terminal(a: Answer, limit: int = 8, title: str = "") -> list[str]:
     """The answer as terminal lines: findings first, then the verdict table, then at most
     ``limit`` of the cells that do not reproduce (the report lists every one)."""
-    out = ["Findings:"]
+    out = [f"{title}: findings" if title else "Findings:"]
     out += [f"  ! {f.title}" for f in a.findings] or ["  no warning"]
     out += _text_table(a.verdict_columns, a.verdicts) if a.verdicts else ["(no measured column)"]
     if a.missed:
