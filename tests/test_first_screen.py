@@ -262,9 +262,10 @@ def test_the_demo_terminal(impl_envs, tmp_path: Path) -> None:
         start_new_session=True,
     )
     try:
-        lock = cut / "results" / "demo" / "lock" / "lock.json"
+        # mid-run: the contestants' runs have started (the lock is done by then)
+        started = cut / "results" / "demo" / "logs" / "recompute_pandas_run1.log"
         deadline = time.monotonic() + 600
-        while not lock.is_file() and proc.poll() is None and time.monotonic() < deadline:
+        while not started.is_file() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         assert proc.poll() is None, "the run ended before the interrupt: not a test"
         os.killpg(proc.pid, signal.SIGINT)

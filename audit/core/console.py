@@ -133,4 +133,4 @@ class LogHandler(LogHandlerBase):
             if path.is_file():
                 lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
                 for line in lines[-ERROR_LINES:]:
-                    self._say(f"  {line}")
+                    self._say(line)  # as the step wrote it: a refusal's line starts error[
