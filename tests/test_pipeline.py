@@ -135,13 +135,36 @@ def test_demo_disclosure_is_first_and_its_row_is_marked(demo_run) -> None:
 @pytest.mark.slow
 def test_a_prediction_edited_after_its_stamp_stops_the_run(impl_envs, tmp_path: Path) -> None:
     prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
-    assert snakemake(tmp_path, "--config", prereg).returncode == 0
+    # Locked and stamped, not yet sealed: the run stops at the stamps.
+    stamp = "results/demo/controls/flip_m2_beta/stamp.json"
+    assert snakemake(tmp_path, stamp, "--config", prereg).returncode == 0
+    assert not (tmp_path / "results" / "demo" / "annex").exists()
     pred = tmp_path / "results" / "demo" / "controls" / "flip_m2_beta" / "prediction.csv"
     pred.write_text(pred.read_text().replace("-20.000000", "-19.000000"))
     p = snakemake(tmp_path, "--config", prereg)
     assert p.returncode != 0
     # the perturbation (its input is newer) checks the stamp before building anything
     assert f"{pred.relative_to(tmp_path)}: changed after it was stamped" in p.stdout + p.stderr
+    assert not (tmp_path / "results" / "demo" / "controls" / "flip_m2_beta" / "bundle").exists()
+
+
+@pytest.mark.slow
+def test_a_prediction_edited_in_a_sealed_arm_is_refused_before_any_job(
+    impl_envs, tmp_path: Path
+) -> None:
+    prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
+    assert snakemake(tmp_path, "--config", prereg).returncode == 0
+    res = tmp_path / "results" / "demo"
+    pred = res / "controls" / "flip_m2_beta" / "prediction.csv"
+    pred.write_text(pred.read_text().replace("-20.000000", "-19.000000"))
+    before = {f: f.read_bytes() for f in res.rglob("*") if f.is_file() and "logs" not in f.parts}
+    p = snakemake(tmp_path, "--config", prereg)
+    assert p.returncode == 2
+    out = p.stdout + p.stderr
+    assert "error[arm_sealed]" in out and "is sealed (annex head" in out
+    # nothing under the arm was written by the refused run
+    after = {f: f.read_bytes() for f in res.rglob("*") if f.is_file() and "logs" not in f.parts}
+    assert after == before
 
 
 @pytest.mark.slow
