@@ -7,6 +7,8 @@ import sys
 MISSING_FILE = "missing_file"
 TOO_LARGE = "too_large"  # the prereg file only (yaml_reader.py)
 UNREADABLE = "unreadable"
+# a column chunk in a parquet encoding the contract does not read (read.py; found with unreadable)
+UNSUPPORTED_ENCODING = "unsupported_encoding"
 YAML_ALIAS = "yaml_alias"  # the prereg file only
 YAML_DUPLICATE_KEY = "yaml_duplicate_key"  # the prereg file only
 BAD_PREREG = "bad_prereg"

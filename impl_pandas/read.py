@@ -26,7 +26,7 @@ import pandas as pd
 from fastparquet import parquet_thrift
 
 from . import pages
-from .errors import MISSING_FILE, UNREADABLE, InputError
+from .errors import MISSING_FILE, UNREADABLE, UNSUPPORTED_ENCODING, InputError
 from .footer import FooterError, check_footer, top_level_names
 from .values import BOOLEAN, FLOATING, INTEGER, NULL_KIND, OTHER, STRING
 
@@ -44,7 +44,8 @@ _NOT_INTEGER = {
     _CT.TIMESTAMP_MICROS,
     _CT.INTERVAL,
 }
-# the contract's lists (Types): every other encoding or codec makes the file unreadable
+# the contract's lists (Types): any other encoding is unsupported_encoding, any other
+# codec makes the file unreadable
 ENCODINGS = {
     _ENC.PLAIN: "PLAIN",
     _ENC.PLAIN_DICTIONARY: "PLAIN_DICTIONARY",
@@ -176,7 +177,7 @@ def _open(display: str, path: str) -> tuple[Any, list[str], list[str]]:
         for enc in meta.encodings or []:
             if enc not in ENCODINGS:
                 raise InputError(
-                    UNREADABLE,
+                    UNSUPPORTED_ENCODING,
                     display,
                     f"column '{column}' uses encoding {_name(_ENC, enc)}, not one the contract reads",
                 )

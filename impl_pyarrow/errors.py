@@ -13,6 +13,8 @@ ERROR_CLASSES: tuple[str, ...] = (
     "missing_file",
     "too_large",  # the prereg file only, as the next two
     "unreadable",
+    # a column chunk in an encoding the contract does not read: found as the footer is read
+    "unsupported_encoding",
     "yaml_alias",
     "yaml_duplicate_key",
     "bad_prereg",

@@ -27,7 +27,8 @@ _NOT_INTEGER_CONVERTED = {
 
 
 def check_layout(pf: pq.ParquetFile, path: str) -> None:
-    """unreadable if a column chunk uses an encoding or codec the contract does not read."""
+    """unsupported_encoding if a column chunk uses an encoding the contract does not read,
+    unreadable if a codec."""
     meta = pf.metadata
     for g in range(meta.num_row_groups):
         group = meta.row_group(g)
@@ -36,7 +37,7 @@ def check_layout(pf: pq.ParquetFile, path: str) -> None:
             for enc in chunk.encodings:
                 if enc not in ENCODINGS:
                     raise InputError(
-                        "unreadable",
+                        "unsupported_encoding",
                         path,
                         f"column {chunk.path_in_schema!r} uses encoding {enc}, "
                         "not one the contract reads",

@@ -6,16 +6,22 @@ rewrites both files of the bundle with the same content; each contestant must
 then write exactly what it writes for the original bundle (all three tables,
 census included). Expected values: the contestant's own outputs on the
 original, an independent reading of the same content. The encodings the
-contract does not read must be refused by both as unreadable, naming the
-leaderboard (read first).
+contract does not read must be refused by both as unsupported_encoding, naming
+the leaderboard (read first), the column and the encoding, never as unreadable.
+
+The demo bundle is rewritten once per encoding pyarrow writes (issue 27): each
+contestant must give its census of the PLAIN file or refuse with the same line,
+and the referee's content digest (polars) must read every one as the PLAIN file.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import polars as pl
 import pytest
 
+from audit.bundles.digest import table_digest
 from tests.conftest import IMPLS, REAL_BUNDLE, ROOT, run_impl
 from tests.writer_client import Writer
 
@@ -121,6 +127,103 @@ def test_encodings_outside_the_contract_are_refused_alike(
         assert res.code == 2, (impl, res.stderr)
         lines = res.stderr.strip().splitlines()
         assert len(lines) == 1, (impl, res.stderr)
-        assert lines[0].startswith(f"error[unreadable]: {bundle / 'test.parquet'}: "), lines[0]
+        assert lines[0].startswith(
+            f"error[unsupported_encoding]: {bundle / 'test.parquet'}: column '"
+        ), lines[0]
         assert "not one the contract reads" in lines[0], lines[0]
         assert not out.exists()
+
+
+DEMO_PREREG = ROOT / "prereg" / "demo.yaml"
+DEMO_FILES = ("leaderboard.parquet", "instances.parquet")
+# Each encoding pyarrow writes, and the column kinds (polars dtypes of the demo's
+# tables) Arrow writes it for; None: the whole table with that writer option.
+DEMO_ENCODINGS = {
+    "PLAIN": None,
+    "RLE_DICTIONARY": None,
+    "BYTE_STREAM_SPLIT floats": ("BYTE_STREAM_SPLIT", (pl.Float64, pl.Float32)),
+    "BYTE_STREAM_SPLIT integers": ("BYTE_STREAM_SPLIT", (pl.Int64, pl.Int32)),
+    "DELTA_BINARY_PACKED": ("DELTA_BINARY_PACKED", (pl.Int64, pl.Int32)),
+    "DELTA_LENGTH_BYTE_ARRAY": ("DELTA_LENGTH_BYTE_ARRAY", (pl.String,)),
+    "DELTA_BYTE_ARRAY": ("DELTA_BYTE_ARRAY", (pl.String,)),
+}
+# the contract's list (docs/contract.md, Types): these read; any other is refused
+CONTRACT_READS = {"PLAIN", "RLE_DICTIONARY"}
+
+
+def _demo_options(variant: str, path: Path) -> tuple[dict, list[str]]:
+    """The writer options for one demo table, and the columns given the encoding."""
+    if variant == "PLAIN":
+        return {"use_dictionary": False}, []
+    if variant == "RLE_DICTIONARY":
+        return {"use_dictionary": True}, []
+    encoding, kinds = DEMO_ENCODINGS[variant]
+    schema = pl.read_parquet_schema(path)
+    names = [n for n, t in schema.items() if t in kinds]
+    return {"use_dictionary": False, "column_encoding": dict.fromkeys(names, encoding)}, names
+
+
+@pytest.fixture(scope="module")
+def demo_plain(writer, demo_bundle, tmp_path_factory) -> tuple[Path, dict[str, dict[str, bytes]]]:
+    """The demo bundle written PLAIN, and each contestant's outputs on it."""
+    bundle = tmp_path_factory.mktemp("demo-plain") / "bundle"
+    bundle.mkdir()
+    for name in DEMO_FILES:
+        writer.rewrite(
+            demo_bundle / name, bundle / name, _demo_options("PLAIN", demo_bundle / name)[0]
+        )
+    out = {}
+    for impl in IMPLS:
+        folder = tmp_path_factory.mktemp(f"demo-plain-{impl}")
+        res = run_impl(impl, DEMO_PREREG, bundle, folder)
+        assert res.code == 0, res.stderr
+        out[impl] = {name: (folder / name).read_bytes() for name in OUTPUTS}
+    return bundle, out
+
+
+@pytest.mark.parametrize("variant", list(DEMO_ENCODINGS))
+def test_every_encoding_arrow_writes_is_read_alike_or_refused_alike_by_name(
+    variant, writer, demo_bundle, demo_plain, tmp_path
+) -> None:
+    """Issue 27: the census of the PLAIN file, or one line naming the encoding and the
+    column, the same from both; never `unreadable`. The referee reads every variant.
+
+    Expected values: the PLAIN file's outputs (each contestant's own) and content
+    digests; the refused encodings and their words from docs/contract.md (Types)."""
+    plain_bundle, plain_out = demo_plain
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    encoded: list[tuple[str, list[str]]] = []
+    for name in DEMO_FILES:
+        options, columns = _demo_options(variant, demo_bundle / name)
+        writer.rewrite(demo_bundle / name, bundle / name, options)
+        encoded.append((name, columns))
+    if variant not in ("PLAIN", "RLE_DICTIONARY"):
+        assert any(columns for _, columns in encoded), "the demo has no column of this kind"
+    # the referee (polars) reads every variant as the PLAIN file's content
+    for name in DEMO_FILES:
+        got, plain = table_digest(bundle / name), table_digest(plain_bundle / name)
+        assert got["content_digest"] == plain["content_digest"], (variant, name)
+    encoding = variant if DEMO_ENCODINGS[variant] is None else DEMO_ENCODINGS[variant][0]
+    lines = {}
+    for impl in IMPLS:
+        out = tmp_path / f"out-{impl}"
+        res = run_impl(impl, DEMO_PREREG, bundle, out)
+        if encoding in CONTRACT_READS:
+            assert res.code == 0, (impl, res.stderr)
+            for name in OUTPUTS:
+                assert (out / name).read_bytes() == plain_out[impl][name], (impl, name)
+            continue
+        assert res.code == 2, (impl, res.stderr)
+        assert not out.exists(), impl
+        lines[impl] = res.stderr.strip().splitlines()
+        assert len(lines[impl]) == 1, (impl, res.stderr)
+    if encoding in CONTRACT_READS:
+        return
+    # the first file (leaderboard, then instances) holding the encoding, its first such column
+    name, columns = next((n, c) for n, c in encoded if c)
+    assert lines["pandas"] == lines["pyarrow"], lines
+    assert lines["pandas"][0] == (
+        f"error[unsupported_encoding]: {bundle / name}: column '{columns[0]}' uses encoding "
+        f"{encoding}, not one the contract reads"
+    )
