@@ -139,3 +139,49 @@ def test_an_environment_in_sync_is_checked_not_synced(tmp_path: Path, monkeypatc
     fresh = tmp_path / "fresh"
     assert envs.sync(str(ROOT), str(fresh), "impl-pandas", str(tmp_path / "m2")) == 0
     assert calls == [["--compile-bytecode"], ["--check"]]
+
+
+def _sync(venv: Path, marker: Path) -> subprocess.CompletedProcess:
+    argv = ["python", "-m", "audit.core.envs", "sync", "--project", str(ROOT), "--venv", str(venv)]
+    return subprocess.run(
+        [*argv, "--group", "impl-pyarrow", "--marker", str(marker)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.slow
+def test_what_a_reinstall_leaves_is_made_afresh(tmp_path: Path) -> None:
+    # A distribution's metadata folder that no uv sync removes: its RECORD lists
+    # neither RECORD nor INSTALLER, so uv uninstalls the package and METADATA and
+    # leaves the folder, and every later check still finds its files missing. By
+    # hand, before the environment was made afresh, this very folder ended each
+    # run of the same command in env_incomplete (after the sync and the
+    # reinstall). Five real SIGKILLs of a sync's process group (0.15 to 1.2 s in)
+    # left nothing the first sync or the reinstall did not mend; this is the
+    # state past both, built by hand.
+    venv, marker = tmp_path / "impl-pyarrow", tmp_path / "impl-pyarrow.synced"
+    first = _sync(venv, marker)
+    assert first.returncode == 0, first.stdout + first.stderr
+    marker.unlink()
+    sp = next(venv.glob("lib/python*/site-packages"))
+    info = sp / "oldpkg-0.9.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: oldpkg\nVersion: 0.9\n")
+    (info / "INSTALLER").write_text("uv\n")
+    (info / "RECORD").write_text(
+        "oldpkg/__init__.py,sha256=abc,10\noldpkg-0.9.dist-info/METADATA,,\n"
+    )
+    assert envs.incomplete(venv)  # the check sees the leftover
+    again = _sync(venv, marker)
+    said = again.stdout + again.stderr
+    assert again.returncode == 0, said[-3000:]
+    assert "made afresh" in said and "error[" not in said, said[-3000:]
+    assert not info.exists() and envs.incomplete(venv) == []
+    assert json.loads(marker.read_text())["group"] == "impl-pyarrow"
+    python = venv / "bin" / "python"
+    ok = subprocess.run([str(python), "-c", "import pyarrow"], capture_output=True, check=False)
+    assert ok.returncode == 0, ok.stderr

@@ -7,7 +7,10 @@ size listed. An environment that passes is marked as it is; any other gets
 ``uv sync --frozen --only-group G --compile-bytecode`` and is checked again. A
 sync interrupted midway (a kill, a full disk) can leave a distribution's
 metadata without all its files, which a later ``uv sync`` takes as installed;
-then the environment is reinstalled (``--reinstall``) and checked again. Only a
+then the environment is reinstalled (``--reinstall``) and checked again. What a
+reinstall does not mend (a distribution a killed sync was removing: its RECORD
+left, its METADATA gone, so uv no longer sees it to remove it) is mended by
+making the environment afresh: its folder removed, synced again. Only a
 complete environment gets its marker M, written atomically: it names the
 distributions checked, so ``stale_marker`` can tell, when a run starts, that
 the environment behind an old marker has since lost files.
@@ -19,6 +22,7 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -115,8 +119,18 @@ def sync(project: str, venv: str, group: str, marker: str) -> int:
             msg = f"uv sync --reinstall exited {again.returncode}"
             raise AuditError("env_sync_failed", venv, msg, FAILED)
         problems = _problems(project, venv, group)
-        if problems:
-            raise AuditError("env_incomplete", venv, "; ".join(problems[:SHOWN]), FAILED)
+    if problems and (Path(venv) / "pyvenv.cfg").is_file():
+        # what even a reinstall leaves: a distribution a killed sync was removing
+        # (its RECORD left, its files and METADATA gone), which uv no longer
+        # uninstalls; the environment is made only from uv.lock, so it is made afresh
+        print(f"note: {venv}: still incomplete ({'; '.join(problems[:SHOWN])}); made afresh")
+        shutil.rmtree(venv)
+        fresh = _uv(project, venv, group, "--compile-bytecode")
+        if fresh.returncode != 0:
+            raise AuditError("env_sync_failed", venv, f"uv sync exited {fresh.returncode}", FAILED)
+        problems = _problems(project, venv, group)
+    if problems:
+        raise AuditError("env_incomplete", venv, "; ".join(problems[:SHOWN]), FAILED)
     doc = {"group": group, "distributions": distributions(venv)}
     write_atomic(marker, json.dumps(doc, indent=1) + "\n")
     print(f"{venv}: {len(doc['distributions'])} distributions, complete")
