@@ -28,6 +28,8 @@ report: "workflow/report/workflow.rst"
 # The config, the seat and the prereg, once; the prereg alone decides the kind:
 # leaderboard (cells v1) or trials (trials v1).
 include: "workflow/rules/arm.smk"
+# The lock's time-stamp, when the config names an authority: every computing job waits for it.
+include: "workflow/rules/timestamp.smk"
 
 
 if KIND == "trials":

@@ -59,6 +59,14 @@ def test_the_vulnerability_audit_is_in_the_annex_and_set_aside(seats, tmp_path) 
     for rel in ("certificate.md", "report/report.md"):
         assert line in (a / rel).read_text().splitlines(), rel
     assert f"<p>{line}</p>" in (a / "report" / "report.html").read_text().splitlines()
+    # no time-stamping authority configured: said in one line, never silently
+    clock = (
+        "Time-stamps: not stamped: no time-stamping authority was configured, so the order"
+        " of lock and results rests on the seat's own clock."
+    )
+    for rel in ("certificate.md", "report/report.md"):
+        assert clock in (a / rel).read_text().splitlines(), rel
+    assert f"<p>{clock}</p>" in (a / "report" / "report.html").read_text().splitlines()
     # another day's findings change only those lines and that file: still identical
     other = tmp_path / "other"
     shutil.copytree(a, other)

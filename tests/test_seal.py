@@ -70,7 +70,7 @@ def _reseal(
     listed = [
         rel
         for rel in _files(annex)
-        if rel not in contract.UNLISTED and rel not in (contract.ENVELOPE,)
+        if rel not in (*contract.UNLISTED, *contract.OPTIONAL_UNLISTED, contract.ENVELOPE)
     ]
     files = {rel: attest.digests(annex / rel) for rel in listed}
     prereg_digest = files.get("lock/prereg.yaml", {"sha256": "0" * 64, "blake3": "0" * 64})

@@ -42,4 +42,5 @@ COMMANDS: dict[str, str] = {
     "feasible": "audit.commands.feasible",
     "publish": "audit.commands.publish",
     "fetch-annex": "audit.commands.fetch_annex",
+    "timestamp-lock": "audit.commands.timestamp_lock",
 }

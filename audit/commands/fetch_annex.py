@@ -20,11 +20,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("archive", help="the archive publish wrote")
     p.add_argument("--head", required=True, help="the annex head, obtained from the seat")
     p.add_argument("--out", required=True, help="an empty or new folder to unpack into")
+    _tsa(p)
+
+
+def _tsa(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--tsa-cert",
+        default=None,
+        help="PEM of the time-stamping authority's CA or TSA certificates you trust",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from audit.seal.publish import fetch
 
-    annex = fetch(args.archive, args.head, args.out)
+    annex = fetch(args.archive, args.head, args.out, args.tsa_cert)
     print(f"{annex}: verified with head {args.head}")
     return 0

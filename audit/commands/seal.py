@@ -15,15 +15,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="the annex folder to write")
     p.add_argument("--key", default=None, help="the seat's ed25519 key (PEM); made if absent")
     p.add_argument("--src", default=None, help="the repository, for environment.json")
+    p.add_argument("--tsa-url", default="", help="the time-stamping authority (RFC 3161)")
+    p.add_argument("--tsa-cert", default="", help="PEM of the TSA's CA or TSA certificates")
+    p.add_argument(
+        "--tsa-optional",
+        action="store_true",
+        help="a TSA that is down or answers badly leaves the head unstamped, said so",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from audit.seal.annex import seal
 
-    anchored, head, keyid = seal(
-        args.res, args.arm, args.events, args.out, args.ledger_out, args.key or None, args.src
+    tsa = (args.tsa_url, args.tsa_cert, args.tsa_optional) if args.tsa_url else None
+    anchored, head, keyid, stamped = seal(
+        args.res, args.arm, args.events, args.out, args.ledger_out, args.key or None, args.src, tsa
     )
     print(f"annex sealed: {args.out} (signed by ed25519 key {keyid})")
     print(f"pre-seal head, anchored in the certificate: {anchored}")
+    if stamped:
+        print(stamped)
     print(f"annex head: {head}")
     return 0

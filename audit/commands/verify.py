@@ -20,16 +20,30 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "checked against itself",
     )
     p.add_argument("--key", default=None, help="the seat's public key file you trust")
+    p.add_argument(
+        "--tsa-cert",
+        default=None,
+        help="PEM of the time-stamping authority's CA or TSA certificates you trust: the "
+        "lock's and the seal's RFC 3161 tokens must be signed under them",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from audit.seal import ledger, timestamp
+    from audit.seal.contract import LEDGER
     from audit.seal.verify import verify
 
-    problems = verify(args.annex, args.head, args.key)
+    problems = verify(args.annex, args.head, args.key, args.tsa_cert)
     for line in problems:
         print(f"FAILED: {line}", file=sys.stderr)
     if problems:
         return 1
     held = "against the head you hold" if args.head else "against itself only (no --head)"
     print(f"{args.annex}: verified {held} (ledger, files, signature, schemas)")
+    path = Path(args.annex) / LEDGER
+    entries = [e for e in ledger.parse(path.read_bytes(), str(path)) if isinstance(e, dict)]
+    stamps = timestamp.check_annex(Path(args.annex), entries, args.tsa_cert)
+    print(f"time-stamps: {stamps.summary}")
     return 0

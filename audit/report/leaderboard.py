@@ -19,7 +19,7 @@ from audit.feasible import record as feasibility
 from audit.files import write_atomic
 from audit.ranks import record as ranks
 from audit.report import answer, labels, limits, numbers, plots, render
-from audit.seal import versus, vulns
+from audit.seal import timestamp, versus, vulns
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -151,7 +151,9 @@ def build(res_dir: str, out_dir: str) -> None:
             table=render.table(chance, list(chance[0]) if chance else [], "chance-table"),
         )
     )
-    sections.append(render.Section("Environment", "environment", [vulns.line_of(res)]))
+    sections.append(
+        render.Section("Environment", "environment", [vulns.line_of(res), timestamp.line_of(res)])
+    )
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))

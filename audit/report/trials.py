@@ -12,7 +12,7 @@ from audit.core import disclosure
 from audit.core.agreement import Agreement
 from audit.files import write_atomic
 from audit.report import answer, labels, limits, numbers, plots, render
-from audit.seal import versus, vulns
+from audit.seal import timestamp, versus, vulns
 from audit.trials import prereg as trials_prereg
 from audit.trials.summary import TrialsCensusSummary
 
@@ -414,7 +414,12 @@ def build(res_dir: str, out_dir: str) -> None:
     page = render.Page(
         f"secondseat trials report: {summary.arm_prereg}",
         _intro(summary, agreement),
-        [*sections, render.Section("Environment", "environment", [vulns.line_of(res)])],
+        [
+            *sections,
+            render.Section(
+                "Environment", "environment", [vulns.line_of(res), timestamp.line_of(res)]
+            ),
+        ],
         limits.lines(res, doc, trials=True),
         disclosure.items(doc),
         answer.build(res, doc, trials=True),
@@ -447,6 +452,7 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         ],
         *writer_lines(shipped),
         vulns.line_of(res),
+        timestamp.line_of(res),
     ]
     if "jobs" in lock:
         lines.append(

@@ -29,6 +29,8 @@ COPIED = [
     "lock/prereg.yaml",
     "lock/lock.json",
     "lock/files.json",
+    "lock/lock.tsr",  # the lock's RFC 3161 token and its record, when a TSA was configured
+    "lock/timestamp.json",
     "agreement.json",
     "agreement.md",
     "census.txt",
@@ -187,8 +189,14 @@ def seal(
     ledger_out: str,
     key: str | None = None,
     src: str | None = None,
-) -> tuple[str, str, str]:
-    """Write the annex and the ledger; return (pre-seal head, annex head, key id)."""
+    tsa: tuple[str, str, bool] | None = None,
+) -> tuple[str, str, str, str | None]:
+    """Write the annex and the ledger; return (pre-seal head, annex head, key id, what
+    became of the seal's time-stamp: None without a TSA).
+
+    ``tsa`` is (url, trusted PEM, optional): the head is then time-stamped into the
+    annex's seal.tsr before the annex is moved into place; a TSA that is down or
+    answers badly stops the seal (tsa_unavailable) unless the stamp is optional."""
     res, out = Path(res_dir), Path(out_dir)
     records: list[dict] = []
     for f in event_files:
@@ -257,7 +265,24 @@ def seal(
     head = str(sealed["hash"])
     write_atomic(tmp / contract.README, readme(arm, head, str(keydoc["keyid"])))
     write_atomic(tmp / contract.LEDGER, ledger.text(entries))
+    stamped = _stamp_seal(tmp, head, tsa) if tsa else None
     shutil.rmtree(out, ignore_errors=True)
     tmp.replace(out)
     write_atomic(ledger_out, ledger.text(entries))
-    return anchored, head, str(keydoc["keyid"])
+    return anchored, head, str(keydoc["keyid"]), stamped
+
+
+def _stamp_seal(tmp: Path, head: str, tsa: tuple[str, str, bool]) -> str:
+    """seal.tsr over the head, or (optional stamp) why not; a refusal leaves no annex."""
+    from audit.seal import timestamp
+
+    url, cert, optional = tsa
+    try:
+        stamp = timestamp.request_stamp(url, head, timestamp.load_trusted(cert, "bad_config"))
+    except AuditError as e:
+        if optional and e.kind == "tsa_unavailable":
+            return f"annex head not time-stamped: {e.detail}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    write_atomic(tmp / contract.SEAL_TOKEN, stamp.token)
+    return f"annex head time-stamped at {timestamp.utc(stamp.gen_time)} by {url} ({contract.SEAL_TOKEN})"

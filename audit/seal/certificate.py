@@ -11,7 +11,7 @@ from audit.core import disclosure
 from audit.feasible import record as feasibility
 from audit.ranks import record as ranks
 from audit.report import answer, limits
-from audit.seal import versus, vulns
+from audit.seal import timestamp, versus, vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
 
 
@@ -98,6 +98,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         ],
         *writer_lines(shipped),
         vulns.line_of(res),
+        timestamp.line_of(res),
         "",
         f"Of {summary.cells:,} cells, {summary.with_antecedent} have an antecedent; "
         f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "

@@ -57,7 +57,11 @@ def _first_difference(
 def compare(a_dir: str, b_dir: str) -> dict:
     a, b = Path(a_dir), Path(b_dir)
     ma, mb = load_manifest(a), load_manifest(b)
-    names = sorted(set(ma["files"]) | set(mb["files"]) | {contract.LEDGER, contract.README})
+    names = sorted(
+        set(ma["files"])
+        | set(mb["files"])
+        | {contract.LEDGER, contract.README, *contract.OPTIONAL_UNLISTED}
+    )
     result: dict = {
         "identical": [],
         "different": [],
@@ -68,10 +72,15 @@ def compare(a_dir: str, b_dir: str) -> dict:
     for rel in names:
         pa = confined(a, rel, str(a / contract.MANIFEST))
         pb = confined(b, rel, str(b / contract.MANIFEST))
-        in_a = rel in ma["files"] or rel in contract.UNLISTED
-        in_b = rel in mb["files"] or rel in contract.UNLISTED
+        unlisted = (*contract.UNLISTED, *contract.OPTIONAL_UNLISTED)
+        in_a = rel in ma["files"] or rel in unlisted
+        in_b = rel in mb["files"] or rel in unlisted
         if not (in_a and pa.is_file()) or not (in_b and pb.is_file()):
-            if (in_a and pa.is_file()) or (in_b and pb.is_file()):
+            if not ((in_a and pa.is_file()) or (in_b and pb.is_file())):
+                continue
+            if rel in contract.VOLATILE:  # a seat's own (a time-stamp one seat lacks)
+                result["volatile"].append({"file": rel, "same_bytes": False})
+            else:
                 result["only_in_a" if in_a and pa.is_file() else "only_in_b"].append(rel)
             continue
         same = attest.digests(pa) == attest.digests(pb)

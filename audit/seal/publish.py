@@ -334,6 +334,7 @@ def fetch(
     archive: str,
     head: str,
     out_dir: str,
+    tsa_cert: str | None = None,
     max_file: int = MAX_FILE,
     max_total: int = MAX_TOTAL,
 ) -> Path:
@@ -368,7 +369,7 @@ def fetch(
             for m in members:
                 _write_member(tar, m, work, archive)
         annex = work / TOP
-        problems = verify(str(annex), head)
+        problems = verify(str(annex), head, tsa_cert=tsa_cert)
         if problems:
             raise AuditError(
                 "annex_not_verified", archive, f"{problems[0]} ({len(problems)} problems)"

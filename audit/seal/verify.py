@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from audit.cells import prereg
 from audit.errors import AuditError
 from audit.files import DuplicateKey, json_loads
-from audit.seal import amends, attest, contract, ledger
+from audit.seal import amends, attest, contract, ledger, timestamp
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 from audit.trials import prereg as trials_prereg
 
@@ -161,7 +161,8 @@ def _files(annex: Path, m: dict) -> list[str]:
             problems.append(
                 f"{p}: changed (blake3 {got['blake3']}, manifest says {want['blake3']})"
             )
-    for rel in sorted(present - set(m["files"]) - set(contract.UNLISTED)):
+    unlisted = {*contract.UNLISTED, *contract.OPTIONAL_UNLISTED}
+    for rel in sorted(present - set(m["files"]) - unlisted):
         problems.append(f"{annex / rel}: added (not in the manifest)")
     for rel in contract.UNLISTED:
         if rel not in present:
@@ -414,8 +415,16 @@ def _schemas(annex: Path) -> list[str]:
     return problems
 
 
-def verify(annex_dir: str, head: str | None = None, key_file: str | None = None) -> list[str]:
-    """Problems found (empty: the annex holds). Raises AuditError for a malformed annex."""
+def verify(
+    annex_dir: str,
+    head: str | None = None,
+    key_file: str | None = None,
+    tsa_cert: str | None = None,
+) -> list[str]:
+    """Problems found (empty: the annex holds). Raises AuditError for a malformed annex.
+
+    The time-stamps' imprints and order are checked always, their signatures against
+    ``tsa_cert`` (PEM of the CA or TSA certificates you trust) when given."""
     annex = Path(annex_dir)
     if head is not None and not _hex(head):
         raise AuditError("bad_args", "--head", f"{head!r} is not a 64-hex-digit head")
@@ -429,6 +438,8 @@ def verify(annex_dir: str, head: str | None = None, key_file: str | None = None)
     attest_problems, keyid = _attestation(annex, m, key_file, files_hold)
     problems += attest_problems
     problems += _readme(annex, m, entries, keyid)
+    if entries:
+        problems += timestamp.check_annex(annex, entries, tsa_cert).problems
     if not problems:
         problems += _schemas(annex)
     return problems

@@ -8,6 +8,7 @@ rule report:
         agreement=f"{RES}/agreement.json",
         vulns=f"{RES}/vulnerabilities.json",
         versus=VERSUS,
+        stamp=LOCK_STAMP,
     output:
         **REPORT_OUTPUTS,
     params:
@@ -29,6 +30,7 @@ rule annex:
         controls=CONTROLS_MD,
         vulns=f"{RES}/vulnerabilities.json",
         sealed=sealed_inputs(CONTROLS),
+        stamp=LOCK_STAMP,
     output:
         annex=directory(f"{RES}/annex"),
         ledger=f"{RES}/ledger.jsonl",
@@ -37,9 +39,10 @@ rule annex:
         arm=ARM,
         res=lambda w, input: str(Path(input.census).parent),
         key=SEAT_KEY,
+        tsa=SEAL_TSA,
     log:
         f"{RES}/logs/annex.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q}"
         " --events {input.events:q} --ledger-out {output.ledger:q} --out {output.annex:q}"
-        " --key={params.key:q} --src {params.src:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --key={params.key:q} --src {params.src:q} {params.tsa:q} 2>&1 | tee {log:q}{TO_TERMINAL}"

@@ -19,6 +19,7 @@ if CONTROLS:
         input:
             unpack(control_source),
             prereg=f"{RES}/lock/prereg.yaml",
+            stamp=LOCK_STAMP,
         output:
             predictions=control_files("prediction.csv"),
             selections=control_files("selection.json"),

@@ -16,6 +16,7 @@ rule recompute:
         prereg=f"{RES}/lock/prereg.yaml",
         files=f"{RES}/lock/files.json",
         env="results/envs/impl-{impl}.synced",
+        stamp=LOCK_STAMP,
     output:
         expand(f"{RES}/recompute/{{{{impl}}}}/run{{{{run}}}}/{{f}}.csv", f=RECOMPUTE_FILES),
     params:

@@ -33,5 +33,6 @@ if _PREREG.get("self_test"):
             census=f"{RES}/census.txt",
             controls=f"{RES}/controls.md",
             self_test=f"{RES}/self-test.md",
+            stamp=LOCK_STAMP,
 
     ruleorder: annex_with_self_test > annex

@@ -6,6 +6,7 @@ rule settings_census:
     input:
         table=f"{RES}/bundle/trials.parquet",
         lock=f"{RES}/lock/lock.json",
+        stamp=LOCK_STAMP,
     output:
         csv=f"{RES}/settings/settings.csv",
         all=f"{RES}/settings/settings_all.csv",
@@ -52,6 +53,7 @@ rule compare_runs:
     input:
         table=f"{RES}/bundle/trials.parquet",
         lock=f"{RES}/lock/lock.json",
+        stamp=LOCK_STAMP,
     output:
         pairs=f"{RES}/compare/pairs.csv",
         json=f"{RES}/compare/compare.json",
