@@ -431,3 +431,29 @@ def test_the_line_without_a_tsa_says_whose_clock(tmp_path: Path) -> None:
         "Time-stamps: not stamped: no time-stamping authority was configured, so the order"
         " of lock and results rests on the seat's own clock."
     )
+
+
+def test_compare_annex_sets_a_seats_stamps_aside(stamped, tmp_path: Path) -> None:
+    """A seat with a TSA and one without agree on everything else: the tokens, the record
+    and the certificate's and report's time-stamp line are the seat's own."""
+    _, annex, _ = stamped
+    other = _copy(stamped, tmp_path)
+    manifest = json.loads((other / "manifest.json").read_text())
+    for rel in ("lock/lock.tsr", "lock/timestamp.json", "seal.tsr"):
+        (other / rel).unlink()
+        manifest["files"].pop(rel, None)
+    (other / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    for rel in ("certificate.md", "report/report.md", "report/report.html"):
+        text = (other / rel).read_text().splitlines()
+        text = [
+            ts.line_of(tmp_path / "none") if ln.startswith(contract.TSA_PREFIX) else ln
+            for ln in text
+        ]
+        (other / rel).write_text("\n".join(text) + "\n")
+    r = run_audit("compare-annex", annex, other)
+    assert r.code == 0, r.stdout + r.stderr
+    assert "verdict: every non-volatile file identical" in r.stdout
+    assert "volatile (not counted): seal.tsr (differs)" in r.stdout
+    # a content file that differs still counts
+    (other / "census.txt").write_text("edited\n")
+    assert run_audit("compare-annex", annex, other).code == 1
