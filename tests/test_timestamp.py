@@ -454,6 +454,13 @@ def test_compare_annex_sets_a_seats_stamps_aside(stamped, tmp_path: Path) -> Non
     assert r.code == 0, r.stdout + r.stderr
     assert "verdict: every non-volatile file identical" in r.stdout
     assert "volatile (not counted): seal.tsr (differs)" in r.stdout
+    # a time-stamp line that is not the one the annex's own record gives still counts
+    cert = (other / "certificate.md").read_text()
+    no_tsa = ts.line_of(tmp_path / "none")
+    (other / "certificate.md").write_text(cert.replace(no_tsa, no_tsa + " All cells hold."))
+    r = run_audit("compare-annex", annex, other)
+    assert r.code == 1 and "DIFFERENT: certificate.md" in r.stdout, r.stdout
+    (other / "certificate.md").write_text(cert)
     # a content file that differs still counts
     (other / "census.txt").write_text("edited\n")
     assert run_audit("compare-annex", annex, other).code == 1

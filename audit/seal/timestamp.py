@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -237,13 +238,13 @@ def line_of(res: Path) -> str:
     try:
         rec = read_record(Path(res) / RECORD)
     except AuditError:
-        rec = {"stamped": False, "reason": f"{RECORD} is unreadable", "tsa_url": "?"}
+        rec = {"stamped": False, "tsa_url": "?"}
     if rec is None:
         text = f"not stamped: no time-stamping authority was configured, so {CLOCK_WORDS}"
     elif not rec.get("stamped"):
         text = (
             f"not stamped: the time-stamping authority {rec.get('tsa_url')} was unavailable"
-            f" ({rec.get('reason')}), so {CLOCK_WORDS}"
+            f" (why: {RECORD}), so {CLOCK_WORDS}"
         )
     else:
         text = (
@@ -252,6 +253,41 @@ def line_of(res: Path) -> str:
             f" head is stamped after the seal ({SEAL_TOKEN}); verify --tsa-cert checks both"
         )
     return f"{contract.TSA_PREFIX}{text}."
+
+
+URL = re.compile(r"https?://[^\x00-\x20\x7f{}`]+")
+WHEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def volatile_line(annex: Path) -> str | None:
+    """The one line line_of renders from the annex's own record, when that record is of
+    the form stamp_lock writes (nothing free-form reaches the line); None otherwise, and
+    then no line is volatile (audit/seal/volatile.py)."""
+    path = Path(annex) / RECORD
+    if not path.exists():
+        return line_of(annex)
+    try:
+        if path.is_symlink() or path.stat().st_size > 1 << 16:
+            return None
+        rec = read_record(path)
+    except (AuditError, OSError):
+        return None
+    ok = (
+        rec is not None
+        and isinstance(rec.get("tsa_url"), str)
+        and URL.fullmatch(rec["tsa_url"]) is not None
+        and rec.get("stamped") in (True, False)
+        and (
+            not rec["stamped"]
+            or (
+                isinstance(rec.get("gen_time"), str)
+                and WHEN.fullmatch(rec["gen_time"]) is not None
+                and type(rec.get("ledger_line")) is int
+            )
+        )
+    )
+    return line_of(annex) if ok else None
 
 
 # --- verify ------------------------------------------------------------------------------

@@ -15,6 +15,9 @@ content, compared like any other line, and a difference is named.
   every field is of the form the audit writes (known environments, a known reason,
   package, version and advisory ids as plain tokens). In HTML, that line as the
   report renders it: a paragraph (leaderboard reports) or a line of a <pre> block.
+- the time-stamps' line: exactly the line audit.seal.timestamp renders from the
+  same annex's own lock/timestamp.json (or its absence), whose fields are of the
+  form the stamp writes (audit.seal.timestamp.volatile_line), in the same forms.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pathlib import Path
 
 from markupsafe import escape
 
-from audit.seal import contract, vulns
+from audit.seal import contract, timestamp, vulns
 
 HEX = r"[0-9a-f]{64}"
 ANCHOR = re.compile(re.escape(contract.ANCHOR_PREFIX) + rf"`({HEX})`")
@@ -117,6 +120,12 @@ def _mask(
         return f"{contract.ANCHOR_PREFIX}<the seat's pre-seal head>"
     if contract.WRITER_PREFIX in prefixes and (m := WRITER.fullmatch(line)):
         return f"{contract.WRITER_PREFIX}{m[1]} `{m[2]}` <the file's digests as shipped>"
+    if contract.TSA_PREFIX in prefixes and line.startswith(
+        (contract.TSA_PREFIX, f"<p>{contract.TSA_PREFIX}")
+    ):
+        tsa = timestamp.volatile_line(annex)
+        forms = () if tsa is None else _html_forms(tsa) if rel.endswith(".html") else (tsa,)
+        return f"{contract.TSA_PREFIX}<this seat's time-stamps>" if line in forms else None
     if not own:
         own.append(_vulns_line(annex))
     if own[0] is None:
