@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 UNUSABLE = 2  # the input cannot be used
@@ -23,3 +24,17 @@ def report(err: AuditError) -> int:
     """Print the one-line message and return the exit status."""
     print(str(err), file=sys.stderr)
     return err.status
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT)  # no space left; a quota reached
+
+
+def disk_full(err: OSError) -> AuditError | None:
+    """A write that failed for want of space, as a refusal naming the file (None:
+    another OSError). Every write goes through a temporary file renamed into place,
+    so nothing half-written is left: the same command resumes once space is freed."""
+    if err.errno not in FULL:
+        return None
+    where = err.filename if err.filename is not None else "-"
+    detail = f"{err.strerror or 'no space left on device'}; free space, run the same command again"
+    return AuditError("disk_full", str(where), detail, UNUSABLE)

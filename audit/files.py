@@ -115,6 +115,8 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
             f.write(raw)
         os.chmod(tmp, 0o644)
         os.replace(tmp, p)
-    except BaseException:
+    except BaseException as err:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.filename is None:
+            err.filename = str(p)  # a failed write names no file; say which
         raise

@@ -23,7 +23,7 @@ import json
 import sys
 from pathlib import Path
 
-from audit.errors import AuditError, report
+from audit.errors import AuditError, disk_full, report
 from audit.files import write_atomic
 from controls.errors import ControlError
 
@@ -71,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     except ControlError as err:
         print(f"error[control]: {err}", file=sys.stderr)
         return 1
+    except OSError as err:
+        full = disk_full(err)
+        if full is None:
+            raise
+        return report(full)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import importlib
 from collections.abc import Mapping
 
-from audit.errors import AuditError, report
+from audit.errors import AuditError, disk_full, report
 
 
 def build(prog: str, description: str, commands: Mapping[str, str]) -> argparse.ArgumentParser:
@@ -33,3 +33,8 @@ def main(argv: list[str] | None, prog: str, description: str, commands: Mapping[
         return args.command_run(args)
     except AuditError as err:
         return report(err)
+    except OSError as err:
+        full = disk_full(err)
+        if full is None:
+            raise
+        return report(full)

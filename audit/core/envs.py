@@ -27,7 +27,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from audit.errors import FAILED, AuditError, report
+from audit.errors import FAILED, AuditError, disk_full, report
 from audit.files import write_atomic
 
 SHOWN = 3  # problems quoted in a message
@@ -150,6 +150,11 @@ def main(argv: list[str] | None = None) -> int:
         return sync(args.project, args.venv, args.group, args.marker)
     except AuditError as e:
         return report(e)
+    except OSError as e:
+        full = disk_full(e)
+        if full is None:
+            raise
+        return report(full)
 
 
 if __name__ == "__main__":

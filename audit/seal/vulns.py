@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 
+from audit.errors import disk_full, report
 from audit.files import write_atomic
 from audit.seal.contract import VULNS_PREFIX
 
@@ -258,7 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per environment")
     a = ap.parse_args(argv)
     doc = audit(a.src, a.pip_audit, not a.disabled, a.timeout)
-    write_atomic(a.out, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    try:
+        write_atomic(a.out, json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    except OSError as err:
+        full = disk_full(err)
+        if full is None:
+            raise
+        return report(full)
     print(f"vulnerability audit: {summary(doc)}")
     return 0
 
