@@ -68,23 +68,21 @@ def duplicate_columns(table: Table) -> None:
             )
 
 
-def unsupported_types(table: Table, names: list[str], null_allowed: set[str]) -> None:
+def unsupported_types(table: Table, names: list[str], labels: set[str]) -> None:
     """unsupported_type for the first of `names` whose type the contract does not read.
 
-    A null-typed column is read (every value null) only where `null_allowed` has it."""
+    A column in `labels` (structural or no_antecedent, not the row id) is never read
+    as values: any type, its cells written empty when the kind is null or other."""
     for name in names:
         kind = table.kinds[name]
-        if kind == OTHER or (kind == NULL_KIND and name not in null_allowed):
-            shown = "another type" if kind == OTHER else "the null type"
-            raise InputError(
-                UNSUPPORTED_TYPE,
-                table.display,
-                f"column '{name}' is of {shown}, which the contract does not read here",
-            )
+        if name in labels or kind not in (OTHER, NULL_KIND):
+            continue
+        shown = "a type outside the contract's kinds" if kind == OTHER else "the null type"
+        raise InputError(UNSUPPORTED_TYPE, table.display, f"column {name!r} has {shown} here")
 
 
 def leaderboard_unsupported(table: Table, prereg: Prereg) -> None:
-    """unsupported_type, leaderboard: every column in file order; null only as a label."""
+    """unsupported_type, leaderboard: every column in file order; a label may be any type."""
     labels = {*prereg.structural, *prereg.no_antecedent} - {prereg.row_id}
     unsupported_types(table, table.names, labels)
 

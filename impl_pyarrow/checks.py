@@ -89,13 +89,13 @@ def unsupported_types(
     """unsupported_type: a leaderboard column (in file order), then an instance column the
     prereg names (in prereg order), of a type the contract does not read in that place.
 
-    The null type (every value null) is read as a label: structural or no_antecedent,
-    not the row id."""
+    A label (structural or no_antecedent, not the row id) is never read as values: any
+    type, its cells written empty when the kind is null or other."""
     labels = {*pr.structural, *pr.no_antecedent} - {pr.row_id}
-    places = [(name, kind, lb_path, name in labels) for name, kind in lb_kinds.items()]
-    places += [(name, in_kinds[name], in_path, False) for name in instance_names(pr)]
-    for name, kind, path, null_ok in places:
-        if kind == "other" or (kind == "null" and not null_ok):
+    places = [(name, kind, lb_path) for name, kind in lb_kinds.items() if name not in labels]
+    places += [(name, in_kinds[name], in_path) for name in instance_names(pr)]
+    for name, kind, path in places:
+        if kind in ("other", "null"):
             what = "the null type" if kind == "null" else "a type outside the contract's kinds"
             raise InputError("unsupported_type", path, f"column {name!r} has {what} here")
 

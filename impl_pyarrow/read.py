@@ -60,8 +60,10 @@ def read_some(pf: pq.ParquetFile, path: str, names: list[str] | None = None) -> 
 def read_all(pf: pq.ParquetFile, path: str) -> pa.Table:
     """The leaderboard (published whole): every column of a type the contract reads.
 
-    A column of another type is refused later (unsupported_type) and not read
-    (a name given twice: every column is read, duplicate_column refuses it)."""
+    A column of another type is not read: it stands as a column of nulls, in its
+    place (a label's cells are written empty; in any other role unsupported_type
+    refuses it later). A name given twice: every column is read, duplicate_column
+    refuses it."""
     kinds_of = kinds(pf)
     names = pf.schema_arrow.names
     wanted = (
@@ -74,6 +76,10 @@ def read_all(pf: pq.ParquetFile, path: str) -> pa.Table:
     if len(set(names)) == len(names):
         check_utf8({n: table.column(n) for n in wanted if kinds_of[n] == "string"}, path)
         table = conform(table, kinds_of)
+        rows = pf.metadata.num_rows
+        for i, n in enumerate(names):
+            if kinds_of[n] == "other":
+                table = table.add_column(i, n, pa.nulls(rows))
     return table
 
 

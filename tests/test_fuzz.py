@@ -350,7 +350,7 @@ writer_options = st.fixed_dictionaries(
 OTHER_TYPES = ["int96", "timestamp", "timestamp_tz", "list", "struct", "binary", "duration",
                "decimal", "null", "date"]  # fmt: skip
 KIND_TYPES = ["int64", "float32", "bool", "string"]
-ROLES = ["no_antecedent", "structural", "unnamed", "instance_key", "mean_source",
+ROLES = ["no_antecedent", "structural", "published", "unnamed", "instance_key", "mean_source",
          "rate_source", "single_value_source"]  # fmt: skip
 # where a string that is not UTF-8 goes: the leaderboard's id or notes, the instance
 # row id, group or single_value source, an instance column no one reads
@@ -383,7 +383,8 @@ def typed_bundles(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         role = draw(st.sampled_from(ROLES))
         typ = draw(st.sampled_from(OTHER_TYPES + KIND_TYPES))
-        size = len(b["board"]["id"]) if role in ("no_antecedent", "structural") else len(b["rows"])
+        on_board = role in ("no_antecedent", "structural", "published")
+        size = len(b["board"]["id"]) if on_board else len(b["rows"])
         ints = draw(st.lists(st.one_of(st.none(), st.integers(-50, 50)), min_size=size,
                              max_size=size))  # fmt: skip
         b["extra"] = {"role": role, "type": typ, "values": [_value(typ, v, size) for v in ints]}
@@ -430,6 +431,9 @@ def write_typed_bundle(b: dict[str, Any], folder: Path, writer: Writer) -> None:
         if role in ("no_antecedent", "structural"):
             lb.append(col)
             doc["columns"][role].append("extra")
+        elif role == "published":  # the measured a_cost's published values replaced
+            at = next(i for i, c in enumerate(lb) if c["name"] == "a_cost")
+            lb[at] = {**col, "name": "a_cost"}
         elif role == "unnamed":
             inst.append(col)
         elif role == "instance_key":
@@ -540,15 +544,23 @@ BY_CONTRACT = [
     ("null", "no_antecedent", [None], ""),  # the null type: every cell empty
     # an Arrow duration is a plain INT64 in the file: an integer here
     ("duration", "no_antecedent", [5], "5"),
-    # other: not read in a leaderboard column
-    ("int96", "no_antecedent", [1_600_000_000_000_000], "error[unsupported_type]"),
-    ("timestamp", "no_antecedent", [1_600_000_000_000_000], "error[unsupported_type]"),
-    ("timestamp_tz", "no_antecedent", [1_600_000_000_000_000], "error[unsupported_type]"),
-    ("date", "no_antecedent", [3], "error[unsupported_type]"),
-    ("decimal", "no_antecedent", [125], "error[unsupported_type]"),
-    ("binary", "no_antecedent", [{"hex": "6869"}], "error[unsupported_type]"),
-    ("list", "no_antecedent", [1], "error[unsupported_type]"),
-    ("struct", "no_antecedent", [1], "error[unsupported_type]"),
+    # other: a label (structural or no_antecedent) is never read: any type, written empty
+    ("int96", "no_antecedent", [1_600_000_000_000_000], ""),
+    ("timestamp", "no_antecedent", [1_600_000_000_000_000], ""),
+    ("timestamp_tz", "no_antecedent", [1_600_000_000_000_000], ""),
+    ("date", "no_antecedent", [3], ""),
+    ("decimal", "no_antecedent", [125], ""),
+    ("binary", "no_antecedent", [{"hex": "6869"}], ""),
+    ("list", "no_antecedent", [1], ""),
+    ("struct", "no_antecedent", [1], ""),
+    # other, or null, as a published measured value (a_cost): not read, unsupported_type
+    ("int96", "published", [1_600_000_000_000_000], "error[unsupported_type]"),
+    ("date", "published", [3], "error[unsupported_type]"),
+    ("decimal", "published", [125], "error[unsupported_type]"),
+    ("binary", "published", [{"hex": "6869"}], "error[unsupported_type]"),
+    ("list", "published", [1], "error[unsupported_type]"),
+    ("struct", "published", [1], "error[unsupported_type]"),
+    ("null", "published", [None], "error[unsupported_type]"),
     # a mean source (a_cost C: alpha rows i0 and i1): integers and FLOAT read as doubles
     ("int64", "mean_source", [3, -1, None, 4], "1.000000"),  # (3 + -1) / 2
     ("float32", "mean_source", [0.25, 0.5, None, 1.0], "0.375000"),  # (0.25 + 0.5) / 2

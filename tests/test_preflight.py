@@ -309,14 +309,26 @@ def _demo(tmp_path: Path) -> tuple[dict, Path]:
     return doc, bundle
 
 
-def test_a_list_column_is_refused_before_the_lock(tmp_path: Path) -> None:
+def test_a_list_column_is_refused_before_the_lock_unless_a_label(tmp_path: Path) -> None:
     doc, bundle = _demo(tmp_path)
     preflight.check_column_types(doc, str(bundle))  # the demo's types: all read
     lb = pl.read_parquet(bundle / "leaderboard.parquet")
     tags = pl.Series("notes", [["a"], [], ["b", "c"], None][: lb.height], dtype=pl.List(pl.String))
     lb.with_columns(tags).write_parquet(bundle / "leaderboard.parquet")
+    # notes is a no_antecedent label in the demo's prereg: never read, any type
+    preflight.check_column_types(doc, str(bundle))
+    doc["columns"]["no_antecedent"].remove("notes")  # undeclared: no longer a label
     err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
     assert err.path == f"{bundle}/leaderboard.parquet" and "column 'notes'" in err.detail
+    doc["columns"]["measured"]["notes"] = {"recipe": "single_value", "source": "model"}
+    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    assert "column 'notes' has a type outside the contract's kinds here" in err.detail
+    doc["columns"]["measured"].pop("notes")
+    doc["columns"]["structural"].append("notes")  # a structural label: accepted
+    preflight.check_column_types(doc, str(bundle))
+    doc["bundle"]["row_id"] = "notes"  # the row id is read, whatever else it is declared
+    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    assert "column 'notes'" in err.detail
 
 
 def test_a_struct_source_is_refused_but_an_unnamed_one_is_not(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 Before these checks (audit/core/preflight.py), each of these ran the lock (lock,
 stamps and ledger events written, the arm locked) and then failed in a later job
-with exit 1: a leaderboard with a list-typed column (the contestants' and a
+with exit 1: a leaderboard with a list-typed column a recipe reads (the contestants' and a
 control's unsupported_type, naming a derived file), and a control whose target
 row is not on the leaderboard (error[control] after both recomputes; the corrected
 prereg was then refused as arm_locked). Now: one line, exit 2, and nothing under
@@ -32,11 +32,13 @@ def test_a_list_column_is_refused_before_any_job(tmp_path: Path, demo_bundle: Pa
     bundle = tmp_path / "bundle"
     shutil.copytree(demo_bundle, bundle)
     lb = pl.read_parquet(bundle / "leaderboard.parquet")
-    logo = pl.Series("notes", [["a.png"]] * lb.height, dtype=pl.List(pl.String))
+    # the measured single_value column `model`, a list: a value a recipe reads (a list
+    # declared structural or no_antecedent is accepted: tests/test_label_any_type.py)
+    logo = pl.Series("model", [["a.png"]] * lb.height, dtype=pl.List(pl.String))
     lb.with_columns(logo).write_parquet(bundle / "leaderboard.parquet")
     p = run_dag(tmp_path, "--config", f"prereg={ROOT / 'prereg' / 'demo.yaml'}", f"bundle={bundle}")
     line = _refused(p, "unsupported_type")
-    assert line.startswith(f"error[unsupported_type]: {bundle}/leaderboard.parquet: column 'notes'")
+    assert line.startswith(f"error[unsupported_type]: {bundle}/leaderboard.parquet: column 'model'")
     assert not (tmp_path / "results" / "demo").exists()
 
 

@@ -594,27 +594,36 @@ def _nested(path: Path) -> dict[str, str]:
 
 
 def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
-    """unsupported_type, before the lock: a leaderboard column (in file order), then an
-    instance column the prereg names (in the contract's order), of a nested type.
+    """unsupported_type, before the lock: a leaderboard column (in file order) that is
+    not a label, then an instance column the prereg names (in the contract's order),
+    of a nested type.
 
-    The contract reads no list, array, struct or object column in any place
-    (docs/contract.md, Types), so both contestants refuse one as unsupported_type
-    after the lock; here it is the same class for the same column, naming the
-    user's bundle file, before anything is written."""
-    b = doc["bundle"]
+    A label (structural or no_antecedent, not the row id) is never read as values,
+    so it may be of any type (docs/contract.md, Types). Anywhere else the contract
+    reads no list, array, struct or object column, and both contestants refuse one
+    as unsupported_type after the lock; here it is the same class and words for the
+    same column, naming the user's bundle file, before anything is written."""
+    b, cols = doc["bundle"], doc["columns"]
+    labels = {*(cols.get("structural") or []), *(cols.get("no_antecedent") or [])}
+    labels.discard(b["row_id"])
     lb, inst = Path(bundle, b["leaderboard"]), Path(bundle, b["instances"])
     places: list[tuple[Path, list[str] | None]] = [(lb, None), (inst, _instance_names(doc))]
     for path, names in places:
         if not path.is_file():
             continue
         nested = _nested(path)
-        for name in names if names is not None else list(nested):
+        for name in names if names is not None else [n for n in nested if n not in labels]:
             if name in nested:
+                label = (
+                    "; a label (structural or no_antecedent) may be any type"
+                    if names is None
+                    else ""
+                )
                 raise AuditError(
                     "unsupported_type",
                     f"{bundle}/{path.name}",
                     f"column {name!r} has a type outside the contract's kinds here"
-                    f" ({nested[name]}: no recipe reads it, in any place; docs/contract.md);"
+                    f" ({nested[name]}; docs/contract.md, Types){label};"
                     " nothing was written",
                 )
 

@@ -1,4 +1,4 @@
-"""Builds the schema_timestamp_label_fail case from the demo bundle."""
+"""Builds the schema_timestamp_label_pass case from the demo bundle."""
 
 from __future__ import annotations
 
