@@ -6,7 +6,8 @@ written empty. The same list or struct column in a role whose values are read is
 unsupported_type: in the contestants, and before the lock in preflight (naming
 the user's bundle file, nothing under results/<arm>/). The bundle is the demo's
 plus a list column `tags` (structural) and a struct column `links`
-(no_antecedent), as a site's leaderboard file ships them.
+(no_antecedent), as a site's leaderboard file ships them, and an instance struct
+column no recipe names.
 """
 
 from __future__ import annotations
@@ -36,6 +37,11 @@ def _with_nested(demo_bundle: Path, folder: Path) -> Path:
         "links"
     )
     lb.with_columns(tags, links).write_parquet(bundle / "leaderboard.parquet")
+    # and an instance column no recipe names, a struct: never read, carried by the
+    # controls' perturbed copies of the instance table
+    inst = pl.read_parquet(bundle / "instances.parquet")
+    detail = pl.struct(pl.col("instance_id").alias("raw"), pl.lit([1, 2]).alias("calls"))
+    inst.with_columns(detail.alias("detail")).write_parquet(bundle / "instances.parquet")
     return bundle
 
 
@@ -143,6 +149,16 @@ def test_list_and_struct_labels_run_to_a_sealed_annex(
     assert (classes["structural"], classes["no_antecedent"]) == (16, 20)
     verdicts = {r["control"]: r["verdict"] for r in read_csv_rows(res / "controls.csv")}
     assert verdicts and set(verdicts.values()) == {"pass"}, verdicts
+    # each control's perturbed bundle carries the nested columns as they were
+    copies = sorted((res / "controls").glob("*/bundle"))
+    assert len(copies) == len(verdicts), copies
+    for copy in copies:
+        lb = pl.read_parquet_schema(copy / "leaderboard.parquet")
+        assert (lb["tags"], lb["links"]) == (
+            pl.List(pl.String),
+            pl.Struct({"url": pl.String, "n": pl.Int64}),
+        )
+        assert "detail" in pl.read_parquet_schema(copy / "instances.parquet")
     head = next(ln for ln in p.stdout.splitlines() if ln.startswith("Annex head")).split("`")[1]
     v = run_audit("verify", res / "annex", "--head", head)
     assert v.code == 0, v.stdout + v.stderr
