@@ -225,3 +225,58 @@ def test_a_file_the_seal_copies_removed_is_built_again(reference, tmp_path: Path
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert (control / "prediction.csv").is_file()
     _assert_sound(work, _head(p), reference[0])
+
+
+def _contestant(work: Path, impl: str, run: str, proc: subprocess.Popen) -> int:
+    """The pid of this test's own contestant process for that run: its program is this
+    repository's environment, its command line names the run folder, its working
+    folder is this test's (other checkouts on the machine run the same programs)."""
+    program = f"{ROOT}/.venvs/impl-{impl}/bin/python"
+    end = time.monotonic() + 600
+    while time.monotonic() < end:
+        assert proc.poll() is None, f"the run ended before {impl} {run} started"
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                cwd = os.readlink(f"/proc/{pid}/cwd")
+            except OSError:
+                continue
+            said = [a.decode(errors="replace") for a in argv]
+            ours = said[0] == program and Path(cwd) == work
+            if ours and f"recompute/{impl}/{run}" in " ".join(said):
+                return int(pid)
+        time.sleep(0.01)
+    raise AssertionError(f"no {impl} {run} process appeared")
+
+
+@pytest.mark.slow
+def test_a_contestant_killed_alone_is_redone_by_the_same_command(reference, tmp_path: Path) -> None:
+    # kill -9 of the contestant itself, Snakemake alive: the job fails, Snakemake
+    # removes its outputs and stops with exit 1; the same command runs that run again.
+    # A kill that lands between a write and its rename also leaves a hidden staging
+    # file in the run folder, which stopped the next run with runs_differ
+    # (tests/test_same_runs.py); one is put there by hand as such a kill leaves it.
+    work = _workdir(tmp_path / "contestant")
+    with (work / "killed.log").open("w") as out:
+        proc = subprocess.Popen(
+            _argv(work), stdout=out, stderr=subprocess.STDOUT, start_new_session=True, cwd=work
+        )
+    try:
+        pid = _contestant(work, "pyarrow", "run2", proc)
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGKILL)
+        proc.wait(timeout=600)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=60)
+    killed = (work / "killed.log").read_text(encoding="utf-8", errors="replace")
+    assert proc.returncode == 1, killed[-3000:]
+    assert "exit status 137" in killed and "error in recompute" in killed, killed[-3000:]
+    run2 = work / RES / "recompute" / "pyarrow" / "run2"
+    run2.mkdir(parents=True, exist_ok=True)
+    (run2 / ".nulls.csv.k1ll3d.tmp").write_bytes(b"draw,value\n")
+    p = _run(work)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert "runs_differ" not in p.stdout + p.stderr
+    _assert_sound(work, _head(p), reference[0])
