@@ -250,8 +250,18 @@ def test_the_demo_terminal(impl_envs, tmp_path: Path) -> None:
     assert len(_lines(again)) <= 40
     assert again.stdout.splitlines()[-len(summary) :] == summary  # the same, from the sealed files
 
-    # Ctrl-C as a terminal sends it: to the whole process group
-    cut = tmp_path / "cut"
+    # Ctrl-C as a terminal sends it: to the whole process group. Twice: mid-run, once
+    # the contestants' runs have started; and inside the lock, as soon as lock.json is
+    # written but before Snakemake has recorded the job as done (the rerun finishes the
+    # lock rather than refusing the arm as locked: preflight.smk, guard_planned).
+    for name, trigger in (
+        ("cut", Path("results/demo/logs/recompute_pandas_run1.log")),
+        ("cut-lock", Path("results/demo/lock/lock.json")),
+    ):
+        _interrupt_and_resume(tmp_path / name, trigger, work)
+
+
+def _interrupt_and_resume(cut: Path, trigger: Path, reference: Path) -> None:
     _config(cut)
     proc = subprocess.Popen(
         _demo_argv(cut),
@@ -262,11 +272,10 @@ def test_the_demo_terminal(impl_envs, tmp_path: Path) -> None:
         start_new_session=True,
     )
     try:
-        # mid-run: the contestants' runs have started (the lock is done by then)
-        started = cut / "results" / "demo" / "logs" / "recompute_pandas_run1.log"
+        started = cut / trigger
         deadline = time.monotonic() + 600
         while not started.is_file() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.1)
+            time.sleep(0.01)
         assert proc.poll() is None, "the run ended before the interrupt: not a test"
         os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=300)
@@ -284,5 +293,5 @@ def test_the_demo_terminal(impl_envs, tmp_path: Path) -> None:
         _demo_argv(cut), check=False, capture_output=True, text=True, timeout=900, cwd=cut
     )
     assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
-    cmp = run_audit("compare-annex", work / "results/demo/annex", cut / "results/demo/annex")
+    cmp = run_audit("compare-annex", reference / "results/demo/annex", cut / "results/demo/annex")
     assert cmp.code == 0 and "verdict: every non-volatile file identical" in cmp.stdout, cmp.stdout

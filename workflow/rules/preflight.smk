@@ -104,11 +104,19 @@ def guard_planned():
     if workflow.remote_exec or workflow.subprocess_exec:
         return
     dag = workflow.dag
+    settings = workflow.dag_settings
     jobs = []
     for j in dag.needrun_jobs():
         why = dag.reason(j)
         updated = tuple(sorted(map(str, why.updated_input - why.updated_input_run)))
-        jobs.append(Planned(j.rule.name, tuple(map(str, j.output)), frozenset(why.get_names()), updated))
+        names = set(why.get_names())
+        # With --rerun-incomplete (the profile), Snakemake forces the outputs its
+        # incomplete markers name: a job a killed or interrupted run left is "forced",
+        # not "incomplete output files", when no --forcerun/--forceall/-F asked for it.
+        asked = settings.forceall or settings.forcetargets or j.rule in dag.forcerules
+        if "forced" in names and not asked:
+            names = (names - {"forced"}) | {preflight.INCOMPLETE}
+        jobs.append(Planned(j.rule.name, tuple(map(str, j.output)), frozenset(names), updated))
     guard(check_planned, RES, ARM, LOCKED, sealed_head(RES), jobs)
 
 
