@@ -185,7 +185,8 @@ def test_pip_install_then_audit_outside_the_repository(
     done = _sh([cmd, "audit", "--bundle", "bundle", "--prereg", "demo.yaml"], work, env, 1800)
     assert done.returncode == 0, done.stderr[-3000:]
     res = work / "results" / "demo"
-    head = re.findall(r"annex head: ([0-9a-f]{64})", done.stdout + done.stderr)[-1]
+    # the head as the run's summary prints it last ("Annex head (...): `<hex>`")
+    head = re.findall(r"Annex head \(.*\): `([0-9a-f]{64})`", done.stdout)[-1]
     verified = _sh([cmd, "verify", str(res / "annex"), "--head", head], work, env)
     assert verified.returncode == 0, verified.stderr
     # The installed run's contestant output, byte for byte what the clone's own

@@ -131,19 +131,26 @@ def _verdicts(
 
 def _missed(res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]) -> list[list[str]]:
     by_cell: dict[tuple[str, str], list[dict[str, str]]] = {}
+    any_kind: dict[tuple[str, str], dict[str, str]] = {}
     for r in _csv(res / "recompute" / "pandas" / "run1" / "cells.csv"):
+        any_kind.setdefault((r["row_id"], r["column"]), r)
         if r.get("kind", "measured") == "measured":
             by_cell.setdefault((r["row_id"], r["column"]), []).append(r)
+    measured = _measured(doc, trials)
     out = []
     for c in cells:
         if c["class"] not in MISSED:
             continue
-        rows = by_cell.get((c["row_id"], c["column"]), [])
+        key = (c["row_id"], c["column"])
+        rows = by_cell.get(key, [])
         near = nearest(rows)
-        published = rows[0]["published"] if rows else ""
-        places = numbers.places_for(
-            tolerance_of(doc, trials, c["row_id"], c["column"]), None, published
+        # an infeasible no_antecedent cell has no measured rows: its published value as
+        # written, at its own places (no tolerance: nothing was recomputed)
+        published = (rows[0] if rows else any_kind.get(key, {})).get("published", "")
+        tolerance = (
+            tolerance_of(doc, trials, c["row_id"], c["column"]) if c["column"] in measured else None
         )
+        places = numbers.places_for(tolerance, None, published)
         out.append(
             [
                 c["row_id"],
