@@ -46,7 +46,9 @@ def test_demo_dag_end_to_end(demo_run, monkeypatch: pytest.MonkeyPatch) -> None:
         "divergent": 3,
         "no_data": 2,
     }
-    assert "56 cells = 4 rows x 14 columns" in stdout  # printed at the end of the run
+    # printed at the end of the run: the findings first (3 divergent cells, counted above)
+    assert "secondseat, arm demo: findings" in stdout
+    assert "3 published cell(s) diverge under every declared policy" in stdout
     agreement = json.loads((res / "agreement.json").read_text())
     assert agreement["disagreements"] == 0 and agreement["all_byte_identical"]
     for impl in ("pandas", "pyarrow"):

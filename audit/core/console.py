@@ -45,6 +45,14 @@ def _note_interrupt(record: logging.LogRecord) -> bool:
     return True
 
 
+def export_job_output(verbose: bool) -> None:
+    """Where a job's own output goes besides its log, for every job this run starts:
+    the terminal with ``verbose``, else nowhere. The rules' commands read it from the
+    environment (``SECONDSEAT_JOB_OUTPUT``, /dev/null where a job has none), so they are
+    the same words in either mode and switching modes reruns nothing."""
+    os.environ["SECONDSEAT_JOB_OUTPUT"] = "/dev/stdout" if verbose else os.devnull
+
+
 def verbose_env() -> bool:
     return os.environ.get(VERBOSE_ENV, "") not in ("", "0")
 

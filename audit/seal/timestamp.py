@@ -375,3 +375,13 @@ def check_annex(annex: Path, entries: list[dict], trusted_pem: str | None) -> Fi
     if certs is None and (lock or seal):
         summary += " (imprints checked; signatures not checked: pass --tsa-cert)"
     return Finding(problems, summary)
+
+
+def check_before_run(url: str, cert: str, optional: bool, stamp: str, prereg_blake3: str) -> None:
+    """Before any job of a run that names a TSA: the trusted certificates read; while the
+    lock is still to be stamped and the stamp is not optional, the TSA answers with a token
+    that verifies (it stamps the prereg's blake3). Else AuditError (tsa_unavailable or
+    bad_config), which the workflow prints as one line, exit 2."""
+    load_trusted(cert, "bad_config")
+    if not optional and not Path(stamp).is_file():
+        probe(url, cert, prereg_blake3)

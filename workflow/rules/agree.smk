@@ -20,4 +20,4 @@ rule agree:
     shell:
         "PYTHONPATH={params.src:q} python -m audit agree --prereg {input.prereg:q}"
         " --a {params.a:q} --b {params.b:q}"
-        " --names pandas pyarrow --out-json {output.json:q} --out-md {output.md:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --names pandas pyarrow --out-json {output.json:q} --out-md {output.md:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

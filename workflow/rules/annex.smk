@@ -45,4 +45,4 @@ rule annex:
     shell:
         "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q}"
         " --events {input.events:q} --ledger-out {output.ledger:q} --out {output.annex:q}"
-        " --key={params.key:q} --src {params.src:q} {params.tsa:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --key={params.key:q} --src {params.src:q} {params.tsa:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

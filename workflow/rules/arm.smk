@@ -7,6 +7,8 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
+from audit.core.console import export_job_output
+
 
 include: "preflight.smk"
 
@@ -41,8 +43,11 @@ KIND, _PREREG = prereg_kind(PREREG)
 CONTROLS = sorted(_PREREG.get("controls") or {})  # the arm's controls (controls.smk)
 # What a job prints goes to its log (tee) and, only with SECONDSEAT_VERBOSE=1 or
 # --verbose, to the terminal too; the terminal otherwise shows one line per stage and
-# the summary (audit/core/console.py, the logger plugin profiles/default names).
-TO_TERMINAL = "" if terminal_verbose() else " >/dev/null"
+# the summary (audit/core/console.py, the logger plugin profiles/default names). The
+# rules name it through the environment (a job that has none writes to /dev/null), so
+# their commands and params are the same words in either mode: switching modes
+# reruns nothing.
+export_job_output(terminal_verbose())
 
 
 def impl_python(impl):

@@ -32,4 +32,4 @@ rule record_outputs:
         f"{RES}/logs/record_outputs.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit record {input.outputs:q}"
-        " --events {output:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --events {output:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

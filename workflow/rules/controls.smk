@@ -33,7 +33,7 @@ if CONTROLS:
             f"{RES}/logs/controls_predict.log",
         shell:
             "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q}"
-            " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+            " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
     rule controls_perturb:
         priority: CONTROLS_FIRST
@@ -59,7 +59,7 @@ if CONTROLS:
         shell:
             "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q}"
             " {params.source:q} {params.controls:q} --controls {params.folder:q}"
-            " --events {params.events:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+            " --events {params.events:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
     # One process of each contestant recomputes every perturbed bundle (its own
     # environment, as the recompute), without the null.
@@ -92,7 +92,7 @@ if CONTROLS:
             f"{RES}/logs/controls_recompute_{{impl}}.log",
         shell:
             "PYTHONPATH={params.src:q} {params.python:q} {params.command:q} --prereg {input.prereg:q}"
-            " {params.pairs:q} --no-draws 2>&1 | tee {log:q}{TO_TERMINAL}"
+            " {params.pairs:q} --no-draws 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
 
 rule controls_check:
@@ -128,4 +128,4 @@ rule controls_check:
     shell:
         "PYTHONPATH={params.src:q} python -m controls check --prereg {input.prereg:q}"
         " {params.controls:q} --controls {params.folder:q} {params.before:q}"
-        " --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -33,4 +33,4 @@ if HF_URI:
         shell:
             "PYTHONPATH={params.src:q} python -m audit fetch-hf {params.uri:q}"
             " --files {params.files:q} --optional {params.optional:q}"
-            " --out {params.out:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+            " --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -22,4 +22,4 @@ rule lock:
     shell:
         "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q}"
         " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
-        " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

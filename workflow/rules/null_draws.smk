@@ -24,7 +24,7 @@ if not DRAWS_IN_RECOMPUTE:
         shell:
             "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} null-draws"
             " --prereg {input.prereg:q} --table {input.table:q} --draws {params.draws:q}"
-            " --out {output:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+            " --out {output:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
     rule null_merge:
         input:
@@ -47,4 +47,4 @@ if not DRAWS_IN_RECOMPUTE:
         shell:
             "PYTHONPATH={params.src:q} {params.python:q} {params.module:q} null-merge"
             " --prereg {input.prereg:q} --table {input.table:q} --out {params.out:q}"
-            " {input.parts:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+            " {input.parts:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

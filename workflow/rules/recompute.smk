@@ -31,4 +31,4 @@ rule recompute:
     shell:
         "PYTHONPATH={params.src:q} {params.python:q} {params.command:q} --prereg {input.prereg:q}"
         " --bundle {params.bundle:q} --lock {input.files:q} --out {params.out:q} {params.no_draws:q}"
-        " 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

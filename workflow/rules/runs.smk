@@ -31,4 +31,4 @@ rule same_runs:
         f"{RES}/logs/same_runs_{{impl}}.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit same-runs {params.runs:q} --out {output:q}"
-        " 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -20,7 +20,7 @@ rule self_test:
         f"{RES}/logs/self_test.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit self-test --bundles {params.bundles:q}"
-        " --shared {params.shared:q} --out {params.out:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --shared {params.shared:q} --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
 
 if _PREREG.get("self_test"):

@@ -15,24 +15,12 @@ SEAL_TSA = (
 )
 
 
-def check_tsa():
-    """Before any job: the trusted certificates read; while the lock is still to be
-    stamped and the stamp is not optional, the TSA answers with a token that verifies
-    (it stamps the prereg's blake3). Else one line, tsa_unavailable, exit 2."""
-    from audit.errors import AuditError
-    from audit.seal import timestamp
-
-    try:
-        timestamp.load_trusted(TSA_CERT, "bad_config")
-        if not TSA_OPTIONAL and not Path(LOCK_STAMP[0]).is_file():
-            timestamp.probe(TSA_URL, TSA_CERT, PREREG_BLAKE3)
-    except AuditError as e:
-        refuse(e.kind, e.path, e.detail)
-
-
 if TSA_URL:
 
-    check_tsa()
+    # Before any job (audit/seal/timestamp.py check_before_run): one line, exit 2.
+    from audit.seal.timestamp import check_before_run as timestamp_check_before_run
+
+    guard(timestamp_check_before_run, TSA_URL, TSA_CERT, TSA_OPTIONAL, LOCK_STAMP[0], PREREG_BLAKE3)
 
     rule timestamp_lock:
         input:

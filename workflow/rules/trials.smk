@@ -22,4 +22,4 @@ rule adapt_trials:
         f"{RES}/logs/adapt_trials.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit adapt-trials --jobs {input.jobs:q}"
-        " --format {params.fmt:q} {params.tb:q} --out {params.out:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --format {params.fmt:q} {params.tb:q} --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

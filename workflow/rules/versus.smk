@@ -17,4 +17,4 @@ rule versus:
         f"{RES}/logs/versus.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit versus --parent-annex {params.parent:q}"
-        " --res {params.res:q} --out-csv {output.csv:q} --out-json {output.json:q} 2>&1 | tee {log:q}{TO_TERMINAL}"
+        " --res {params.res:q} --out-csv {output.csv:q} --out-json {output.json:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
