@@ -191,9 +191,10 @@ def test_markdown_from_the_template() -> None:
     ]
     assert md.index("- Publication: whatever it is") < md.index("Intro with")
     # a pipe inside a cell is escaped, or it would split the cell in two
-    assert "| row | value | note |" in lines
+    # headers are shown by their labels (audit/report/labels.py), the raw keys in the glossary
+    assert "| Row | Value | Note |" in lines
     assert "| model\\|condition | 1.5 | <b> |" in lines
-    assert "Empty in every row, so left out: empty." in lines
+    assert "Empty in every row, so left out: Empty." in lines  # by its label
     assert "![a plot](plot.svg)" in lines
     # the limits close the report
     assert lines[-4:] == [
@@ -234,8 +235,9 @@ def test_every_plot_labels_both_axes_even_with_nothing_to_draw() -> None:
         (plots.controls_scatter([]), "predicted change", "measured change"),
         (plots.task_rewards({"e": [0.0, 1.0]}, "E"), "mean reward of a task", "entry"),
         (plots.task_rewards({}, "E"), "mean reward of a task", "entry"),
-        (plots.intervals([band], "leaderboard row [policy]", "t"), "score (points)", "row"),
-        (plots.intervals([], "entry [policy]", "t"), "score (points)", "entry"),
+        # the x axis names the unit actually plotted
+        (plots.intervals([band], "leaderboard row [policy]", "t", "points"), "points; bars", "row"),
+        (plots.intervals([], "entry [policy]", "t", "fraction"), "fraction; bars", "entry"),
         (plots.settings_census(settings), "trials", "setting"),
         (plots.settings_census([]), "trials", "setting"),
     ]
