@@ -197,7 +197,7 @@ def test_markdown_from_the_template() -> None:
     assert "Empty in every row, so left out: Empty." in lines  # by its label
     assert "![a plot](plot.svg)" in lines
     # the limits close the report
-    assert lines[-4:] == [
+    assert md.rstrip("\n").splitlines()[-4:] == [
         "## What this does not show",
         "",
         "- First limit, `1/(200+1)`.",
