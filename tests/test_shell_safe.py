@@ -70,8 +70,10 @@ def test_a_command_in_any_config_value_runs_nothing(key: str, tmp_path: Path) ->
     line = _one_error_line(p)
     # a value that cannot be a path of its kind is bad_config; a path that is
     # simply not there is missing_file (the hostile folder does not exist here)
-    # (seat_key is a key file's path, read by the seal: the prereg's absence comes first)
-    want = "missing_file" if key in ("bundle", "prereg", "annex", "seat_key") else "bad_config"
+    # (seat_key is a key file's path, read by the seal, and tsa_cert a PEM file's path, read
+    # only beside a tsa_url: for both the prereg's absence comes first)
+    paths = ("bundle", "prereg", "annex", "seat_key", "tsa_cert")
+    want = "missing_file" if key in paths else "bad_config"
     assert line.startswith(f"error[{want}]"), line
     assert _created(tmp_path) == []
     assert not (work / "results").exists()

@@ -133,7 +133,10 @@ def test_the_demo_audit_runs_on_slurm_as_it_runs_locally(
     local = tmp_path / "local"
     p = audit(SNAKEMAKE, local, tmp_path / "pycache", "--cores", "2")
     assert p.returncode == 0, p.stderr[-3000:]
-    planned = jobs_in(p.stdout + p.stderr)
+    # Snakemake's job blocks, from the run's log file (the terminal shows stages only)
+    log = re.findall(r"Complete log\(s\): (\S+)", p.stdout + p.stderr)
+    assert log, (p.stdout + p.stderr)[-3000:]
+    planned = jobs_in(Path(log[-1]).read_text(errors="replace"))
     # the whole demo DAG but `all`: the demo bundle, the lock, two environments, the
     # advisories, four recomputes, two same-runs, the agreement, the census, the
     # record of outputs, the five controls jobs, the report and the annex
