@@ -558,7 +558,15 @@ def second_seat(annex: str, head: str | None, source: str) -> tuple[str, str, st
 # can read, and the rows the controls name. Each was found only by a job after
 # the lock, leaving a locked, half-written arm.
 
-NESTED = ("List", "Array", "Struct", "Object")  # polars' names of types the contract never reads
+NESTED = ("List", "Array", "Struct", "Object", "Map")  # polars' names of nested types
+# Polars' names of the other types the contract never reads outside a label
+# (docs/contract.md, Types: kind other): dates, times, timestamps, DECIMAL, FLOAT16, and
+# BYTE_ARRAY without a string annotation (binary; a FIXED_LEN_BYTE_ARRAY reads as it).
+# Not here: Duration (an Arrow duration is a plain INT64 in the file: an integer) and
+# Categorical / Enum (a dictionary-encoded STRING in the file: a string); the
+# contestants decide those from the file's own schema.
+SCALAR_OTHER = ("Date", "Datetime", "Time", "Decimal", "Float16", "Binary")
+NULL_TYPE = "Null"  # the null logical type: every value null (kind null)
 
 
 def _instance_names(doc: Mapping[str, Any]) -> list[str]:
@@ -575,34 +583,46 @@ def _instance_names(doc: Mapping[str, Any]) -> list[str]:
             names.append(column)
     for m in doc["columns"]["measured"].values():  # a declared universe's id column
         declared = m.get("denominator")
-        if isinstance(declared, dict) and "universe" in declared:
-            names.append(declared["universe"]["column"])
+        if isinstance(declared, dict) and isinstance(declared.get("universe"), dict):
+            column = declared["universe"].get("column")
+            if column:
+                names.append(column)
     return list(dict.fromkeys(str(n) for n in names))
 
 
-def _nested(path: Path) -> dict[str, str]:
-    """Each top-level column of a parquet file whose type is nested (a list, array, struct
-    or object), with the type as polars names it; read from the footer alone. A file
-    that cannot be read is left to the lock, which refuses it with its own class."""
+def _unread(path: Path) -> dict[str, str]:
+    """Each top-level column of a parquet file of a type the contract reads nowhere but
+    in a label (nested, another type of kind other, or the null type), with the type as
+    polars names it; read from the footer alone. A file that cannot be read is left to
+    the lock, which refuses it with its own class."""
     import polars as pl
 
     try:
         schema = pl.read_parquet_schema(path)
     except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
         return {}
-    return {name: str(t) for name, t in schema.items() if type(t).__name__ in NESTED}
+    unread = (*NESTED, *SCALAR_OTHER, NULL_TYPE)
+    return {name: str(t) for name, t in schema.items() if type(t).__name__ in unread}
+
+
+def _words(name: str, dtype: str) -> str:
+    """The contestants' words for the column (docs/contract.md, Types)."""
+    if dtype == NULL_TYPE:
+        return f"column {name!r} has the null type here"
+    return f"column {name!r} has a type outside the contract's kinds here"
 
 
 def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
     """unsupported_type, before the lock: a leaderboard column (in file order) that is
     not a label, then an instance column the prereg names (in the contract's order),
-    of a nested type.
+    of a type the contract does not read there: nested (list, array, struct, map), a
+    date, time, timestamp, decimal, half float or binary, or the null type.
 
     A label (structural or no_antecedent, not the row id) is never read as values,
-    so it may be of any type (docs/contract.md, Types). Anywhere else the contract
-    reads no list, array, struct or object column, and both contestants refuse one
-    as unsupported_type after the lock; here it is the same class and words for the
-    same column, naming the user's bundle file, before anything is written."""
+    so it may be of any type (docs/contract.md, Types). Anywhere else both contestants
+    refuse such a column as unsupported_type after the lock; here it is the same class
+    and words for the same column, naming the user's bundle file, before anything is
+    written."""
     b, cols = doc["bundle"], doc["columns"]
     labels = {*(cols.get("structural") or []), *(cols.get("no_antecedent") or [])}
     labels.discard(b["row_id"])
@@ -611,9 +631,9 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
     for path, names in places:
         if not path.is_file():
             continue
-        nested = _nested(path)
-        for name in names if names is not None else [n for n in nested if n not in labels]:
-            if name in nested:
+        unread = _unread(path)
+        for name in names if names is not None else [n for n in unread if n not in labels]:
+            if name in unread:
                 label = (
                     "; a label (structural or no_antecedent) may be any type"
                     if names is None
@@ -622,9 +642,8 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
                 raise AuditError(
                     "unsupported_type",
                     f"{bundle}/{path.name}",
-                    f"column {name!r} has a type outside the contract's kinds here"
-                    f" ({nested[name]}; docs/contract.md, Types){label};"
-                    " nothing was written",
+                    f"{_words(name, unread[name])} ({unread[name]}; docs/contract.md, Types)"
+                    f"{label}; nothing was written",
                 )
 
 
