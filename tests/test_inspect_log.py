@@ -190,7 +190,7 @@ def test_a_batch_lists_and_skips_a_file_that_is_not_a_log(tmp_path: Path, logs: 
 def test_a_log_whose_header_inflates_past_the_bound_is_refused(tmp_path: Path, logs: Path) -> None:
     """The .eval log of X with its header padded by 50 MB of spaces (still valid JSON, so
     inspect_ai would read it): deflated, the member is about 50 KB, a ratio near 1000,
-    past the bound of 100 (audit/bundles/inspect_log.py). Refused before it is read."""
+    past the bound of 100 (audit/adapters/inspect_log.py). Refused before it is read."""
     import zipfile
 
     import zipfile_zstd  # noqa: F401 - inspect_ai writes zstd members; this teaches zipfile them

@@ -194,7 +194,7 @@ def test_an_unknown_board_names_the_boards_there_are(tmp_path: Path) -> None:
 def test_a_file_over_the_limit_is_refused_before_it_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from audit.bundles import swebench_site
+    from audit.adapters import swebench_site
     from audit.errors import AuditError
 
     src = _write(tmp_path / "l.json", {"leaderboards": [{"name": "b", "results": [_row("a")]}]})

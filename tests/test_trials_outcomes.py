@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from scipy import stats as sps
 
+from audit.adapters.harbor import adapt
 from audit.trials import stats
-from audit.trials.adapter import adapt
 from audit.trials.compare_runs import compare
 from audit.trials.metrics import metrics
 from audit.trials.verifiers import broken_reason

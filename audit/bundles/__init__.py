@@ -1,2 +1,2 @@
-"""Bundles coming in: the content digest, the demo and synthetic bundles, Hugging Face,
-the intake adapters and the publisher's own digest."""
+"""Bundles coming in: the content digest, the demo and synthetic bundles, Hugging Face
+and the publisher's own digest. The adapters of other formats are in audit.adapters."""

@@ -19,7 +19,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.bundles.eee import adapt_to, summary_lines
+    from audit.adapters.eee import adapt_to, summary_lines
 
     doc = adapt_to(args.aggregates, args.out, args.all_or_nothing)
     print("\n".join(summary_lines(doc)))

@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.bundles import swebench_report as swe
+    from audit.adapters import swebench_report as swe
 
     policies = swe.parse_policies(args.denominators)
     _, doc = swe.adapt_to(args.reports, args.out, policies, args.benchmark, args.all_or_nothing)

@@ -20,7 +20,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.bundles import swebench_site
+    from audit.adapters import swebench_site
 
     record = swebench_site.adapt_to(args.file, args.out, args.board)
     print("\n".join(swebench_site.summary_lines(record)))

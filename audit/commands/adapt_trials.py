@@ -23,8 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from audit.adapters.harbor import adapt_to, summary_lines
     from audit.errors import AuditError
-    from audit.trials.adapter import adapt_to, summary_lines
 
     jobs = args.jobs or args.jobs_dir
     if jobs is None:

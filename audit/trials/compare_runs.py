@@ -10,10 +10,10 @@ from typing import Any
 
 import polars as pl
 
+from audit.adapters.harbor import SETTING_NAMES, adapt, canonical_json
 from audit.errors import AuditError
 from audit.files import write_atomic
 from audit.trials import outcomes, stats
-from audit.trials.adapter import SETTING_NAMES, adapt, canonical_json
 
 F6 = stats.fmt_fraction
 

@@ -11,10 +11,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from audit.adapters.harbor import canonical_json
 from audit.errors import AuditError
 from audit.files import write_atomic
 from audit.trials import outcomes, stats
-from audit.trials.adapter import canonical_json
 from audit.trials.compare_runs import _values, load_arm
 
 F6 = stats.fmt_fraction

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.adapters.harbor import SETTING_NAMES
+from audit.adapters.terminal_bench import TB_SETTING_NAMES
 from audit.errors import AuditError
 from audit.files import write_atomic
-from audit.trials.adapter import SETTING_NAMES
-from audit.trials.adapter_tb import TB_SETTING_NAMES
 
 
 def _csv(header: list[str], rows: list[list[object]]) -> str:

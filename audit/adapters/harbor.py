@@ -428,7 +428,7 @@ def _adapt_table(jobs: str) -> tuple[pl.DataFrame, dict[str, Any]]:
 def _adapt_tb(
     jobs: str, duplicates: str | None, min_tries: int | None
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
-    from audit.trials import adapter_tb
+    from audit.adapters import terminal_bench as adapter_tb
 
     if duplicates is None or min_tries is None:
         raise AuditError(
@@ -555,7 +555,7 @@ def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
             for run, info in doc["runs"].items()
         ]
     if doc["format"] != FORMAT:
-        from audit.trials.adapter_tb import summary_lines as tb_lines
+        from audit.adapters.terminal_bench import summary_lines as tb_lines
 
         return tb_lines(table, doc)
     lines = []

@@ -39,10 +39,10 @@ from typing import Any
 
 import polars as pl
 
-from audit.bundles import intake_out
+from audit.adapters import intake_out
+from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import file_blake3
-from audit.trials.adapter import SCHEMA as TRIAL_SCHEMA
 
 # Bounds on what a log may make the reader hold (docs/intake.md): an .eval log is a zip
 # whose members inspect_ai inflates whole, a .json log is read whole.

@@ -11,9 +11,9 @@ from typing import Any
 
 import polars as pl
 
+from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import write_atomic
-from audit.trials.adapter import SCHEMA as TRIAL_SCHEMA
 from audit.trials.compare_items import ITEM_SCHEMA
 
 # A record that cannot be read at all (no such file, not the format's bytes, its

@@ -2,7 +2,7 @@
 Terminal-Bench submissions (each one or more ``tb run`` outputs) -> the trial
 table of section 2 plus the columns ``tb_run``, ``attempt`` and ``failure_mode``.
 
-Referee side, one implementation. Registered in ``audit.trials.adapter`` under the
+Referee side, one implementation. Registered in ``audit.adapters.harbor`` under the
 format name ``tb-run-v1``. Nothing is written unless every file was read.
 """
 
@@ -73,7 +73,7 @@ def _is_run_doc(doc: Any) -> bool:
 
 
 def _path_get(doc: Any, path: str) -> Any:
-    from audit.trials.adapter import ABSENT, _get
+    from audit.adapters.harbor import ABSENT, _get
 
     return _get(doc, path.split(".")) if doc is not None else ABSENT
 
@@ -143,7 +143,7 @@ def _trial(rd: Any, where: str, t: Any) -> dict[str, Any]:
 
 
 def _row(entry: str, run: _Run, folder: str, tr: dict[str, Any], settings: dict[str, Any]):
-    from audit.trials.adapter import SETTING_NAMES, canonical_time
+    from audit.adapters.harbor import SETTING_NAMES, canonical_time
 
     t = tr["raw"]
     started, finished = t.get("trial_started_at"), t.get("trial_ended_at")
@@ -187,7 +187,7 @@ def _row(entry: str, run: _Run, folder: str, tr: dict[str, Any], settings: dict[
 
 
 def _run_settings(rd: Any, run: _Run, doc: dict[str, Any]) -> dict[str, Any]:
-    from audit.trials.adapter import ABSENT, encode_setting
+    from audit.adapters.harbor import ABSENT, encode_setting
 
     files: dict[str, Any] = {}
     if run.folder is not None:
@@ -397,7 +397,7 @@ def adapt_tb(
 
 def skipped_files(jobs: str, read: set[str], doc: dict[str, Any]) -> list[dict[str, str]]:
     """Every regular file under ``jobs`` the adapter did not read, with the reason."""
-    from audit.trials.adapter import unread_files
+    from audit.adapters.harbor import unread_files
 
     dup_dirs = sorted(
         info["run_file"].rsplit("/", 1)[0]
@@ -452,7 +452,7 @@ def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
 
 
 def schema() -> dict[str, Any]:
-    from audit.trials.adapter import SCHEMA
+    from audit.adapters.harbor import SCHEMA
 
     return {
         **SCHEMA,

@@ -205,7 +205,7 @@ def adapt(
     benchmark: str = "swe-bench",
     all_or_nothing: bool = False,
 ) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
-    from audit.bundles.intake_out import batch
+    from audit.adapters.intake_out import batch
 
     rows: list[dict[str, Any]] = []
     claims: list[dict[str, Any]] = []
@@ -296,6 +296,6 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
             f"{p} {r['resolved']}/{r['denominator']}" for p, r in e["policies"].items()
         )
         lines.append(f"  {entry}: resolved {rates}")
-    from audit.bundles.intake_out import skipped_lines
+    from audit.adapters.intake_out import skipped_lines
 
     return lines + skipped_lines(doc["skipped"])

@@ -42,10 +42,10 @@ from typing import Any
 
 import polars as pl
 
-from audit.bundles import intake_out
+from audit.adapters import intake_out
+from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import file_blake3
-from audit.trials.adapter import SCHEMA as TRIAL_SCHEMA
 
 REQUIRED = (
     "schema_version",
