@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -146,7 +147,9 @@ def test_hand_example(tmp_path: Path) -> None:
         "q,2,0.500000,1,2,0.000000,0,0.500000",
         "r,2,0.000000,0,2,0.500000,1,-0.500000",
     ]
-    assert "sign-flip test over tasks (exact): 6/8, p 0.750000" in res.stdout
+    assert (
+        "(exact): 6 of 8 sign patterns at least as far from 0 as observed; p 0.750000" in res.stdout
+    )
 
 
 def test_refusal_and_under_study(tmp_path: Path) -> None:
@@ -216,3 +219,74 @@ def test_real_sample(tmp_path: Path) -> None:
     assert (k1["a_pass_at_k"], k1["b_pass_at_k"]) == ("0.320000", "0.320000")
     assert (k5["a_pass_at_k"], k5["b_pass_at_k"]) == ("0.600000", "0.600000")
     assert (k5["a_pass_pow_k"], k5["b_pass_pow_k"]) == ("0.200000", "0.000000")
+    # the two counts that read as one before: no_skills passes 8 of its 30 trials (its sixth
+    # task, spring-boot-jakarta-migration, has no skills run), and 8 of the 25 on the 5 tasks
+    # both runs attempted (sample: 5 tries per task)
+    text = (tmp_path / "compare.txt").read_text(encoding="utf-8").splitlines()
+    rows = [re.split(r"\s{2,}", ln.strip()) for ln in text]
+    assert ["outcome class", "A (skills)", "B (no_skills)"] in rows
+    assert ["passed", "8 of 25", "8 of 30"] in rows
+    assert any(ln.startswith("  B (no_skills): 8 of 25 pass (descriptive);") for ln in text)
+    assert "attempted trials counted on the 5 paired tasks: A 25, B 25" in text
+
+
+def test_hand_example_text_says_what_each_count_counts(tmp_path: Path) -> None:
+    """compare.txt of section 15.3's example, line by line worked by hand: every count says
+    what it counts and out of what. A: p [1, 1], q [1, 0], r [0, 0]; B: p [0, 0], q [0, 0],
+    r [1, 0]; every trial scored."""
+    a, b = _hand_runs(tmp_path)
+    res = run_audit("compare-runs", a, b, *FLAGS)
+    assert res.code == 0, res.stderr
+    lines = [ln.rstrip() for ln in res.stdout.splitlines()]
+    want = [
+        "paired tasks (a value in both A and B): 3; only in A: -; only in B: -; "
+        "no value in either: -; left out (broken verifier, both sides): -",
+        # 2 trials on each of p, q, r
+        "attempted trials counted on the 3 paired tasks: A 6, B 6",
+        # over every trial of the run: A passes p's two and q's first; B passes r's first
+        "  outcome class          A (A)   B (B)",
+        "  passed                3 of 6  1 of 6",
+        "  failed                3 of 6  5 of 6",
+        "  infrastructure error  0 of 6  0 of 6",
+        # per task: A mean, B mean, A - B
+        "  p     1.000000  0.000000   1.000000",
+        "  r     0.000000  0.500000  -0.500000",
+        # d = (1, 1/2, -1/2): |sum| = 1; of the 8 sign patterns, sums 2, 1, 1, 0 and their
+        # negatives: six reach |s| >= 1; p = 6/8, smallest 2/8
+        "sign-flip test over the 3 paired tasks (exact): 6 of 8 sign patterns at least as far "
+        "from 0 as observed; p 0.750000 (smallest possible p 0.250000)",
+        "within-task permutation test on the 3 paired tasks (exact): 126 of 216 relabellings "
+        "at least as far from 0 as observed; p 0.583333",
+        "trials that pass (reward 1) among the attempted trials counted on the 3 paired tasks:",
+        "  A (A): 3 of 6 pass (descriptive); Wilson 95% [0.187616, 0.812384], "
+        "exact (Clopper-Pearson) 95% [0.118117, 0.881883]",
+        # pbar = 1/3: (1.959964 * 2/3 + 0.841621 * sqrt(1/4 + 5/36)) / (1/3) = 5.4945,
+        # squared 30.19, up: 31
+        "power: to tell a pass rate of 0.500000 from 0.166667 (two-sided two-proportion test, "
+        "alpha 0.05, power 0.8) takes 31 trials per arm; this comparison counts A 6 and B 6",
+        # 2 / 2^n <= 0.05 first at n = 6 (2/64)
+        "the sign-flip test over tasks can reach p <= 0.05 only with at least 6 paired tasks "
+        "(smallest p = 2/2^n); this comparison has 3",
+        # pass@2: A p 1, q 1, r 0 -> 2/3; B r 1 -> 1/3. pass^2: A p only -> 1/3; B none
+        "k = 2, over 3 of 3 paired tasks: pass@k A 0.666667, B 0.333333 (A - B 0.333333); "
+        "pass^k A 0.333333, B 0.000000 (A - B 0.333333)",
+        "k = 3: q left out of pass@k and pass^k: it has 2 value(s) in A and 2 in B, "
+        "and both must be >= 3",
+        "k = 3: no paired task has 3 values in both A and B (0 of 3 paired tasks)",
+        "  reward original, broken as_zero: 0.333333 over 3 paired tasks (this comparison)",
+    ]
+    missing = [w for w in want if w not in lines]
+    assert not missing, missing
+    assert not any("/" in ln.split(":")[0] for ln in lines if " of " in ln)  # no bare k/n
+
+
+def test_monte_carlo_line_names_its_draws() -> None:
+    from audit.trials.compare_runs import _test_line
+
+    # no draw reached the observed: p = (1 + 0) / (1 + 200) = 0.004975, the floor, shown as
+    # "< 0.005" (rounded up to one digit); the count is of random draws
+    t = {"method": "monte_carlo", "count": 0, "total": 200, "p": "0.004975", "p_min": "0.004975"}
+    assert _test_line("sign-flip test", t, 200, "sign patterns") == (
+        "sign-flip test (Monte Carlo, 200 draws): 0 of 200 random sign patterns at least as far "
+        "from 0 as observed; p < 0.005 (smallest possible p 0.004975)"
+    )

@@ -63,6 +63,11 @@ def test_stat_and_count() -> None:
     assert numbers.stat("3.26", 3) == "3.26"
     assert numbers.stat("0", 3) == "0"
     assert numbers.count("1292") == "1,292"
+    assert numbers.of(8, 30) == "8 of 30"  # a count beside the whole it is a part of
+    assert numbers.of(996763356288, 1016255020032) == "996,763,356,288 of 1,016,255,020,032"
+    assert numbers.shortest("0.050000") == "0.05"  # compare.json's six places, unpadded
+    assert numbers.shortest("0.800000") == "0.8"
+    assert numbers.shortest(None) == "-"
 
 
 def test_places_for_a_tolerance() -> None:
@@ -92,4 +97,6 @@ def test_labels() -> None:
     assert labels.rule("attempted/se_runs_sample/half_even") == (
         "attempted · SE runs (sample) · half-even"
     )
+    assert labels.label("infrastructure_error") == "infrastructure error"  # a trial's class
+    assert labels.header("unscored") == "Unscored"  # the class in words, capitalised as a header
     assert labels.rule("A") == "A"  # a prereg's own policy name, as it is

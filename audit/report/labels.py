@@ -19,6 +19,13 @@ LABELS: dict[str, str] = {
     "not_published": "not published",
     "not_recorded": "not recorded",
     "recorded": "recorded",
+    # classes of a trial (docs/trials-contract.md section 11.5)
+    "passed": "passed",
+    "failed": "failed",
+    "broken_verifier": "broken verifier",
+    "agent_error": "agent error",
+    "infrastructure_error": "infrastructure error",
+    "control_run": "control run",
     # headers of the census and its columns
     "class": "Class",
     "cells": "Cells",
@@ -74,7 +81,7 @@ LABELS: dict[str, str] = {
     "selected": "Trials selected",
     "scored": "Scored",
     "errored": "Errored",
-    "unscored": "Unscored",
+    "unscored": "unscored",  # a header capitalises it
     "excluded": "Excluded",
     "values": "Values averaged",
     "reward_macro": "Reward (task-macro mean)",

@@ -10,7 +10,8 @@ Every function takes what the result files hold (CSV text, JSON numbers) and ret
   at a few significant digits;
 - ``perm_p`` and ``chance_p``: p-values as plain decimals down to the floor of the test that gave
   them, ``< floor`` at and below it;
-- ``count``: whole numbers with thousands separators.
+- ``count``: whole numbers with thousands separators; ``of``: a count and its whole ("8 of 30");
+- ``shortest``: a setting (an alpha, a power) as the decimal it is, no padding zeros.
 
 No result has more than ``MAX_SIGNIFICANT`` significant digits and none is in exponent notation.
 """
@@ -110,6 +111,18 @@ def count(value: object) -> str:
     if d is None:
         return NO_VALUE
     return f"{int(d):,}"
+
+
+def of(part: object, whole: object) -> str:
+    """A count out of the whole it is counted in: "8 of 30" (a reader's words for 8/30, so
+    that a count never stands without what it is a part of)."""
+    return f"{count(part)} of {count(whole)}"
+
+
+def shortest(value: object) -> str:
+    """A setting as the decimal it is, without the trailing zeros a file's fixed places add
+    ("0.050000" -> "0.05"; "-" for none)."""
+    return at_places(value, decimals_of(value))
 
 
 def _ceil_one_digit(x: Decimal) -> Decimal:

@@ -13,9 +13,11 @@ import polars as pl
 from audit.adapters.harbor import SETTING_NAMES, adapt, canonical_json
 from audit.errors import AuditError
 from audit.files import write_atomic
+from audit.report import labels, numbers
 from audit.trials import outcomes, stats
 
 F6 = stats.fmt_fraction
+SIX = 6  # compare.json's places: its text shows each number at them
 
 
 def _opt(x: float | None) -> str | None:
@@ -384,7 +386,8 @@ def _render_broken(doc: dict[str, Any]) -> list[str]:
     for arm in ("a", "b"):
         listing = doc["broken_verifiers"][arm]
         n = sum(len(v) for v in listing.values())
-        lines.append(f"broken verifiers in {arm.upper()} ({doc[arm]['run']}): {n or 'none'}")
+        shown = f"{numbers.count(n)} trial(s)" if n else "none"
+        lines.append(f"broken verifiers in {arm.upper()} ({doc[arm]['run']}): {shown}")
         for task, items in listing.items():
             shown = ", ".join(
                 f"{x['trial_id']} ({x['reason']}"
@@ -395,118 +398,185 @@ def _render_broken(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _table(header: list[str], rows: list[list[str]], right_from: int = 1) -> list[str]:
+    """Columns padded to their widest cell: the first ``right_from`` to the left (words), the
+    rest to the right (numbers); two spaces between columns, however long a task's name."""
+    widths = [max(len(r[k]) for r in (header, *rows)) for k in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if k < right_from else c.rjust(w)
+            for k, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(header), *[line(r) for r in rows]]
+
+
 def _render_classes(doc: dict[str, Any]) -> list[str]:
-    names = outcomes.CLASSES
-    lines = [f"{'trials by class':<22}" + "".join(f"{c:>22}" for c in ("A", "B"))]
-    for c in names:
-        cells = [f"{doc[s]['classes'][c]}/{doc[s]['trials']}" for s in ("a", "b")]
-        lines.append(f"{c:<22}" + "".join(f"{x:>22}" for x in cells))
+    a, b = doc["a"], doc["b"]
+    lines = [
+        "every trial of each run by outcome class (paired tasks or not, control runs included):"
+    ]
+    header = ["outcome class", f"A ({a['run']})", f"B ({b['run']})"]
+    rows = [
+        [labels.label(c), *(numbers.of(doc[s]["classes"][c], doc[s]["trials"]) for s in "ab")]
+        for c in outcomes.CLASSES
+    ]
+    lines += ["  " + ln for ln in _table(header, rows)]
     for arm in ("a", "b"):
         for cr in doc["control_runs"][arm]:
             lines.append(
                 f"control run left out of {arm.upper()}: {cr['run']} "
-                f"(harness {cr['harness']}, {cr['trials']} trials)"
+                f"(harness {cr['harness']}, {numbers.count(cr['trials'])} trials)"
             )
     return lines
 
 
+def _test_line(name: str, t: dict[str, Any], draws: int, what: str) -> str:
+    """A permutation test: how many of its sign patterns, relabellings or draws came out at
+    least as far from zero as the observed one, and its p."""
+    if t["method"] == "monte_carlo":
+        how = f"Monte Carlo, {numbers.count(draws)} draws"
+        p = numbers.perm_p(t["p"], draws)
+        counted = f"{numbers.of(t['count'], t['total'])} random {what}"
+    else:
+        how = "exact"
+        p = numbers.at_places(t["p"], SIX)
+        counted = f"{numbers.of(t['count'], t['total'])} {what}"
+    line = f"{name} ({how}): {counted} at least as far from 0 as observed; p {p}"
+    if "p_min" in t:
+        line += f" (smallest possible p {numbers.at_places(t['p_min'], SIX)})"
+    return line
+
+
 def render(doc: dict[str, Any], pairs: list[dict[str, Any]]) -> str:
+    """compare.txt: every count with what it counts and out of what (docs/trials.md)."""
     a, b = doc["a"], doc["b"]
     st = doc["settings"]
     diff = doc["difference"].replace("-", " - ")
     unit = doc["unit"]
-    lines = _render_broken(doc) + [""]
-    lines += [
-        f"compare-runs: A = {a['run']}, B = {b['run']} ({diff}, in {unit}), "
-        f"denominator {doc['denominator']}, reward {doc['reward']}, "
+    n_paired = numbers.count(doc["paired_tasks"])
+    on_paired = f"on the {n_paired} paired tasks"
+    counted = "attempted" if doc["denominator"] == "attempted" else "scored"
+    lines = [
+        f"compare-runs: A = {a['run']}, B = {b['run']}; difference {diff}, in {unit}",
+        f"rules: denominator {doc['denominator']}, reward {doc['reward']}, "
         f"broken verifiers {doc['broken']}",
-        f"paired tasks {doc['paired_tasks']}; values A {a['values']}, B {b['values']}; "
-        f"only A: {', '.join(doc['only_a']) or '-'}; only B: {', '.join(doc['only_b']) or '-'}; "
-        f"no values: {', '.join(doc['no_values']) or '-'}; "
-        f"excluded (broken verifier, both sides): {', '.join(doc['excluded_tasks']) or '-'}",
+        *_render_broken(doc),
+        "",
+        f"paired tasks (a value in both A and B): {n_paired}; "
+        f"only in A: {', '.join(doc['only_a']) or '-'}; "
+        f"only in B: {', '.join(doc['only_b']) or '-'}; "
+        f"no value in either: {', '.join(doc['no_values']) or '-'}; "
+        f"left out (broken verifier, both sides): {', '.join(doc['excluded_tasks']) or '-'}",
+        f"{counted} trials counted {on_paired}: A {numbers.count(a['values'])}, "
+        f"B {numbers.count(b['values'])}",
         f"settings under study: {', '.join(st['under_study']) or '-'} "
         f"(differing: {', '.join(st['differing_under_study']) or '-'})",
         f"settings not recorded in either run: {', '.join(st['not_recorded_in_either']) or '-'}",
         "",
         *_render_classes(doc),
         "",
-        f"{'task':<40}{'A mean':>10}{'B mean':>10}{diff:>11}",
+        f"per paired task, the mean value of its {counted} trials:",
     ]
-    lines += [
-        f"{p['task']:<40}{p['a_mean']:>10}{p['b_mean']:>10}{p['difference']:>11}" for p in pairs
+    rows = [
+        [
+            p["task"],
+            numbers.at_places(p["a_mean"], SIX),
+            numbers.at_places(p["b_mean"], SIX),
+            numbers.at_places(p["difference"], SIX),
+        ]
+        for p in pairs
     ]
+    lines += ["  " + ln for ln in _table(["task", "A mean", "B mean", diff], rows)]
     lines.append("")
+    mean = numbers.at_places(doc["mean_difference"], SIX)
     if doc["t_df"] is None:
-        lines.append(f"mean difference {doc['mean_difference']} (one task: no t interval)")
+        lines.append(f"mean difference over 1 paired task {mean} (no t interval)")
     else:
         lines.append(
-            f"mean difference {doc['mean_difference']}, sd {doc['sd_difference']}; "
-            f"95% t interval [{doc['t_low']}, {doc['t_high']}] "
-            f"(df {doc['t_df']}, q {doc['t_quantile']})"
+            f"mean difference over the {n_paired} paired tasks {mean}, "
+            f"SD {numbers.at_places(doc['sd_difference'], SIX)}; 95% t interval "
+            f"[{numbers.at_places(doc['t_low'], SIX)}, {numbers.at_places(doc['t_high'], SIX)}] "
+            f"(df {doc['t_df']}, t quantile {numbers.at_places(doc['t_quantile'], SIX)})"
         )
-    sf, wt = doc["sign_flip"], doc["within_task"]
     lines.append(
-        f"sign-flip test over tasks ({sf['method']}"
-        + (f", {doc['draws']} draws" if sf["method"] == "monte_carlo" else "")
-        + f"): {sf['count']}/{sf['total']}, p {sf['p']} (smallest possible p {sf['p_min']})"
+        _test_line(
+            f"sign-flip test over the {n_paired} paired tasks",
+            doc["sign_flip"],
+            doc["draws"],
+            "sign patterns",
+        )
     )
     lines.append(
-        f"within-task permutation test ({wt['method']}"
-        + (f", {doc['draws']} draws" if wt["method"] == "monte_carlo" else "")
-        + f"): {wt['count']}/{wt['total']} relabellings, p {wt['p']}"
+        _test_line(
+            f"within-task permutation test {on_paired}",
+            doc["within_task"],
+            doc["draws"],
+            "relabellings",
+        )
     )
-    for s in (a, b):
+    lines.append(f"trials that pass (reward 1) among the {counted} trials counted {on_paired}:")
+    for arm, s in (("A", a), ("B", b)):
         lines.append(
-            f"{s['run']}: {s['passes']}/{s['values']} pooled trials pass (descriptive); "
-            f"Wilson 95% [{s['wilson_low']}, {s['wilson_high']}], "
-            f"exact (Clopper-Pearson) 95% [{s['exact_low']}, {s['exact_high']}]"
+            f"  {arm} ({s['run']}): {numbers.of(s['passes'], s['values'])} pass (descriptive); "
+            f"Wilson 95% [{numbers.at_places(s['wilson_low'], SIX)}, "
+            f"{numbers.at_places(s['wilson_high'], SIX)}], exact (Clopper-Pearson) 95% "
+            f"[{numbers.at_places(s['exact_low'], SIX)}, {numbers.at_places(s['exact_high'], SIX)}]"
         )
     pw = doc["power"]
     if pw["trials_per_arm"] is None:
         lines.append(
-            f"power: the observed pass rates are equal ({pw['rate_a']}); "
+            f"power: the observed pass rates are equal ({numbers.at_places(pw['rate_a'], SIX)}); "
             "no number of trials tells them apart"
         )
     else:
         lines.append(
-            f"power: to tell {pw['rate_a']} from {pw['rate_b']} (two-sided two-proportion test, "
-            f"alpha {pw['alpha']}, power {pw['power']}) takes {pw['trials_per_arm']} trials "
-            f"per arm; this comparison has {pw['trials_a']} and {pw['trials_b']}"
+            f"power: to tell a pass rate of {numbers.at_places(pw['rate_a'], SIX)} from "
+            f"{numbers.at_places(pw['rate_b'], SIX)} (two-sided two-proportion test, alpha "
+            f"{numbers.shortest(pw['alpha'])}, power {numbers.shortest(pw['power'])}) takes "
+            f"{numbers.count(pw['trials_per_arm'])} trials per arm; this comparison counts "
+            f"A {numbers.count(pw['trials_a'])} and B {numbers.count(pw['trials_b'])}"
         )
     lines.append(
-        f"the sign-flip test over tasks can reach p <= {pw['alpha']} only with at least "
-        f"{pw['min_tasks_sign_flip']} paired tasks (smallest p = 2/2^n); "
-        f"this comparison has {doc['paired_tasks']}"
+        f"the sign-flip test over tasks can reach p <= {numbers.shortest(pw['alpha'])} only with "
+        f"at least {numbers.count(pw['min_tasks_sign_flip'])} paired tasks (smallest p = 2/2^n); "
+        f"this comparison has {n_paired}"
     )
     for e in doc["pass_k"]:
         for t in e["left_out_tasks"]:
             lines.append(
-                f"k={e['k']}: {t['task']} left out of pass@k and pass^k: "
-                f"n_A = {t['a_values']}, n_B = {t['b_values']}, and both must be >= {e['k']}"
+                f"k = {e['k']}: {t['task']} left out of pass@k and pass^k: it has "
+                f"{numbers.count(t['a_values'])} value(s) in A and "
+                f"{numbers.count(t['b_values'])} in B, and both must be >= {e['k']}"
             )
+        eligible = f"{numbers.of(e['eligible_tasks'], doc['paired_tasks'])} paired tasks"
         if e["a_pass_at_k"] is None:
-            lines.append(f"k={e['k']}: no eligible task ({e['left_out']} left out)")
+            lines.append(
+                f"k = {e['k']}: no paired task has {e['k']} values in both A and B "
+                f"(0 of {n_paired} paired tasks)"
+            )
             continue
+        six = {k: numbers.at_places(e[k], SIX) for k in e if k.startswith(("a_", "b_", "diff_"))}
         lines.append(
-            f"k={e['k']} ({e['eligible_tasks']} tasks, {e['left_out']} left out): "
-            f"pass@k A {e['a_pass_at_k']} B {e['b_pass_at_k']} (diff {e['diff_pass_at_k']}); "
-            f"pass^k A {e['a_pass_pow_k']} B {e['b_pass_pow_k']} (diff {e['diff_pass_pow_k']})"
+            f"k = {e['k']}, over {eligible}: "
+            f"pass@k A {six['a_pass_at_k']}, B {six['b_pass_at_k']} "
+            f"({diff} {six['diff_pass_at_k']}); "
+            f"pass^k A {six['a_pass_pow_k']}, B {six['b_pass_pow_k']} "
+            f"({diff} {six['diff_pass_pow_k']})"
         )
     lines.append("")
     lines.append(f"mean difference ({diff}, {unit}) under each declared policy:")
     for m in doc["policies"]:
         mark = (
             " (this comparison)"
-            if (m["reward"], m["broken"])
-            == (
-                doc["reward"],
-                doc["broken"],
-            )
+            if (m["reward"], m["broken"]) == (doc["reward"], doc["broken"])
             else ""
         )
+        value = numbers.at_places(m["mean_difference"], SIX) if m["mean_difference"] else "-"
         lines.append(
-            f"  reward {m['reward']}, broken {m['broken']}: {m['mean_difference'] or '-'} "
-            f"over {m['paired_tasks']} tasks{mark}"
+            f"  reward {m['reward']}, broken {m['broken']}: {value} "
+            f"over {numbers.count(m['paired_tasks'])} paired tasks{mark}"
         )
     return "\n".join(lines) + "\n"
 
