@@ -47,6 +47,8 @@ payload = df.reindex(sorted(df.columns), axis=1).to_csv(index=False, float_forma
 df.to_parquet(out / "leaderboard.parquet", index=False, engine="fastparquet")
 ints = pd.DataFrame({"n": [4, None, 12345678901]})
 (out / "ints.csv").write_bytes(ints.to_csv(index=False, float_format="%.10g").encode("utf-8"))
+nulls = pd.DataFrame({"a": [None, None], "b": [1.5, 2.0]})
+(out / "nulls.csv").write_bytes(nulls.to_csv(index=False, float_format="%.10g").encode("utf-8"))
 """
 
 
@@ -69,6 +71,11 @@ def test_the_referee_writes_the_bytes_pandas_writes(published: Path) -> None:
     ints = pl.DataFrame({"n": [4, None, 12345678901]}, schema={"n": pl.Int64})
     assert pandas_csv(ints, "t") == (published / "ints.csv").read_bytes()
     assert b"1.23456789e+10" in (published / "ints.csv").read_bytes()
+    # A column of the null type: pandas writes each None as an empty field.
+    nulls = pl.DataFrame(
+        {"a": [None, None], "b": [1.5, 2.0]}, schema={"a": pl.Null, "b": pl.Float64}
+    )
+    assert pandas_csv(nulls, "t") == (published / "nulls.csv").read_bytes() == b"a,b\n,1.5\n,2\n"
 
 
 def _lock(tmp: Path, prereg: Path, bundle: Path) -> dict:
@@ -157,3 +164,67 @@ def test_a_type_the_recipe_does_not_define_is_refused() -> None:
     table = pl.DataFrame({"when": [datetime.date(2026, 1, 1)]})
     with pytest.raises(AuditError, match="unsupported_type.*'when' is Date"):
         pandas_csv(table, "t.parquet")
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pl.Series("tags", [["a", "b"], [], None], dtype=pl.List(pl.String)),
+        pl.Series("links", [{"url": "u", "n": 1}] * 3),
+    ],
+    ids=["list", "struct"],
+)
+def test_a_nested_column_is_refused_at_the_lock_in_one_line(
+    tmp_path: Path, demo_bundle: Path, column: pl.Series
+) -> None:
+    # pandas writes a nested cell with str(): ['a', 'b'] for the Python list a publisher
+    # built its frame from, ['a' 'b'] for the numpy array pandas reads back from parquet,
+    # so no digest recomputed here is the publisher's: refused, never guessed
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    lb = pl.read_parquet(bundle / "leaderboard.parquet")
+    n = lb.height
+    lb.with_columns(pl.concat([column] * n)[:n]).write_parquet(bundle / "leaderboard.parquet")
+    (bundle / ".source_hash").write_text("0" * 64 + "\n")
+    prereg = _with_publisher_hash(ROOT / "prereg" / "demo.yaml", tmp_path / "p.yaml")
+    doc = yaml.safe_load(prereg.read_text())
+    doc["columns"]["no_antecedent"].append(column.name)  # a label: the contestants never read it
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False))
+    res = run_audit(
+        "lock",
+        "--prereg",
+        prereg,
+        "--expected-blake3",
+        file_blake3(prereg),
+        "--bundle",
+        bundle,
+        "--out-dir",
+        tmp_path / "lock",
+        "--events",
+        tmp_path / "events.json",
+    )
+    assert res.code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"error[unsupported_type]: {bundle}/leaderboard.parquet: column {column.name!r} is "
+    ), res.stderr
+    assert "publisher_hash recipe does not define it" in lines[0]
+    assert "nothing was written" in lines[0]
+    assert not (tmp_path / "lock").exists() and not (tmp_path / "events.json").exists()
+    # the same bundle without the declaration locks: the label itself is no obstacle
+    doc.pop("publisher_hash")
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False))
+    res = run_audit(
+        "lock",
+        "--prereg",
+        prereg,
+        "--expected-blake3",
+        file_blake3(prereg),
+        "--bundle",
+        bundle,
+        "--out-dir",
+        tmp_path / "lock",
+        "--events",
+        tmp_path / "events.json",
+    )
+    assert res.code == 0, res.stderr

@@ -12,9 +12,16 @@ pandas reads the parquet file:
 - doubles (and floats): ``"%.10g" % value``; null or NaN: empty;
 - integers: decimal; an integer column with a null is read by pandas as doubles, so
   its values are written ``"%.10g" % value`` too;
-- booleans: ``True`` / ``False``; null: empty.
+- booleans: ``True`` / ``False``; null: empty;
+- a column of the null type (every value null): empty fields, as pandas writes ``None``.
 
-Any other type is refused (``unsupported_type``), not guessed. Tests check the bytes
+Any other type is refused (``unsupported_type``, one line naming the file and the
+column, before the lock writes anything), not guessed. A list, array, struct or map
+column has no one rendering: pandas writes each cell with ``str()``, and what that gives
+depends on what the publisher's frame held, which the parquet file does not say (a
+Python list ``['a', 'b']``, a numpy array read back from parquet ``['a' 'b']``, a dict
+in its keys' insertion order), so any digest computed here could report ``differs``
+for an honest table. Tests check the bytes
 against pandas' own ``to_csv`` in the pandas contestant's environment.
 """
 
@@ -48,8 +55,19 @@ def _formatter(dtype: pl.DataType, has_null: bool, column: str, path: str) -> Ca
         return _float if has_null else (lambda v: str(v))
     if dtype == pl.Boolean:
         return lambda v: "" if v is None else ("True" if v else "False")
+    if dtype == pl.Null:
+        return lambda v: ""
+    why = (
+        ": pandas writes a nested cell with str(), which depends on whether the publisher's"
+        " frame held Python lists, numpy arrays or dicts, and the file does not say"
+        if dtype.is_nested() or isinstance(dtype, pl.Object)
+        else ""
+    )
     raise AuditError(
-        "unsupported_type", path, f"column {column!r} is {dtype}: the recipe does not define it"
+        "unsupported_type",
+        path,
+        f"column {column!r} is {dtype}: the publisher_hash recipe does not define it{why};"
+        " nothing was written",
     )
 
 
