@@ -24,6 +24,16 @@ per report keyed by ``id`` (the instance rows join it by the same column): the
 report's own counts as it prints them (``total_instances``, ``submitted_instances``,
 ``resolved_instances``, ...).
 
+With ``--published TABLE --key COLUMN --key-of model|id`` the claim is a published
+table instead (a leaderboard printing each model's % resolved): ``leaderboard.parquet``
+is that table as shipped, and each instance row carries the column ``COLUMN`` holding
+the published key its report joins: the report's ``model`` (as its file name spells it,
+``/`` written ``__``) or its ``id`` (``<model>.<run_id>``), as declared, never guessed.
+A published row no report joins is listed (its measured cells are no data); a report
+no published row joins is listed, its rows written but joined to nothing; two reports
+joining one published row are refused (``duplicate_key``). ``prereg.draft.yaml`` is
+drafted with the join's keys filled in.
+
 Refused (exit 2): a schema other than v2, a missing or mistyped key, a count that is
 not its list's length, an id listed twice or in two outcome classes, completed ids
 outside resolved / unresolved / error, a submitted id counted incomplete, two reports
@@ -268,14 +278,84 @@ def adapt(
     return table, leaderboard, doc
 
 
+KEY_OF = ("model", "id")  # which part of a report a published key equals
+DRAFT = "prereg.draft.yaml"
+
+
+def join(
+    table: pl.DataFrame,
+    doc: dict[str, Any],
+    published_path: str,
+    key: str,
+    key_of: str,
+) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
+    """The published table as the leaderboard, and the instance rows with the key
+    column ``key`` each report joins by (its ``model`` or its ``id``, as declared)."""
+    from audit.adapters import published
+
+    if key_of not in KEY_OF:
+        raise AuditError("bad_args", "--key-of", f"one of {', '.join(KEY_OF)}: {key_of!r}")
+    if key in SCHEMA and not (key == "id" and key_of == "id"):
+        raise AuditError(
+            "bad_args",
+            "--key",
+            f"{key!r} is a column the instance table already has"
+            f" ({', '.join(SCHEMA)}); the published key column needs another name",
+        )
+    leaderboard = published.read(published_path, key)
+    keys = set(leaderboard[key].to_list())
+    by_key: dict[str, str] = {}
+    for entry, e in sorted(doc["entries"].items()):
+        value = e["model"] if key_of == "model" else entry
+        if value in by_key:
+            raise AuditError(
+                "duplicate_key",
+                published_path,
+                f"published row {value!r} is joined by two reports, {by_key[value]} and"
+                f" {e['file']} (--key-of {key_of}: declare --key-of id to keep runs apart)",
+            )
+        by_key[value] = e["file"]
+        e["key"] = value
+        e["joined"] = value in keys
+    entry_key = {entry: e["key"] for entry, e in doc["entries"].items()}
+    joined = table.with_columns(
+        pl.col("id").replace_strict(entry_key, return_dtype=pl.String).alias(key)
+    ).select([key, *[c for c in SCHEMA if c != key]])
+    doc["published"] = {
+        "file": Path(published_path).name,
+        "blake3": file_blake3(published_path),
+        "key": key,
+        "key_of": key_of,
+        "rows": leaderboard.height,
+        "rows_without_report": sorted(keys - set(by_key)),
+        "reports_without_row": sorted(
+            e["file"] for e in doc["entries"].values() if not e["joined"]
+        ),
+    }
+    return joined, leaderboard, doc
+
+
 def adapt_to(
     reports: list[str],
     out: str,
     policies: list[str],
     benchmark: str = "swe-bench",
     all_or_nothing: bool = False,
+    published: str | None = None,
+    key: str | None = None,
+    key_of: str | None = None,
 ) -> tuple[pl.DataFrame, dict[str, Any]]:
     table, leaderboard, doc = adapt(reports, policies, benchmark, all_or_nothing)
+    draft = None
+    if published is not None:
+        if key is None or key_of is None:
+            raise AuditError(
+                "bad_args", "--published", "a published table needs --key and --key-of"
+            )
+        table, leaderboard, doc = join(table, doc, published, key, key_of)
+        draft = _draft(out, table, leaderboard, key)
+    elif key is not None or key_of is not None:
+        raise AuditError("bad_args", "--key", "--key and --key-of join a --published table")
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name, df in (("instances.parquet", table), ("leaderboard.parquet", leaderboard)):
@@ -283,19 +363,66 @@ def adapt_to(
         df.write_parquet(tmp)
         tmp.replace(out_dir / name)
     write_atomic(out_dir / "adapter.json", json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    if draft is not None:
+        from audit.cells import draft_prereg
+
+        draft_prereg.write_doc(out_dir / DRAFT, draft, f"{published} (adapt-swebench)")
     return table, doc
 
 
+def _draft(out: str, table: pl.DataFrame, leaderboard: pl.DataFrame, key: str) -> dict[str, Any]:
+    """draft-prereg's draft with the join's keys filled in: they are the format's, not
+    a decision."""
+    from audit.cells import draft_prereg
+
+    tables = {
+        "instances.parquet": {c: str(t) for c, t in table.schema.items()},
+        "leaderboard.parquet": {c: str(t) for c, t in leaderboard.schema.items()},
+    }
+    keys = {
+        "leaderboard": "leaderboard.parquet",
+        "instances": "instances.parquet",
+        "row_id": key,
+        "instance_key": [key, "instance_id"],
+        "group_by": "benchmark",
+    }
+    return draft_prereg.draft_of(
+        name=draft_prereg.slug(Path(out).resolve().name),
+        tables=tables,
+        bundle=keys,
+        structural=[key],
+    )
+
+
 def summary_lines(doc: dict[str, Any]) -> list[str]:
+    pub = doc.get("published")
     lines = [
         f"adapt-swebench: {doc['rows']} instance row(s), {len(doc['entries'])} leaderboard"
         " row(s) written (one per report)"
+        if pub is None
+        else f"adapt-swebench: {doc['rows']} instance row(s) from {len(doc['entries'])}"
+        f" report(s), {pub['rows']} leaderboard row(s) written (the published table)"
     ]
     for entry, e in sorted(doc["entries"].items()):
         rates = ", ".join(
             f"{p} {r['resolved']}/{r['denominator']}" for p, r in e["policies"].items()
         )
         lines.append(f"  {entry}: resolved {rates}")
+    if pub is not None:
+        lines.append(
+            f"  joined to {pub['file']} by {pub['key']} = the report's {pub['key_of']}:"
+            f" {pub['rows']} published row(s) written as leaderboard.parquet"
+        )
+        if pub["rows_without_report"]:
+            lines.append(
+                f"  {len(pub['rows_without_report'])} published row(s) no report joins"
+                f" (their measured cells are no data): {', '.join(pub['rows_without_report'])}"
+            )
+        if pub["reports_without_row"]:
+            lines.append(
+                f"  {len(pub['reports_without_row'])} report(s) no published row joins"
+                f" (written, joined to nothing): {', '.join(pub['reports_without_row'])}"
+            )
     from audit.adapters.intake_out import skipped_lines
 
     return lines + skipped_lines(doc["skipped"])
