@@ -243,3 +243,29 @@ def test_every_plot_labels_both_axes_even_with_nothing_to_draw() -> None:
     ]
     for svg, x, y in cases:
         assert x in svg and y in svg, (x, y)
+
+
+def test_a_published_stderr_is_drawn_as_what_it_is() -> None:
+    """Terminal-Bench publishes a stderr beside its accuracy: drawn as ± 1 SE on the published
+    score, dashed and named so, never as a 95% interval; a stderr with no published score
+    to sit on is a labelled mark, not an interval around nothing."""
+    from audit.report import plots
+
+    base = {"recomputed": (0.4125, 0.0985), "bootstrap": (0.315, 0.5075)}
+    centred = {"label": "r [E]", "published": (0.4125, 0.00685), "spread": "se", **base}
+    centred["published_text"] = "0.00685"
+    svg = plots.intervals([centred], "leaderboard row [rule]", "t", "fraction")
+    assert "published ± its stderr (1 SE, not a 95% interval)" in svg
+    assert "dashed: ± 1 published stderr" in svg
+    assert "no centre" not in svg
+
+    alone = {"label": "r [E]", "published": (None, 0.0016), "spread": "se", **base}
+    alone["published_text"] = "0.0016"
+    svg = plots.intervals([alone], "leaderboard row [rule]", "t", "fraction")
+    assert "stderr published (0.0016), no centre" in svg
+    assert "1 SE" not in svg  # nothing drawn as an interval for it
+
+    # a 95% half-width with no centre says so in its own words
+    ci = {"label": "r [E]", "published": (None, 5.1), "published_text": "5.1", **base}
+    svg = plots.intervals([ci], "leaderboard row [rule]", "t", "points")
+    assert "95% half-width published (5.1), no centre" in svg

@@ -13,6 +13,8 @@ from matplotlib.patches import Patch
 from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
 
+from audit.report import numbers
+
 mpl.rcParams["svg.hashsalt"] = "secondseat"
 mpl.rcParams["svg.fonttype"] = "none"  # text stays text: smaller, searchable
 _TEXT = TextToPath()
@@ -218,16 +220,22 @@ def task_rewards(rewards: dict[str, list[float]], policy: str) -> str:
 def intervals(rows: list[dict], ylabel: str, title: str, unit: str) -> str:
     """Published interval beside the recomputed ones, one band per (row, policy).
 
-    Each row: label, published (centre, half-width; either may be None), recomputed
-    (centre, half-width, Method D) and bootstrap (low, high), every value in ``unit`` (what
-    the x axis says)."""
+    Each row: label, published (centre, spread; either may be None), recomputed (centre,
+    half-width, Method D) and bootstrap (low, high), every value in ``unit`` (what the x axis
+    says). A row's ``spread`` says what its published spread is: "ci95" (a 95% half-width,
+    the default) or "se" (a standard error, drawn as centre ± 1 SE, dashed, and named so);
+    ``published_text`` is the spread as the board prints it. A spread published with no
+    centre is not drawn as an interval: its row carries a labelled mark, "stderr published
+    (value), no centre", at the plot's left edge."""
     styles = [
-        ("published", "#000000", -0.22),
+        ("published ± 95% half-width", "#000000", -0.22),
         ("recomputed (Method D)", "#2166ac", 0.0),
         ("bootstrap over tasks", "#1a9850", 0.22),
     ]
+    se_label = "published ± its stderr (1 SE, not a 95% interval)"
+    shown = [label for label, _, _ in styles] + [se_label]
     # the legend outside on the right: its swatches and longest label (7 pt)
-    right = max(_inches(label, 7) for label, _, _ in styles) + 0.65
+    right = max(_inches(label, 7) for label in shown) + 0.65
     fig, ax = _labelled([r["label"] for r in rows], max(1.9, 0.42 * len(rows) + 1.1), right)
     used: set[str] = set()
     lone = False  # a published centre drawn without its interval
@@ -235,6 +243,21 @@ def intervals(rows: list[dict], ylabel: str, title: str, unit: str) -> str:
         pub_c, pub_h = r["published"]
         rec_c, rec_h = r["recomputed"]
         lo, hi = r["bootstrap"]
+        se = r.get("spread", "ci95") == "se"
+        if pub_c is None and pub_h is not None:
+            kind = "stderr" if se else "95% half-width"
+            value = r.get("published_text") or numbers.stat(pub_h, 3)
+            ax.text(
+                0.005,
+                y - 0.22,
+                f"{kind} published ({value}), no centre",
+                transform=ax.get_yaxis_transform(),
+                fontsize=6.5,
+                va="center",
+                ha="left",
+                color="#000000",
+                bbox={"boxstyle": "square,pad=0.15", "fc": "#ffffff", "ec": "#000000", "lw": 0.5},
+            )
         bands = [
             (
                 pub_c,
@@ -248,18 +271,26 @@ def intervals(rows: list[dict], ylabel: str, title: str, unit: str) -> str:
             ),
             (rec_c, lo, hi),
         ]
-        for (label, colour, dy), (c, a, b) in zip(styles, bands, strict=True):
+        for k, ((label, colour, dy), (c, a, b)) in enumerate(zip(styles, bands, strict=True)):
             if c is None:
                 continue
-            lone = lone or (label == "published" and (a is None or b is None))
+            published = k == 0
+            if published and se and a is not None:
+                label = se_label
+            lone = lone or (published and (a is None or b is None))
             if a is not None and b is not None:
                 ax.plot(
-                    [a, b], [y + dy, y + dy], color=colour, linewidth=2.2, solid_capstyle="butt"
+                    [a, b],
+                    [y + dy, y + dy],
+                    color=colour,
+                    linewidth=2.2,
+                    solid_capstyle="butt",
+                    linestyle=(0, (2, 1)) if label == se_label else "-",
                 )
             ax.plot(
                 [c],
                 [y + dy],
-                marker="D" if label == "published" else "o",
+                marker="D" if published else "o",
                 markersize=4,
                 color=colour,
                 label=label if label not in used else None,
@@ -272,6 +303,7 @@ def intervals(rows: list[dict], ylabel: str, title: str, unit: str) -> str:
         ax.text(0.5, 0.5, "no interval to show", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(
         f"{unit}; bars: 95% intervals"
+        + ("; dashed: ± 1 published stderr" if se_label in used else "")
         + (", a lone diamond: a published score without an interval" if lone else "")
     )
     ax.set_ylabel(ylabel)

@@ -58,9 +58,33 @@ def _task_rewards(res: Path, doc: dict) -> tuple[str, str]:
     return plots.task_rewards(rewards, policy), policy
 
 
+SCORES = ("reward_macro", "run_mean", "pooled_rate")  # measures of a score, not of a spread
+
+
+def _measures(spec: dict) -> list[str]:
+    m = spec.get("measure")
+    return list(m) if isinstance(m, list) else [m]
+
+
 def _score_column(doc: dict) -> str | None:
+    """The published score column: the first measured column a score measure may reproduce
+    (its published value is the centre a published spread sits on)."""
     measured = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
-    return next((k for k, v in measured.items() if v["measure"] == "reward_macro"), None)
+    return next(
+        (
+            k
+            for k, v in measured.items()
+            if v.get("published", True) is not False and set(_measures(v)) & set(SCORES)
+        ),
+        None,
+    )
+
+
+def _spread(doc: dict, column: str) -> str:
+    """What a published spread column is: "se" when the rules declared for it include a
+    standard error (se_*), else "ci95" (a 95% half-width)."""
+    spec = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {}).get(column, {})
+    return "se" if any(str(m).startswith("se_") for m in _measures(spec)) else "ci95"
 
 
 def _unit(doc: dict) -> str:
@@ -87,6 +111,8 @@ def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
             {
                 "label": f"{r['row_id']} [{labels.rule(r['policy'])}]",
                 "published": (centre.get(r["row_id"]), _float(r["published"])),
+                "spread": _spread(doc, r["column"]),
+                "published_text": r["published"],
                 "recomputed": (float(r["macro"]), float(r["recomputed"])),
                 "bootstrap": (float(r["boot_low"]), float(r["boot_high"])),
             }
