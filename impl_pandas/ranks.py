@@ -1,6 +1,8 @@
 """The rank census (docs/contract.md, Ranks), in pandas and numpy: outcomes as a
-rows-by-items matrix, discordant counts for every pair at once by matrix products,
-exact tails in whole numbers, the bootstrap's draws as one uint64 array."""
+rows-by-items matrix (a mean column's doubles as whole numbers over one power of two,
+int64 where every sum fits, else Python integers in object arrays), discordant counts
+and every pair's sign-flip sums for all draws at once by matrix products, exact tails
+in whole numbers, the bootstrap's draws as one uint64 array."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from blake3 import blake3
 
 from .errors import InputError
 from .read import load_table
@@ -53,8 +56,8 @@ def parse(doc: Any, path: str, measured: dict[str, Any]) -> Ranks | None:
         raise bad("columns must be a non-empty list of distinct names")
     for c in cols:
         m = measured.get(c)
-        if m is None or m.recipe != "rate":
-            raise bad(f"'{c}' is not a measured rate column of the prereg")
+        if m is None or m.recipe not in ("rate", "mean"):
+            raise bad(f"'{c}' is not a measured rate or mean column of the prereg")
     a = raw["alpha"]
     if isinstance(a, bool) or not isinstance(a, (int, float)) or not np.isfinite(a):
         raise bad("alpha must be a number")
@@ -124,6 +127,70 @@ def draws_matrix(seed: int, c_index: int, draws: int, n: int) -> np.ndarray:
     return (_splitmix(state) % np.uint64(n)).astype(np.int64).reshape(draws, n)
 
 
+def exact_matrix(values: np.ndarray, n_items: int) -> np.ndarray:
+    """Doubles as whole numbers over the least power of two that makes them all whole
+    (frexp's mantissas with their trailing zero bits dropped): int64 when n^2 times
+    twice the largest still fits, else Python integers (object)."""
+    mant, expo = np.frexp(values)
+    whole = (mant * 2.0**53).astype(np.int64)
+    expo = expo.astype(np.int64) - 53
+    nonzero = whole != 0
+    low = np.where(nonzero, whole & -whole, 1)  # the lowest set bit
+    tz = np.frexp(low.astype(float))[1].astype(np.int64) - 1
+    whole = whole >> tz
+    expo = expo + tz
+    base = int(expo[nonzero].min()) if nonzero.any() else 0
+    shift = np.where(nonzero, expo - base, 0)
+    bits = np.frexp(np.abs(whole).astype(float))[1].astype(np.int64) + shift
+    if int(bits.max(initial=0)) + 2 * max(n_items, 1).bit_length() + 1 <= 62:
+        return whole << shift
+    return np.array([int(w) << int(h) for w, h in zip(whole, shift)], dtype=object)
+
+
+def flip_signs(seed: int, column: str, draws: int, n: int) -> np.ndarray:
+    """(draws, n) signs, -1 where the contract's labelled blake3 stream flips the item."""
+    first = np.fromiter(
+        (
+            blake3(f"perm:{seed}|{column}|{d}|{j}".encode()).digest(1)[0]
+            for d in range(draws)
+            for j in range(n)
+        ),
+        dtype=np.uint8,
+        count=draws * n,
+    )
+    return np.where(first >= 0x80, -1, 1).astype(np.int64).reshape(draws, n)
+
+
+def _signed_sums(signs: np.ndarray, values: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """(draws, rows, rows): entry [d, a, b] is T_d of the pair (a, b), the signed sum of
+    x_a - x_b over the items both hold. Row a's signed sum over the items b holds is its
+    whole signed sum less the part on the items b lacks."""
+    whole = signs @ values.T  # (draws, rows)
+    part = np.empty((signs.shape[0], held.shape[0], held.shape[0]), dtype=whole.dtype)
+    for b in range(held.shape[0]):
+        lacks = ~held[b]
+        part[:, :, b] = whole - signs[:, lacks] @ values[:, lacks].T
+    return part - part.transpose(0, 2, 1)
+
+
+def _permutation(
+    values: np.ndarray,
+    held: np.ndarray,
+    rk: Ranks,
+    column: str,
+    a_idx: np.ndarray,
+    b_idx: np.ndarray,
+) -> tuple[list[Fraction], np.ndarray]:
+    """Each pair's sign-flip p, (1 + #{d: |T_d| >= |T|}) / (1 + D), and T's sign."""
+    n = held.shape[1]
+    signs = np.vstack([np.ones((1, n), dtype=np.int64), flip_signs(rk.seed, column, rk.draws, n)])
+    t = _signed_sums(signs, values, held)[:, a_idx, b_idx]  # draw 0: the identity
+    size = np.abs(t)
+    hits = (size[1:] >= size[0]).sum(axis=0)
+    ps = [Fraction(1 + int(h), 1 + rk.draws) for h in hits]
+    return ps, np.array([int(v > 0) - int(v < 0) for v in t[0]], dtype=np.int64)
+
+
 def _intervals(
     passed: np.ndarray, held: np.ndarray, rk: Ranks, c_index: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +201,7 @@ def _intervals(
     offsets = (np.arange(rk.draws) * n)[:, None]
     weights = np.bincount((picks + offsets).ravel(), minlength=rk.draws * n)
     weights = weights.reshape(rk.draws, n)
-    num = weights @ passed.T.astype(np.int64)  # (draws, rows)
+    num = weights @ passed.T  # (draws, rows): weighted sums of outcomes
     den = weights @ held.T.astype(np.int64)
     num = np.where(den == 0, 0, num)
     den = np.where(den == 0, 1, den)
@@ -174,6 +241,9 @@ def build(
         data = table.frame
         assert data is not None
         keep = data[col.source].notna() & data[pre.row_id].isin(lb["rid"])
+        graded = col.recipe == "mean"
+        if graded:  # NaN is null
+            keep &= ~np.isnan(data[col.source].to_numpy(dtype=float, na_value=np.nan))
         if col.group is not None:
             keep &= data[pre.group_by] == col.group
         data = data[keep]
@@ -190,27 +260,39 @@ def build(
         pos = pd.Index(lb["rid"]).get_indexer(data[pre.row_id])
         k = len(lb)
         held = np.zeros((k, n), dtype=bool)
-        passed = np.zeros((k, n), dtype=bool)
         held[pos, item] = True
-        passed[pos, item] = data[col.source].astype(bool).to_numpy()
-        failed = held & ~passed
         shared = held.astype(np.int64) @ held.T.astype(np.int64)
-        a_only = passed.astype(np.int64) @ failed.T.astype(np.int64)
         a_idx, b_idx = np.triu_indices(k, 1)
+        if graded:
+            exact = exact_matrix(data[col.source].to_numpy(dtype=float), n)
+            values = np.zeros((k, n), dtype=exact.dtype)
+            values[pos, item] = exact
+            both = held[:, None, :] & held[None, :, :]
+            greater = ((values[:, None, :] > values[None, :, :]) & both).sum(axis=2)
+            ps, sign = _permutation(values, held, rk, name, a_idx, b_idx)
+        else:
+            values = np.zeros((k, n), dtype=np.int64)
+            values[pos, item] = data[col.source].astype(bool).to_numpy()
+            greater = values @ (held & (values == 0)).T.astype(np.int64)  # a true, b false
         pairs = pd.DataFrame(
             {
                 "a": a_idx,
                 "b": b_idx,
                 "shared": shared[a_idx, b_idx],
-                "a_only": a_only[a_idx, b_idx],
-                "b_only": a_only[b_idx, a_idx],
+                "a_only": greater[a_idx, b_idx],
+                "b_only": greater[b_idx, a_idx],
             }
         )
-        pairs["p"] = [_tail(x, y) for x, y in zip(pairs["a_only"], pairs["b_only"])]
+        if graded:
+            pairs["p"] = pd.Series(ps, dtype=object)
+            pairs["sign"] = sign
+        else:
+            pairs["p"] = [_tail(x, y) for x, y in zip(pairs["a_only"], pairs["b_only"])]
+            pairs["sign"] = np.sign(pairs["a_only"] - pairs["b_only"])
         pairs["q"] = _adjusted(pairs["p"], rk.correction)
-        sep = pairs["q"].map(lambda q: q <= rk.alpha).astype(bool)
+        sep = pairs["q"].map(lambda q: q <= rk.alpha).astype(bool) & (pairs["sign"] != 0)
         pairs["verdict"] = np.where(
-            sep, np.where(pairs["a_only"] > pairs["b_only"], "separated", "reversed"), "tied"
+            sep, np.where(pairs["sign"] > 0, "separated", "reversed"), "tied"
         )
         shown = lb["shown"].tolist()
         for t in pairs.itertuples(index=False):
@@ -223,10 +305,11 @@ def build(
         tied[ties["a"], ties["b"]] = True
         tied[ties["b"], ties["a"]] = True
         nxt = pairs[pairs["b"] == pairs["a"] + 1].set_index("a")["verdict"]
-        lo, hi = _intervals(passed, held, rk, c_index)
+        lo, hi = _intervals(values, held, rk, c_index)
         for r in range(k):
+            passes = "" if graded else str(int(values[r].sum()))
             row_out.append(
-                [name, shown[r], str(r + 1), str(int(passed[r].sum())), str(int(held[r].sum())),
+                [name, shown[r], str(r + 1), passes, str(int(held[r].sum())),
                  "; ".join(np.asarray(shown, dtype=object)[tied[r]]),
                  str(int(lo[r])), str(int(hi[r])), nxt.get(r, "")]
             )  # fmt: skip

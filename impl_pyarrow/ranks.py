@@ -1,7 +1,9 @@
-"""The rank census (docs/contract.md, Ranks): exact paired sign tests between rows on
-their shared items, the declared multiplicity correction, tie groups, and rank
-intervals from the contract's counter-based bootstrap. Pure Python: integers and
-Fractions for every p-value and decision; pyarrow only reads the instance columns."""
+"""The rank census (docs/contract.md, Ranks): exact paired sign tests (rate columns) or
+seeded paired sign-flip permutation tests (mean columns) between rows on their shared
+items, the declared multiplicity correction, tie groups, and rank intervals from the
+contract's counter-based bootstrap. Pure Python: integers and Fractions for every
+p-value and decision (a mean column's doubles as whole numbers over one power of two);
+pyarrow only reads the instance columns."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
+
+from blake3 import blake3
 
 from .errors import InputError
 from .read import read_columns
@@ -22,6 +26,7 @@ ROWS_HEADER = [
     "rank_lo", "rank_hi", "next_verdict",
 ]  # fmt: skip
 
+RANKED = ("rate", "mean")
 MASK = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
 
@@ -57,8 +62,8 @@ def spec(doc: dict[Any, Any], path: str, measured: dict[str, Any]) -> RankSpec |
     if not isinstance(cols, list) or not cols or len(set(map(str, cols))) != len(cols):
         raise _bad(path, "key ranks.columns is not a list of distinct column names")
     for c in cols:
-        if not isinstance(c, str) or c not in measured or measured[c].recipe != "rate":
-            raise _bad(path, f"ranks.columns: {c!r} is not a measured rate column")
+        if not isinstance(c, str) or c not in measured or measured[c].recipe not in RANKED:
+            raise _bad(path, f"ranks.columns: {c!r} is not a measured rate or mean column")
     alpha = raw["alpha"]
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha):
         raise _bad(path, "key ranks.alpha is not a number")
@@ -120,8 +125,59 @@ def fixed12(p: Fraction) -> str:
     return f"{q // 10**12}.{q % 10**12:012d}"
 
 
+def flips(seed: int, column: str, draws: int, n: int) -> list[int]:
+    """Each draw's flipped item positions as the bits of one whole number (bit j set: item
+    j's sign flipped), by the contract's labelled blake3 stream."""
+    out = []
+    for d in range(draws):
+        prefix = f"perm:{seed}|{column}|{d}|"
+        bits = 0
+        for j in range(n):
+            if blake3(f"{prefix}{j}".encode()).digest(1)[0] >= 0x80:
+                bits |= 1 << j
+        out.append(bits)
+    return out
+
+
+def permutation_ps(
+    out: list[dict[Any, int]],
+    position: dict[Any, int],
+    pairs: list[tuple[int, int]],
+    flipped: list[int],
+) -> list[Fraction]:
+    """Two-sided sign-flip p of every pair, (1 + #{d: |T_d| >= |T|}) / (1 + D), T the sum
+    over the pair's shared items of x_a - x_b. A draw's flipped part of a pair's sum is the
+    flipped part of each row's whole sum less that of the items the other row lacks."""
+    held = [{position[u]: v for u, v in m.items()} for m in out]
+    # per draw and row: the sum of the row's flipped outcomes
+    part = [[sum(v for j, v in row.items() if bits >> j & 1) for row in held] for bits in flipped]
+    whole = [sum(row.values()) for row in held]
+    ps = []
+    for a, b in pairs:
+        a_alone = [(j, v) for j, v in held[a].items() if j not in held[b]]
+        b_alone = [(j, v) for j, v in held[b].items() if j not in held[a]]
+        total = whole[a] - sum(v for _, v in a_alone) - whole[b] + sum(v for _, v in b_alone)
+        hits = 0
+        for bits, sums in zip(flipped, part):
+            moved = (
+                sums[a] - sum(v for j, v in a_alone if bits >> j & 1)
+                - sums[b] + sum(v for j, v in b_alone if bits >> j & 1)
+            )  # fmt: skip
+            hits += abs(total - 2 * moved) >= abs(total)
+        ps.append(Fraction(1 + hits, 1 + len(flipped)))
+    return ps
+
+
+def _whole(values: dict[Any, dict[Any, Any]]) -> dict[Any, dict[Any, int]]:
+    """Every double at its exact binary value, as whole numbers over one power of two."""
+    ratios = {r: {u: float(v).as_integer_ratio() for u, v in m.items()} for r, m in values.items()}
+    den = max((q for m in ratios.values() for _, q in m.values()), default=1)
+    return {r: {u: p * (den // q) for u, (p, q) in m.items()} for r, m in ratios.items()}
+
+
 def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[Any], dict]:
-    """(items in their canonical order, {row id: {item: bool}}) of one column."""
+    """(items in their canonical order, {row id: {item: outcome}}) of one column: a rate's
+    outcomes are 0 or 1, a mean's whole numbers over the column's one power of two."""
     item_names = [k for k in pr.instance_key if k != pr.row_id]
     names = list(
         dict.fromkeys([pr.row_id, *item_names, col.source, *([pr.group_by] if col.group else [])])
@@ -135,11 +191,13 @@ def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[A
         if rid not in wanted or (groups is not None and groups[i] != col.group):
             continue
         value = data[col.source][i]
-        if value is None:
+        if value is None or (col.recipe == "mean" and math.isnan(value)):
             continue
         item = tuple(data[n][i] for n in item_names)
         items.setdefault(item, None)
-        by_row.setdefault(rid, {})[item] = bool(value)
+        by_row.setdefault(rid, {})[item] = int(bool(value)) if col.recipe == "rate" else value
+    if col.recipe == "mean":
+        by_row = _whole(by_row)
     types = {f.name: f.type for f in table.schema}
     # items in the code point order of their shown key values (docs/contract.md, Ranks)
     return sorted(
@@ -167,19 +225,29 @@ def ranks_rows(
         items, by_row = _outcomes(pr, col, in_path, set(ids))
         out = [by_row.get(rid, {}) for rid in ids]
         k = len(ids)
+        graded = col.recipe == "mean"
+        position = {u: j for j, u in enumerate(items)}
+        flipped = flips(rs.seed, name, rs.draws, len(items)) if graded else []
         pairs: list[tuple[int, int, int, int, int]] = []
+        signs: list[int] = []
         for a in range(k):
             for b in range(a + 1, k):
                 shared = out[a].keys() & out[b].keys()
-                a_only = sum(1 for u in shared if out[a][u] and not out[b][u])
-                b_only = sum(1 for u in shared if out[b][u] and not out[a][u])
-                pairs.append((a, b, len(shared), a_only, b_only))
-        ps = [sign_test(p[3], p[4]) for p in pairs]
+                diffs = [out[a][u] - out[b][u] for u in shared]
+                pairs.append(
+                    (a, b, len(shared), sum(v > 0 for v in diffs), sum(v < 0 for v in diffs))
+                )
+                total = sum(diffs)
+                signs.append((total > 0) - (total < 0))
+        if graded:
+            ps = permutation_ps(out, position, [(p[0], p[1]) for p in pairs], flipped)
+        else:
+            ps = [sign_test(p[3], p[4]) for p in pairs]
         adj = adjust(ps, rs.correction)
         verdict: dict[tuple[int, int], str] = {}
-        for (a, b, n_shared, a_only, b_only), p, q in zip(pairs, ps, adj):
-            if q <= rs.alpha:
-                v = "separated" if a_only > b_only else "reversed"
+        for (a, b, n_shared, a_only, b_only), p, q, sign in zip(pairs, ps, adj, signs):
+            if q <= rs.alpha and sign:
+                v = "separated" if sign > 0 else "reversed"
             else:
                 v = "tied"
             verdict[(a, b)] = v
@@ -193,21 +261,21 @@ def ranks_rows(
                 shown[s] for s in range(k)
                 if s == r or verdict[(min(r, s), max(r, s))] == "tied"
             ]  # fmt: skip
-            passes = sum(1 for v in out[r].values() if v)
+            passes = "" if graded else str(sum(out[r].values()))
             nxt = verdict[(r, r + 1)] if r + 1 < k else ""
             row_rows.append(
-                [name, shown[r], str(r + 1), str(passes), str(len(out[r])), "; ".join(group),
+                [name, shown[r], str(r + 1), passes, str(len(out[r])), "; ".join(group),
                  str(lo[r]), str(hi[r]), nxt]
             )  # fmt: skip
     return pair_rows, row_rows
 
 
 def _intervals(
-    out: list[dict[Any, bool]], items: list[Any], rs: RankSpec, c_index: int
+    out: list[dict[Any, int]], items: list[Any], rs: RankSpec, c_index: int
 ) -> tuple[list[int], list[int]]:
     """Each row's rank interval over the draws (docs/contract.md, Ranks)."""
     k, n, draws = len(out), len(items), rs.draws
-    passed = [[1 if out[r].get(u) else 0 for u in items] for r in range(k)]
+    passed = [[out[r].get(u, 0) for u in items] for r in range(k)]
     held = [[1 if u in out[r] else 0 for u in items] for r in range(k)]
     ranks: list[list[int]] = [[] for _ in range(k)]
     for d in range(draws):

@@ -191,7 +191,7 @@ def test_undeclared_ranks_writes_no_rank_files(demo_bundle: Path, tmp_path: Path
 @pytest.mark.parametrize(
     "ranks",
     [
-        {"columns": ["alpha_cost"], "alpha": 0.05, "correction": "holm", "seed": 1, "draws": 5},
+        {"columns": ["average_cost"], "alpha": 0.05, "correction": "holm", "seed": 1, "draws": 5},
         {"columns": ["alpha_score"], "alpha": 0.05, "correction": "bonf", "seed": 1, "draws": 5},
         {"columns": ["alpha_score"], "alpha": 1.5, "correction": "holm", "seed": 1, "draws": 5},
         {
@@ -206,7 +206,7 @@ def test_undeclared_ranks_writes_no_rank_files(demo_bundle: Path, tmp_path: Path
     ],
 )
 def test_bad_ranks_refused(demo_bundle: Path, tmp_path: Path, ranks: dict) -> None:
-    """A mean column, an unknown correction, alpha outside (0, 1) or NaN, a column name that
+    """A mean_of_columns column, an unknown correction, alpha outside (0, 1) or NaN, a column name that
     is not a string, ranks: null: bad_prereg from both, nothing written."""
     prereg = _prereg(tmp_path, ranks)
     for impl in IMPLS:

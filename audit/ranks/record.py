@@ -9,11 +9,12 @@ from itertools import pairwise
 from pathlib import Path
 
 TIE_MEANING = (
-    "A tie in the rank census means the paired exact test on the rows' shared items did not "
+    "A tie in the rank census means the paired test on the rows' shared items did not "
     "separate them at the declared alpha after the declared correction: the data do not "
     "support their published order, which is not the same as showing the rows equal; few "
     "discordant items can leave a large published gap tied, and a rank interval is only as "
-    "wide as the items drawn."
+    "wide as the items drawn. A graded column's p-value is estimated from the declared "
+    "draws and can never fall below one over the draws plus one."
 )
 
 
@@ -24,11 +25,24 @@ def read(res: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _method(spec: dict) -> str:
+def _graded(doc: dict) -> bool:
+    """Whether a declared column is a mean (graded), tested by sign flips."""
+    measured = (doc.get("columns") or {}).get("measured") or {}
+    return any((measured.get(c) or {}).get("recipe") == "mean" for c in doc["ranks"]["columns"])
+
+
+def _method(doc: dict) -> str:
+    spec = doc["ranks"]
     correction = {"holm": "Holm", "bh": "Benjamini-Hochberg"}[spec["correction"]]
+    graded = (
+        f", for graded (mean) columns a paired sign-flip permutation test of the summed "
+        f"differences from {spec['draws']:,} seeded draws"
+        if _graded(doc)
+        else ""
+    )
     return (
-        f"exact McNemar on shared items, {correction}, alpha {spec['alpha']}; rank intervals "
-        f"from {spec['draws']:,} paired bootstrap draws over items, seed {spec['seed']}"
+        f"exact McNemar on shared items{graded}, {correction}, alpha {spec['alpha']}; rank "
+        f"intervals from {spec['draws']:,} paired bootstrap draws over items, seed {spec['seed']}"
     )
 
 
@@ -36,7 +50,7 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
     """Paragraphs (one per declared column: the top row's tie group and the adjacent pairs)
     and a table (row, column, published rank, rank interval, tie group, against the next)."""
     spec = doc["ranks"]
-    paragraphs = [f"Method: {_method(spec)}."]
+    paragraphs = [f"Method: {_method(doc)}."]
     for name in spec["columns"]:
         mine = [r for r in rows if r["column"] == name]
         if not mine:
@@ -57,7 +71,7 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
             "row": r["row_id"],
             "published rank": r["published_rank"],
             "rank interval": f"{r['rank_lo']} to {r['rank_hi']}",
-            "passes / items": f"{r['passes']} / {r['items']}",
+            "passes / items": f"{r['passes'] or '-'} / {r['items']}",
             "tie group size": str(len(r["tie_group"].split("; "))),
             "against the next": r["next_verdict"] or "-",
         }
