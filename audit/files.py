@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import blake3
 
@@ -34,20 +38,85 @@ def json_loads(text: str | bytes) -> object:
     return json.loads(text, object_pairs_hook=_unique_keys)
 
 
-def file_blake3(path: str | Path) -> str:
-    """Hex blake3 of a file's bytes; a missing or unreadable file is an AuditError."""
-    p = Path(path)
-    if not p.exists():
-        raise AuditError("missing_file", str(path), "no such file")
-    if not p.is_file():
-        raise AuditError("missing_file", str(path), "not a regular file")
-    h = blake3.blake3()
+def _what(mode: int) -> str:
+    """What a file that is not a regular one is, in a reader's words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
+
+
+def not_regular(path: str | Path, mode: int) -> str:
+    """The problem said of a file that is not a regular one (kept to one phrase)."""
+    return f"{_what(mode)}, not a regular file"
+
+
+def require_regular(path: str | Path, shown: str | None = None) -> os.stat_result:
+    """The status of an input that must be a regular file (links followed), or
+    AuditError: missing_file when absent or when a folder, FIFO, device or socket
+    stands where a file is expected. Never opens the file, so never blocks."""
+    name = str(path) if shown is None else shown
     try:
-        with p.open("rb") as f:
-            while chunk := f.read(CHUNK):
-                h.update(chunk)
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise AuditError("missing_file", name, "no such file") from None
     except OSError as e:
-        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+        raise AuditError("unreadable", name, e.strerror or str(e)) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise AuditError("missing_file", name, not_regular(path, st.st_mode))
+    return st
+
+
+@contextmanager
+def open_regular(
+    path: str | Path, shown: str | None = None, kind: str = "missing_file"
+) -> Iterator[BinaryIO]:
+    """An input opened for reading, which must be a regular file: the one way the referee
+    opens a file it is given (bundle, prereg, a file the config names, an annex's files).
+
+    Opened without blocking and judged on the open descriptor (fstat), so a FIFO, a
+    device or a socket named where a file is expected is refused at once (AuditError
+    ``kind``, missing_file by default) instead of hanging the reader, and a file
+    swapped after a check is the file judged. Absent: missing_file; not readable
+    (permissions, I/O): unreadable."""
+    name = str(path) if shown is None else shown
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise AuditError("missing_file", name, "no such file") from None
+    except IsADirectoryError:
+        raise AuditError(kind, name, not_regular(path, stat.S_IFDIR)) from None
+    except OSError as e:  # a FIFO opened without blocking opens; a socket does not
+        if e.errno == errno.ENXIO:
+            raise AuditError(kind, name, not_regular(path, stat.S_IFSOCK)) from None
+        raise AuditError("unreadable", name, e.strerror or str(e)) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):  # a folder opens for reading too
+        os.close(fd)
+        raise AuditError(kind, name, not_regular(path, mode))
+    with os.fdopen(fd, "rb") as f:
+        if flags & getattr(os, "O_NONBLOCK", 0):
+            os.set_blocking(fd, True)  # a regular file: reads as usual
+        try:
+            yield f
+        except OSError as e:
+            if e.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise AuditError("unreadable", name, e.strerror or str(e)) from None
+
+
+def file_blake3(path: str | Path) -> str:
+    """Hex blake3 of a file's bytes; a missing, special or unreadable file is an AuditError."""
+    h = blake3.blake3()
+    with open_regular(path) as f:
+        while chunk := f.read(CHUNK):
+            h.update(chunk)
     return h.hexdigest()
 
 
@@ -55,46 +124,24 @@ def file_digests(path: str | Path) -> dict[str, object]:
     """A file's blake3, sha256 and size, from one pass over its bytes."""
     import hashlib
 
-    p = Path(path)
-    if not p.exists():
-        raise AuditError("missing_file", str(path), "no such file")
-    if not p.is_file():
-        raise AuditError("missing_file", str(path), "not a regular file")
     b, s, n = blake3.blake3(), hashlib.sha256(), 0
-    try:
-        with p.open("rb") as f:
-            while chunk := f.read(CHUNK):
-                b.update(chunk)
-                s.update(chunk)
-                n += len(chunk)
-    except OSError as e:
-        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    with open_regular(path) as f:
+        while chunk := f.read(CHUNK):
+            b.update(chunk)
+            s.update(chunk)
+            n += len(chunk)
     return {"blake3": b.hexdigest(), "sha256": s.hexdigest(), "bytes": n}
 
 
 def read_regular(path: str | Path, limit: int, kind: str) -> bytes:
-    """The bytes of a regular file of at most ``limit`` bytes, or AuditError(kind).
-
-    Opened without blocking and checked on the open descriptor (fstat), so a FIFO, a
-    device or a socket named where a file is expected is refused at once instead of
-    hanging the reader, and a file swapped after a check is the file judged."""
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise AuditError("missing_file", str(path), "no such file") from None
-    except OSError as e:
-        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise AuditError(kind, str(path), "not a regular file (a FIFO, device or folder)")
-        if st.st_size > limit:
-            raise AuditError(kind, str(path), f"{st.st_size} bytes, more than {limit}")
-        try:
-            data = f.read(limit + 1)
-        except OSError as e:
-            raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    """The bytes of a regular file of at most ``limit`` bytes, or AuditError(kind)
+    (missing_file when absent). Read through open_regular: a FIFO, a device, a socket
+    or a folder is refused at once as ``kind``, and nothing past the limit is read."""
+    with open_regular(path, kind=kind) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise AuditError(kind, str(path), f"{size} bytes, more than {limit}")
+        data = f.read(limit + 1)
     if len(data) > limit:
         raise AuditError(kind, str(path), f"more than {limit} bytes")
     return data

@@ -33,7 +33,9 @@ from pathlib import Path
 import blake3
 import polars as pl
 
+from audit.bundles import parquet_bounds
 from audit.errors import AuditError
+from audit.files import open_regular, read_regular
 
 
 def _kind(dtype: pl.DataType) -> str:
@@ -211,17 +213,14 @@ def column_digest(series: pl.Series) -> tuple[str, str]:
 
 
 def read_table(path: str | Path) -> pl.DataFrame:
-    """Read a parquet file; a missing or broken file is an AuditError."""
+    """Read a parquet file; a missing, special, broken or too large file is an AuditError
+    (too_large: past the bound of audit/bundles/parquet_bounds.py, checked first)."""
     p = Path(path)
-    if not p.is_file():
-        raise AuditError("missing_file", str(path), "no such file")
-    try:
-        with p.open("rb") as f:
-            head = f.read(4)
-    except OSError as e:
-        raise AuditError("unreadable", str(path), e.strerror or str(e)) from None
+    with open_regular(p, str(path)) as f:
+        head = f.read(4)
     if head != b"PAR1":  # polars, like Arrow, looks for the magic only at the end
         raise AuditError("unreadable", str(path), "not a parquet file (no PAR1 at the start)")
+    parquet_bounds.check(p, str(path))  # before polars allocates what the pages declare
     try:
         return pl.read_parquet(p)
     except pl.exceptions.DuplicateError as e:  # the contestants' class for it
@@ -234,6 +233,7 @@ def read_table(path: str | Path) -> pl.DataFrame:
         ) from None
 
 
+MAX_CSV = 1 << 30  # a CSV table is read whole: at most 1 GiB (docs/refusals.md)
 CSV_KINDS = {"string": "string", "integer": "int", "decimal": "decimal", "boolean": "bool"}
 _CSV_FORMS = {
     "integer": re.compile(r"-?[0-9]+"),
@@ -259,10 +259,7 @@ def read_csv_table(path: str | Path, types: dict[str, str]) -> tuple[list[str], 
     mark, not UTF-8, bad quoting, no header, a row of another width), duplicate_column,
     missing_column or undeclared_column against ``types``, bad_type for a field that
     is not of its declared type. Empty lines are skipped."""
-    p = Path(path)
-    if not p.is_file():
-        raise AuditError("missing_file", str(path), "no such file")
-    raw = p.read_bytes()
+    raw = read_regular(path, MAX_CSV, "too_large")
     if raw.startswith(b"\xef\xbb\xbf"):
         raise AuditError("unreadable", str(path), "a byte-order mark: the CSV must be plain UTF-8")
     try:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
-from audit.files import file_blake3
+from audit.files import file_blake3, open_regular, require_regular
 
 NEW_ARM = "another bundle, method or seat is a new arm: run it under a new arm name"
 NEVER = "the locked arm is never overwritten"
@@ -371,10 +371,28 @@ def check_bundle(bundle: str, files: Iterable[str], built_by_rule: str | None) -
             "missing_file", bundle, "bundle folder does not exist (the config's bundle)"
         )
     for name in files:
-        if not Path(bundle, name).is_file():
-            raise AuditError(
-                "missing_file", f"{bundle}/{name}", "no such file in the bundle folder"
-            )
+        shown = f"{bundle}/{name}"
+        try:
+            require_regular(Path(bundle, name), shown)
+        except AuditError as e:
+            if e.detail == "no such file":
+                raise AuditError(
+                    "missing_file", shown, "no such file in the bundle folder"
+                ) from None
+            raise
+        bounded(Path(bundle, name), shown)
+
+
+def bounded(path: Path, shown: str) -> None:
+    """too_large: a parquet file of the bundle that would be read past the bound
+    (audit/bundles/parquet_bounds.py: its footer and page headers, nothing decompressed).
+    A file that is not parquet is left to its reader."""
+    with open_regular(path, shown) as f:
+        if f.read(4) != b"PAR1":
+            return
+    from audit.bundles import parquet_bounds
+
+    parquet_bounds.check(path, shown)
 
 
 def _folders(top: str | Path) -> list[Path]:
