@@ -32,7 +32,7 @@ include: "workflow/rules/arm.smk"
 include: "workflow/rules/timestamp.smk"
 
 
-if KIND == "trials":
+if KIND.name == "trials":
 
     include: "workflow/rules/trials_common.smk"
     include: "workflow/rules/trials.smk"

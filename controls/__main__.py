@@ -11,9 +11,9 @@ control) and works in one process, in three steps the DAG keeps apart:
   (``<controls>/<c>/check.csv``, ``verdict.json``), then the table over all
   (``--out-csv``, ``--out-md``).
 
-The arm's kind, read from the prereg (audit/core/arm_kind.py), decides what a
-control reads: a leaderboard arm's bundle (``--bundle``, ``--lock``), or a trials
-arm's table (``--table``).
+The arm's kind (``--kind``, audit/core/arm_kind.py) decides what a control reads
+(its ``controls`` source): a leaderboard arm's bundle (``--bundle``, ``--lock``), or
+a trials arm's table (``--table``).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import json
 import sys
 from pathlib import Path
 
+from audit.core import arm_kind
 from audit.errors import AuditError, disk_full, report
 from audit.files import write_atomic
 from controls.errors import ControlError
@@ -32,6 +33,7 @@ from controls.errors import ControlError
 
 def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prereg", required=True, help="the locked prereg")
+    arm_kind.add_argument(p)
     p.add_argument("--control", action="append", required=True, help="a control, once each")
     p.add_argument("--bundle", help="a leaderboard arm: the bundle folder")
     p.add_argument("--lock", help="a leaderboard arm: the lock's files.json, the bytes to read")
@@ -53,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="measured against predicted, for every control")
     p.add_argument("--prereg", required=True, help="the locked prereg (its disclosure)")
+    arm_kind.add_argument(p)
     p.add_argument("--control", action="append", default=[], help="a control, once each")
     p.add_argument("--controls", required=True, help="the controls folder")
     p.add_argument("--before", nargs=2, action="append", metavar=("IMPL", "DIR"), required=True,
@@ -79,106 +82,122 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    kind = arm_kind.named(args.kind)
     if args.command == "check":
-        return _check(args)
-    doc, trials = _prereg(args)
+        return _check(args, kind)
+    doc = _prereg(args, kind)
     if args.command == "predict":
-        _predict(args, doc, trials)
+        PREDICT[kind.controls](args, doc)
     else:
-        _perturb(args, doc, trials)
+        PERTURB[kind.controls](args, doc)
     return 0
 
 
-def _is_trials(prereg: str) -> bool:
-    """The arm's kind, as its prereg says (audit/core/arm_kind.py decides)."""
-    from audit.core.arm_kind import TRIALS, kind_of_file
-
-    return kind_of_file(prereg) == TRIALS
-
-
-def _prereg(args: argparse.Namespace) -> tuple[dict, bool]:
+def _prereg(args: argparse.Namespace, kind: arm_kind.Kind) -> dict:
     """The locked prereg, checked as its kind's lock checks it, every control named in it,
     the source given."""
-    from audit.core.arm_kind import TRIALS, load_checked
-
-    kind, doc = load_checked(args.prereg)
-    trials = kind == TRIALS
+    doc = kind.entry("prereg")(args.prereg)
     for name in args.control:
         if name not in (doc.get("controls") or {}):
             raise AuditError("bad_prereg", args.prereg, f"no control named {name!r}")
-    given = "--table" if trials else "--bundle"
-    if (args.table if trials else args.bundle) is None:
+    given = f"--{kind.controls}"
+    if getattr(args, kind.controls) is None:
         raise AuditError("bad_config", args.prereg, f"this arm's controls need {given}")
-    return doc, trials
+    return doc
 
 
-def _predict(args: argparse.Namespace, doc: dict, trials: bool) -> None:
+def _predict_each(args: argparse.Namespace, predict_one) -> None:
+    """Each control's prediction and selection, then its stamp (before any perturbed bundle)."""
     from audit.seal.stamp import stamp
     from controls.predict import selection_json
 
-    def each(predict_one) -> None:
-        for name in args.control:
-            folder = Path(args.out) / name
-            table, selection = predict_one(name)
-            write_atomic(folder / "selection.json", selection_json(selection))
-            write_atomic(folder / "prediction.csv", table)
-            files = [str(folder / "prediction.csv"), str(folder / "selection.json")]
-            stamp(files, str(folder / "stamp.json"))  # before any perturbed bundle exists
-            if "skipped" in selection:
-                print(f"{name}: skipped ({selection['skipped']}); stamped")
-            else:
-                print(f"{name}: {table.count(chr(10)) - 1} value(s) predicted and stamped")
-
-    if trials:
-        from controls import sources
-
-        rows = sources.read_rows(doc, args.table)
-        each(lambda name: sources.predict(doc, rows, name))
-    else:
-        from audit.seal.locked import locked_bundle
-        from controls.exact import bundle_reader
-        from controls.predict import predict
-
-        with locked_bundle(args.bundle, args.lock) as bundle:
-            read = bundle_reader(bundle, doc)  # read once for every control
-            each(lambda name: predict(doc, bundle, name, read))
+    for name in args.control:
+        folder = Path(args.out) / name
+        table, selection = predict_one(name)
+        write_atomic(folder / "selection.json", selection_json(selection))
+        write_atomic(folder / "prediction.csv", table)
+        files = [str(folder / "prediction.csv"), str(folder / "selection.json")]
+        stamp(files, str(folder / "stamp.json"))  # before any perturbed bundle exists
+        if "skipped" in selection:
+            print(f"{name}: skipped ({selection['skipped']}); stamped")
+        else:
+            print(f"{name}: {table.count(chr(10)) - 1} value(s) predicted and stamped")
 
 
-def _perturb(args: argparse.Namespace, doc: dict, trials: bool) -> None:
+def _predict_table(args: argparse.Namespace, doc: dict) -> None:
+    from controls import sources
+
+    rows = sources.read_rows(doc, args.table)
+    _predict_each(args, lambda name: sources.predict(doc, rows, name))
+
+
+def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
+    from audit.seal.locked import locked_bundle
+    from controls.exact import bundle_reader
+    from controls.predict import predict
+
+    with locked_bundle(args.bundle, args.lock) as bundle:
+        read = bundle_reader(bundle, doc)  # read once for every control
+        _predict_each(args, lambda name: predict(doc, bundle, name, read))
+
+
+def _perturb_each(args: argparse.Namespace, perturb_one) -> None:
+    """Each stamped control's perturbed bundle and its event file, the stamp checked first."""
     from audit.seal import ledger
     from controls.stamped import check_stamp
 
-    def each(perturb_one) -> None:
-        for name in args.control:
-            folder = Path(args.controls) / name
-            stamp = str(folder / "stamp.json")
-            prediction, selection = str(folder / "prediction.csv"), str(folder / "selection.json")
-            check_stamp(stamp, [prediction, selection])
-            paths = perturb_one(selection, str(folder / "bundle"))
-            ledger.write_events(
-                Path(args.events) / f"perturb-{name}.json",
-                [ledger.record("bundle_perturbed", p, {"stamp": stamp}) for p in paths],
-            )
-            print(f"{name}: perturbed bundle built")
-
-    if trials:
-        from controls.trials_perturb import perturb as perturb_trials
-
-        each(lambda selection, out: perturb_trials(doc, args.table, selection, out))
-    else:
-        from audit.seal.locked import locked_bundle
-        from controls.perturb import perturb, reader
-
-        with locked_bundle(args.bundle, args.lock) as bundle:
-            table = reader(doc, bundle)  # read once for every control
-            each(lambda selection, out: perturb(doc, bundle, selection, out, table))
+    for name in args.control:
+        folder = Path(args.controls) / name
+        stamp = str(folder / "stamp.json")
+        prediction, selection = str(folder / "prediction.csv"), str(folder / "selection.json")
+        check_stamp(stamp, [prediction, selection])
+        paths = perturb_one(selection, str(folder / "bundle"))
+        ledger.write_events(
+            Path(args.events) / f"perturb-{name}.json",
+            [ledger.record("bundle_perturbed", p, {"stamp": stamp}) for p in paths],
+        )
+        print(f"{name}: perturbed bundle built")
 
 
-def _check(args: argparse.Namespace) -> int:
+def _perturb_table(args: argparse.Namespace, doc: dict) -> None:
+    from controls.trials_perturb import perturb as perturb_trials
+
+    _perturb_each(args, lambda selection, out: perturb_trials(doc, args.table, selection, out))
+
+
+def _perturb_bundle(args: argparse.Namespace, doc: dict) -> None:
+    from audit.seal.locked import locked_bundle
+    from controls.perturb import perturb, reader
+
+    with locked_bundle(args.bundle, args.lock) as bundle:
+        table = reader(doc, bundle)  # read once for every control
+        _perturb_each(args, lambda selection, out: perturb(doc, bundle, selection, out, table))
+
+
+def _check_table(sel: dict, prediction: str, before: dict, after: dict, out_csv: str,
+                 out_json: str) -> dict:  # fmt: skip
+    from controls.trials_check import check as check_trials
+
+    return check_trials(sel, prediction, before, after, out_csv, out_json)
+
+
+def _check_bundle(sel: dict, prediction: str, before: dict, after: dict, out_csv: str,
+                  out_json: str) -> dict:  # fmt: skip
+    from controls.check import check
+
+    return check(sel["control"], sel["kind"], sel, prediction, before, after, out_csv, out_json)
+
+
+# Each controls source (Kind.controls): how its controls are predicted, perturbed, checked.
+PREDICT = {"bundle": _predict_bundle, "table": _predict_table}
+PERTURB = {"bundle": _perturb_bundle, "table": _perturb_table}
+CHECK = {"bundle": _check_bundle, "table": _check_table}
+
+
+def _check(args: argparse.Namespace, kind: arm_kind.Kind) -> int:
     from controls.stamped import check_stamp
     from controls.summary import summarise, tally
 
-    trials = _is_trials(args.prereg)
     before = dict(args.before)
     verdicts, checks = [], []
     for name in args.control:
@@ -188,15 +207,7 @@ def _check(args: argparse.Namespace) -> int:
         sel = json.loads(Path(selection).read_text(encoding="utf-8"))
         after = {i: str(folder / i) for i in before}
         out_csv, out_json = str(folder / "check.csv"), str(folder / "verdict.json")
-        if trials:
-            from controls.trials_check import check as check_trials
-
-            v = check_trials(sel, prediction, before, after, out_csv, out_json)
-        else:
-            from controls.check import check
-
-            v = check(sel["control"], sel["kind"], sel, prediction, before, after, out_csv,
-                      out_json)  # fmt: skip
+        v = CHECK[kind.controls](sel, prediction, before, after, out_csv, out_json)
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
         verdicts.append(out_json)
         checks.append(out_csv)

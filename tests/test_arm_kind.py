@@ -22,7 +22,7 @@ LEADERBOARD = ["demo", "openhands-index", "synthetic"]
 @pytest.mark.parametrize("name", TRIALS + LEADERBOARD)
 def test_the_shipped_preregs_say_their_own_kind(name: str) -> None:
     kind, doc = load_checked(ROOT / "prereg" / f"{name}.yaml")
-    assert kind == ("trials" if name in TRIALS else "leaderboard")
+    assert kind.name == ("trials" if name in TRIALS else "leaderboard")
     assert doc["name"]
 
 
@@ -60,19 +60,22 @@ def test_no_config_names_a_kind() -> None:
 def test_one_lock_command_for_both_kinds(tmp_path: Path) -> None:
     # `audit lock` takes a trials prereg too (there is no lock-trials): its refusal is
     # the trials lock's own (a registry bundle folder without the task table), and
-    # --assembled on a leaderboard prereg is refused by name.
+    # --assembled on a leaderboard prereg is refused by name; a prereg of the other
+    # kind than --kind says is refused by that kind's own checks, nothing written.
     import subprocess
     import sys
 
     from audit.files import file_blake3
 
-    def lock(prereg: Path, *extra: str) -> subprocess.CompletedProcess:
+    def lock(prereg: Path, *extra: str, kind: str = "leaderboard") -> subprocess.CompletedProcess:
         return subprocess.run(
             [
                 sys.executable,
                 "-m",
                 "audit",
                 "lock",
+                "--kind",
+                kind,
                 "--prereg",
                 str(prereg),
                 "--expected-blake3",
@@ -92,7 +95,7 @@ def test_one_lock_command_for_both_kinds(tmp_path: Path) -> None:
         )
 
     (tmp_path / "empty").mkdir()
-    p = lock(ROOT / "prereg" / "skillsbench-registry.yaml")
+    p = lock(ROOT / "prereg" / "skillsbench-registry.yaml", kind="trials")
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith("error[missing_file]:"), p.stderr
     assert "registry.parquet" in p.stderr  # the task table the trials prereg names
@@ -100,3 +103,7 @@ def test_one_lock_command_for_both_kinds(tmp_path: Path) -> None:
     assert p.returncode == 2
     assert "--assembled is for a trials arm only" in p.stderr
     assert not (tmp_path / "lock").exists()
+    for prereg, kind in (("skillsbench-registry", "leaderboard"), ("demo", "trials")):
+        p = lock(ROOT / "prereg" / f"{prereg}.yaml", kind=kind)
+        assert p.returncode == 2 and p.stderr.startswith("error[bad_prereg]:"), p.stderr
+        assert not (tmp_path / "lock").exists()

@@ -22,6 +22,8 @@ def _predict(control: str, bundle: Path, tmp: Path) -> tuple[list[dict[str, str]
             "-m",
             "controls",
             "predict",
+            "--kind",
+            "leaderboard",
             "--prereg",
             str(PREREG),
             "--bundle",

@@ -61,6 +61,8 @@ def test_draft_lists_every_column_with_its_type_without_reading_values(
 def _lock(tmp: Path, prereg: Path, bundle: Path):
     return run_audit(
         "lock",
+        "--kind",
+        "leaderboard",
         "--prereg",
         prereg,
         "--expected-blake3",

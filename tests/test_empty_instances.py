@@ -159,7 +159,7 @@ def test_the_sharded_null_is_not_computable_either(
 
 
 def _predict(control: str, bundle: Path, tmp: Path) -> tuple[str, dict, str]:
-    res = run([sys.executable, "-m", "controls", "predict", "--prereg", str(PREREG), "--bundle",
+    res = run([sys.executable, "-m", "controls", "predict", "--kind", "leaderboard", "--prereg", str(PREREG), "--bundle",
                str(bundle), "--control", control, "--out", str(tmp / "controls")])  # fmt: skip
     assert res.code == 0, res.stderr
     folder = tmp / "controls" / control

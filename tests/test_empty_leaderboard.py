@@ -32,12 +32,12 @@ def test_an_empty_leaderboard_gives_a_census_of_zero_cells(
         res = run_impl(impl, prereg, bundle, tmp_path / impl)
         assert res.code == 0, res.stderr
     steps = [
-        ("agree", "--prereg", prereg, "--a", tmp_path / "pandas", "--b", tmp_path / "pyarrow",
+        ("agree", "--kind", "leaderboard", "--prereg", prereg, "--a", tmp_path / "pandas", "--b", tmp_path / "pyarrow",
          "--out-json", tmp_path / "agreement.json", "--out-md", tmp_path / "agreement.md"),
-        ("lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg), "--bundle",
+        ("lock", "--kind", "leaderboard", "--prereg", prereg, "--expected-blake3", file_blake3(prereg), "--bundle",
          bundle, "--out-dir", tmp_path / "lock", "--events", tmp_path / "events.json"),
         ("census", "--agreement", tmp_path / "agreement.json", "--cells", tmp_path / "pandas",
-         "--prereg", prereg, "--lock", tmp_path / "lock" / "lock.json", "--out-dir",
+         "--prereg", prereg, "--kind", "leaderboard", "--lock", tmp_path / "lock" / "lock.json", "--out-dir",
          tmp_path / "census"),
     ]  # fmt: skip
     for argv in steps:

@@ -17,6 +17,7 @@ import blake3
 import pytest
 
 from audit.core.agree import FEASIBILITY_KEYS, KEYS, TRIAL_KEYS, keys_for
+from audit.core.arm_kind import LEADERBOARD, TRIALS
 from audit.feasible import record
 from tests.conftest import ROOT, run_audit, run_dag
 
@@ -40,9 +41,9 @@ def _prereg(tmp_path: Path) -> Path:
 
 
 def test_the_files_compared_follow_the_prereg(tmp_path: Path) -> None:
-    assert keys_for(str(ROOT / "prereg" / "demo.yaml")) == KEYS
-    assert keys_for(str(_prereg(tmp_path))) == {**KEYS, **FEASIBILITY_KEYS}
-    assert keys_for(str(ROOT / "prereg" / "benchflow-sample.yaml")) == TRIAL_KEYS
+    assert keys_for(LEADERBOARD, str(ROOT / "prereg" / "demo.yaml")) == KEYS
+    assert keys_for(LEADERBOARD, str(_prereg(tmp_path))) == {**KEYS, **FEASIBILITY_KEYS}
+    assert keys_for(TRIALS, str(ROOT / "prereg" / "benchflow-sample.yaml")) == TRIAL_KEYS
 
 
 def test_the_words_of_an_infeasible_cell() -> None:

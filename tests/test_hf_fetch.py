@@ -120,6 +120,8 @@ def test_fetch_checks_each_sha256_against_the_hub_and_the_lock_records_it(
     lock = _audit(
         _env(tmp_path, "http://127.0.0.1:9", offline=True),
         "lock",
+        "--kind",
+        "leaderboard",
         "--prereg",
         prereg,
         "--expected-blake3",
@@ -208,6 +210,8 @@ def test_the_lock_refuses_a_fetched_file_changed_afterwards(tmp_path: Path, repo
     res = _audit(
         _env(tmp_path, "http://127.0.0.1:9", offline=True),
         "lock",
+        "--kind",
+        "leaderboard",
         "--prereg",
         other,
         "--expected-blake3",

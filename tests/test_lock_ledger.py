@@ -15,6 +15,8 @@ from tests.conftest import ROOT, run_audit
 def _lock(tmp: Path, prereg: Path, bundle: Path, expected: str):
     return run_audit(
         "lock",
+        "--kind",
+        "leaderboard",
         "--prereg",
         prereg,
         "--expected-blake3",

@@ -38,7 +38,7 @@ def locked(tmp_path: Path, demo_bundle: Path) -> tuple[Path, Path]:
     shutil.copytree(demo_bundle, bundle)
     prereg = ROOT / "prereg" / "demo.yaml"
     res = run_audit(
-        "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
+        "lock", "--kind", "leaderboard", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
         "--bundle", bundle, "--out-dir", tmp_path / "lock", "--events", tmp_path / "events.json",
     )  # fmt: skip
     assert res.code == 0, res.stderr
@@ -70,7 +70,14 @@ def test_a_contestant_refuses_a_file_swapped_after_the_lock(
 def test_controls_refuse_a_file_swapped_after_the_lock(locked, tmp_path: Path) -> None:
     bundle, lock = locked
     base = [sys.executable, "-m", "controls"]
-    common = ["--prereg", str(lock / "prereg.yaml"), "--bundle", str(bundle)]
+    common = [
+        "--prereg",
+        str(lock / "prereg.yaml"),
+        "--kind",
+        "leaderboard",
+        "--bundle",
+        str(bundle),
+    ]
     common += ["--lock", str(lock / "files.json"), "--control", "flip_m2_beta"]
     ok = run([*base, "predict", *common, "--out", str(tmp_path / "controls")])
     assert ok.code == 0, ok.stderr

@@ -16,6 +16,7 @@ import pytest
 
 from audit.bundles.digest import table_digest
 from audit.core import preflight
+from audit.core.arm_kind import LEADERBOARD, TRIALS
 from audit.core.preflight import INCOMPLETE, Planned
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -285,13 +286,13 @@ def test_a_second_seat_needs_a_head(tmp_path: Path) -> None:
 
 
 def test_the_run_summary(tmp_path: Path) -> None:
-    assert preflight.run_summary(tmp_path, trials=False) == ""
+    assert preflight.run_summary(tmp_path, LEADERBOARD) == ""
     (tmp_path / "census.txt").write_text("census\n")
     (tmp_path / "controls.csv").write_text("controls\n")
     (tmp_path / "annex").mkdir()
     (tmp_path / "annex" / "README.md").write_text("# annex\nAnnex head: `h`\nmore\n")
-    assert preflight.run_summary(tmp_path, trials=False) == "census\ncontrols\nAnnex head: `h`\n"
-    assert preflight.run_summary(tmp_path, trials=True) == "census\nAnnex head: `h`\n"
+    assert preflight.run_summary(tmp_path, LEADERBOARD) == "census\ncontrols\nAnnex head: `h`\n"
+    assert preflight.run_summary(tmp_path, TRIALS) == "census\nAnnex head: `h`\n"
 
 
 # What the prereg will do with the bundle, checked before the lock.

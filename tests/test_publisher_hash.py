@@ -81,6 +81,8 @@ def test_the_referee_writes_the_bytes_pandas_writes(published: Path) -> None:
 def _lock(tmp: Path, prereg: Path, bundle: Path) -> dict:
     res = run_audit(
         "lock",
+        "--kind",
+        "leaderboard",
         "--prereg",
         prereg,
         "--expected-blake3",

@@ -18,6 +18,7 @@ import blake3
 import pytest
 
 from audit.core.agree import KEYS, RANK_KEYS, keys_for
+from audit.core.arm_kind import LEADERBOARD
 from audit.ranks.record import TIE_MEANING
 from tests.conftest import ROOT, run_audit, run_dag
 
@@ -41,8 +42,8 @@ def _prereg(tmp_path: Path) -> Path:
 
 
 def test_keys_for_adds_the_rank_files_only_when_declared(tmp_path: Path) -> None:
-    assert keys_for(str(ROOT / "prereg" / "demo.yaml")) == KEYS
-    assert keys_for(str(_prereg(tmp_path))) == {**KEYS, **RANK_KEYS}
+    assert keys_for(LEADERBOARD, str(ROOT / "prereg" / "demo.yaml")) == KEYS
+    assert keys_for(LEADERBOARD, str(_prereg(tmp_path))) == {**KEYS, **RANK_KEYS}
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+from audit.core import arm_kind
 from audit.report import limits, render
 from audit.trials.summary import TrialsCensusSummary
 
@@ -67,13 +68,15 @@ def test_independence_names_the_reproduced_means_of_real_values(tmp_path: Path) 
         _cell("r1", "avg_mixed", "reproduced", "0"),  # averages a rate too: left out
         _cell("r1", "score", "reproduced", "0"),  # a rate: exact by counting, left out
     ]
-    text = limits.independence(tmp_path, cells, doc, trials=False)
+    text = limits.independence(tmp_path, cells, doc, arm_kind.LEADERBOARD)
     assert text.endswith("means of real instance values: `avg_cost`, `cost`.")
     # a census that carries the exactness check's flag is read instead
     _write_csv(tmp_path / "census_columns.csv", [
         {"column": "cost", "constructed": "yes"}, {"column": "score", "constructed": "no"},
     ])  # fmt: skip
-    assert limits.independence(tmp_path, cells, doc, trials=False).startswith("In `cost` the")
+    assert limits.independence(tmp_path, cells, doc, arm_kind.LEADERBOARD).startswith(
+        "In `cost` the"
+    )
 
 
 def test_p_floor_is_one_over_draws_plus_one() -> None:
@@ -90,7 +93,7 @@ def test_loosest_tier_counts_only_cells_at_their_own_loosest_tier() -> None:
         _cell("r1", "model", "reproduced", "0"),  # exact text: no tier to be loose
         _cell("r2", "cost", "divergent"),
     ]
-    text = limits.loosest_tier(cells, LEADERBOARD_DOC, trials=False)
+    text = limits.loosest_tier(cells, LEADERBOARD_DOC, arm_kind.LEADERBOARD)
     assert "1 of the 4 reproduced cells" in text
     assert "`score`: 1 at tier 2, abs diff <= 0.5" in text
 
@@ -102,10 +105,10 @@ def test_loosest_tier_follows_row_tolerances_in_trials() -> None:
         _cell("r1", "tasks", "reproduced", "0"),  # count: no tier beyond exact
         _cell("r2", "tasks", "not_published"),
     ]
-    text = limits.loosest_tier(cells, TRIALS_DOC, trials=True)
+    text = limits.loosest_tier(cells, TRIALS_DOC, arm_kind.TRIALS)
     assert "1 of the 3 reproduced cells" in text
     assert "`score`: 1 at tier 1, abs diff <= 0.005" in text
-    assert limits.loosest_tier([], TRIALS_DOC, trials=True).startswith("No cell is counted")
+    assert limits.loosest_tier([], TRIALS_DOC, arm_kind.TRIALS).startswith("No cell is counted")
 
 
 def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> None:
@@ -146,7 +149,7 @@ def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> No
         unpublished_columns=[],
     )
     (tmp_path / "census.json").write_text(summary.to_json())
-    items = limits.lines(tmp_path, TRIALS_DOC, trials=True)
+    items = limits.lines(tmp_path, TRIALS_DOC, arm_kind.TRIALS)
     text = "\n".join(items)
     assert "1 of the 3 recomputed entries have nothing published for them" in text
     assert "`c|x`" in text

@@ -90,7 +90,7 @@ def lock(
     ``expect_lock``: a first seat's lock.json, whose bundle content this bundle must match.
     """
     actual = prereg_blake3(prereg_path, expected)
-    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path)
+    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path, "prereg")
     doc = prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")

@@ -156,10 +156,28 @@ def load(path: str | Path) -> dict[str, Any]:
     """A checked prereg, or an AuditError naming the file and the first problem; a draft
     with anything undecided is refused naming each undecided item (``undecided``)."""
     doc = load_yaml(path)
-    refuse_undecided(doc, str(path), missing_alone=False)
-    check_schema(doc, "prereg", str(path))
-    check_logic(doc, str(path))
+    refuse_undecided(doc, str(path), "prereg", missing_alone=False)
+    check(doc, str(path))
     return doc
+
+
+def check(doc: Any, path: str) -> None:
+    """The schema, then the logic: the first problem, as an AuditError."""
+    check_schema(doc, "prereg", path)
+    check_logic(doc, path)
+
+
+def measured(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The measured columns the census judges, by name, in the prereg's order."""
+    return dict(doc["columns"]["measured"])
+
+
+def tolerance_of(doc: dict[str, Any], row: str, column: str) -> dict[str, Any] | None:
+    """The tolerance a cell was compared under, or None for an exact-text column."""
+    spec = doc["columns"]["measured"][column]
+    if spec["recipe"] == "single_value":
+        return None
+    return doc["tolerances"][spec["tolerance"]]
 
 
 def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
@@ -170,13 +188,13 @@ def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
 PLACEHOLDER = "UNDECIDED"  # a decision a drafted prereg leaves open (audit/cells/draft_prereg.py)
 
 
-def refuse_undecided(doc: Any, path: str, missing_alone: bool = True) -> None:
+def refuse_undecided(doc: Any, path: str, schema_name: str, missing_alone: bool = True) -> None:
     """Refuse a prereg with anything undecided, naming each item (one line).
 
     Undecided: each column still listed under ``undecided:`` (``undecided/<file>/<column>``)
     and each key whose value, or an item of whose list, is the placeholder. Every key the
-    schema requires and the file lacks is named in the same line (``<key> (missing)``);
-    with nothing undecided, missing keys alone are one ``bad_prereg`` line naming them all
+    schema ``schema_name`` (the arm kind's) requires and the file lacks is named in the
+    same line (``<key> (missing)``); with nothing undecided, missing keys alone are one ``bad_prereg`` line naming them all
     (unless ``missing_alone`` is False: the schema's check then says the first).
     """
     items: list[str] = []
@@ -203,9 +221,7 @@ def refuse_undecided(doc: Any, path: str, missing_alone: bool = True) -> None:
                 items.append("undecided")
         else:
             walk(value, str(key))
-    missing = missing_required(
-        doc, schema("trials-prereg" if doc.get("kind") == "trials" else "prereg")
-    )
+    missing = missing_required(doc, schema(schema_name))
     if items:
         said = items + [f"{m} (missing)" for m in missing]
         raise AuditError("undecided", path, f"{len(said)} item(s) undecided: {', '.join(said)}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from audit.core import arm_kind
+
 HELP = "compare the two implementations cell by cell"
 
 
@@ -20,8 +22,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prereg",
         required=True,
-        help="the locked prereg (lock/prereg.yaml): its kind decides the files compared",
+        help="the locked prereg (lock/prereg.yaml): what it declares adds files compared",
     )
+    arm_kind.add_argument(p)  # the kind decides the files compared
     p.add_argument("--out-json", required=True, help="the agreement as JSON (agreement.json)")
     p.add_argument("--out-md", required=True, help="the agreement as Markdown (agreement.md)")
 
@@ -29,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from audit.core.agree import agree, keys_for
 
-    keys = keys_for(args.prereg)
+    keys = keys_for(arm_kind.named(args.kind), args.prereg)
     rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)
     print(f"agreement: {rep.census_cells_compared} cells, {rep.disagreements} disagreement(s)")
     return 0

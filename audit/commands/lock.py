@@ -1,7 +1,8 @@
 """The lock: check the prereg's blake3, hash the bundle's files, start the ledger.
 
-One command for both kinds; the prereg's own ``kind`` decides (audit/core/arm_kind.py):
-a leaderboard arm's lock (audit/cells/lock.py) or a trials arm's (audit/trials/lock.py,
+One command for both kinds; the arm's kind (``--kind``, as the workflow read it from
+this prereg before any job, audit/core/arm_kind.py) decides, and that kind's own
+checks refuse a prereg of the other kind: a leaderboard arm's lock (audit/cells/lock.py) or a trials arm's (audit/trials/lock.py,
 which also hashes the adapter's trials table). Writes <out-dir>/prereg.yaml,
 lock.json and files.json, and the lock's event file.
 """
@@ -9,6 +10,8 @@ lock.json and files.json, and the lock's event file.
 from __future__ import annotations
 
 import argparse
+
+from audit.core import arm_kind
 
 HELP = "check the prereg's blake3, hash the bundle, start the ledger"
 
@@ -20,6 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         required=True,
         help="the blake3 the prereg must have; any other stops the run (prereg_changed)",
     )
+    arm_kind.add_argument(p)
     p.add_argument("--bundle", required=True, help="the folder holding the bundle's files")
     p.add_argument(
         "--assembled",
@@ -37,46 +41,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _kind(prereg: str) -> str:
-    from audit.core.arm_kind import LEADERBOARD, kind_of_file
-    from audit.errors import AuditError
-
-    try:
-        return kind_of_file(prereg)
-    except AuditError:
-        # Unreadable, or no kind a prereg may name: the leaderboard lock refuses it,
-        # its blake3 checked first, as for any prereg.
-        return LEADERBOARD
-
-
 def run(args: argparse.Namespace) -> int:
-    from audit.core.arm_kind import TRIALS
     from audit.errors import AuditError
 
-    if _kind(args.prereg) == TRIALS:
-        from audit.trials.lock import lock as trials_lock
-
-        rec = trials_lock(
-            args.prereg,
-            args.expected_blake3,
-            args.bundle,
-            args.out_dir,
-            args.events,
-            args.assembled,
-            args.expect_bundle,
-        )
-    else:
-        if args.assembled is not None:
-            raise AuditError("bad_args", args.prereg, "--assembled is for a trials arm only")
-        from audit.cells.lock import lock
-
-        rec = lock(
-            args.prereg,
-            args.expected_blake3,
-            args.bundle,
-            args.out_dir,
-            args.events,
-            args.expect_bundle,
-        )
+    kind = arm_kind.named(args.kind)
+    if args.assembled is not None and kind is not arm_kind.TRIALS:
+        raise AuditError("bad_args", args.prereg, "--assembled is for a trials arm only")
+    assembled = {"assembled": args.assembled} if kind is arm_kind.TRIALS else {}
+    rec = kind.entry("lock")(
+        args.prereg,
+        args.expected_blake3,
+        args.bundle,
+        args.out_dir,
+        args.events,
+        expect_lock=args.expect_bundle,
+        **assembled,
+    )
     print(f"locked prereg {rec['prereg']['name']} blake3 {rec['prereg']['blake3']}")
     return 0

@@ -1,15 +1,16 @@
 """Write an arm's report: report.md, report.html and the plots (SVG).
 
-One command for both kinds; the locked prereg's ``kind`` (<res>/lock/prereg.yaml)
-decides: audit/report/leaderboard.py (leaderboard) or audit/report/trials.py (trials), both
-from the one template set (audit/report/templates/).
+One command for both kinds; the arm's kind (``--kind``, audit/core/arm_kind.py)
+decides: audit/report/leaderboard.py (leaderboard) or audit/report/trials.py
+(trials), both from the one template set (audit/report/templates/).
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-from pathlib import Path
+
+from audit.core import arm_kind
 
 HELP = "write the Markdown and HTML report with its plots"
 
@@ -18,18 +19,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--res",
         required=True,
-        help="the arm's results folder (results/<arm>); its lock/prereg.yaml decides the kind",
+        help="the arm's results folder (results/<arm>)",
     )
+    arm_kind.add_argument(p)
     p.add_argument("--out", required=True, help="the report folder to write")
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.core.arm_kind import TRIALS, kind_of_file
-
-    if kind_of_file(Path(args.res) / "lock" / "prereg.yaml") == TRIALS:
-        from audit.report.trials import build
-    else:
-        from audit.report.leaderboard import build
+    build = arm_kind.named(args.kind).entry("report")
     # what the imports made (matplotlib, numpy, polars) stays to the end: set aside from
     # the garbage collector, which otherwise walks it all again on each full collection
     # while the plots are drawn

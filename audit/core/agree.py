@@ -7,6 +7,7 @@ from pathlib import Path
 import polars as pl
 
 from audit.core.agreement import Agreement, FileAgreement
+from audit.core.arm_kind import TRIALS, Kind
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
 
@@ -48,15 +49,14 @@ RANK_KEYS: dict[str, list[str]] = {
 }
 
 
-def keys_for(prereg_path: str) -> dict[str, list[str]]:
-    """The files compared on an arm, by their keys: the prereg's kind decides, and a
-    leaderboard prereg declaring feasibility adds feasibility.csv."""
+def keys_for(kind: Kind, prereg_path: str) -> dict[str, list[str]]:
+    """The files compared on an arm, by their keys: the arm's kind decides, and a
+    leaderboard prereg declaring feasibility (or ranks) adds its files."""
     from audit.cells.prereg import load_yaml
-    from audit.core.arm_kind import TRIALS, kind_of
 
-    doc = load_yaml(prereg_path)
-    if kind_of(doc, prereg_path) == TRIALS:
+    if kind is TRIALS:
         return TRIAL_KEYS
+    doc = load_yaml(prereg_path)
     keys = {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else dict(KEYS)
     if doc.get("ranks"):  # docs/contract.md, Ranks
         keys.update(RANK_KEYS)

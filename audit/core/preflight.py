@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audit.core.arm_kind import Kind
 from audit.errors import AuditError
 from audit.files import file_blake3, open_regular, require_regular
 
@@ -527,18 +528,17 @@ def stale_envs(impls: Iterable[str], basedir: str | Path) -> list[tuple[str, str
     return removed
 
 
-def run_summary(res: str | Path, trials: bool) -> str:
+def run_summary(res: str | Path, kind: Kind) -> str:
     """What the end of a run prints, from the files this run built: with a report, the arm's
     answer (audit/report/summary.py), the report's path and the annex head, last; a run asked
     for less (say census.txt alone) prints the census, the controls (or the trials
     comparison) and the annex head, as far as they exist."""
     from audit.report.summary import answer_summary
 
-    answer = answer_summary(Path(res), trials)
+    answer = answer_summary(Path(res), kind)
     if answer is not None:
         return answer
-    files = [Path(res, "census.txt")]
-    files += [Path(res, "compare", "compare.txt")] if trials else [Path(res, "controls.csv")]
+    files = [Path(res, f) for f in ("census.txt", *kind.closing)]
     out = [f.read_text(encoding="utf-8") for f in files if f.is_file()]
     readme = Path(res, "annex", "README.md")
     if readme.is_file():

@@ -21,6 +21,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from audit.core.agreement import Agreement
+from audit.core.arm_kind import Kind
 from audit.report import labels, numbers
 from audit.seal import vulns
 
@@ -51,24 +52,6 @@ def _csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _measured(doc: dict, trials: bool) -> dict[str, dict]:
-    if trials:
-        spec = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
-        return {k: v for k, v in spec.items() if v.get("published", True) is not False}
-    return dict(doc["columns"]["measured"])
-
-
-def tolerance_of(doc: dict, trials: bool, row: str, column: str) -> dict | None:
-    """The tolerance a cell was compared under, or None for an exact-text column."""
-    if trials:
-        spec = doc["leaderboard"]["columns"]["measured"][column]
-        return doc["tolerances"][spec.get("row_tolerances", {}).get(row, spec["tolerance"])]
-    spec = doc["columns"]["measured"][column]
-    if spec["recipe"] == "single_value":
-        return None
-    return doc["tolerances"][spec["tolerance"]]
-
-
 def _diff(v: str) -> Decimal | None:
     try:
         return Decimal(v) if v not in ("", "nan") else None
@@ -88,21 +71,21 @@ def nearest(rows: list[dict[str, str]]) -> dict[str, str] | None:
     return with_value[0] if with_value else None
 
 
-def _tiers(doc: dict, trials: bool) -> int:
+def _tiers(doc: dict) -> int:
     return max([len(t.get("tiers") or []) for t in doc["tolerances"].values()] or [0])
 
 
 def _verdicts(
-    res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]
+    res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]
 ) -> tuple[list[str], list[list[str]]]:
     nulls = {r["column"]: r for r in _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")}
-    n_tiers = _tiers(doc, trials)
+    n_tiers = _tiers(doc)
     header = ["column", "cells", "reproduced", *[f"tier {k}" for k in range(n_tiers + 1)]]
     feasibility = any(c["class"] == "infeasible" for c in cells)
     header += ["divergent", "no_data", *(["infeasible"] if feasibility else [])]
     header += ["null_expected", "null_p"]
     rows = []
-    for column in _measured(doc, trials):
+    for column in kind.entry("measured")(doc):
         mine = [c for c in cells if c["column"] == column and c["class"] in JUDGED]
         if not mine:
             continue
@@ -129,14 +112,15 @@ def _verdicts(
     return header, rows
 
 
-def _missed(res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]) -> list[list[str]]:
+def _missed(res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]) -> list[list[str]]:
     by_cell: dict[tuple[str, str], list[dict[str, str]]] = {}
     any_kind: dict[tuple[str, str], dict[str, str]] = {}
     for r in _csv(res / "recompute" / "pandas" / "run1" / "cells.csv"):
         any_kind.setdefault((r["row_id"], r["column"]), r)
         if r.get("kind", "measured") == "measured":
             by_cell.setdefault((r["row_id"], r["column"]), []).append(r)
-    measured = _measured(doc, trials)
+    measured = kind.entry("measured")(doc)
+    tolerance_of = kind.entry("tolerance_of")
     out = []
     for c in cells:
         if c["class"] not in MISSED:
@@ -147,9 +131,7 @@ def _missed(res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]) -> 
         # an infeasible no_antecedent cell has no measured rows: its published value as
         # written, at its own places (no tolerance: nothing was recomputed)
         published = (rows[0] if rows else any_kind.get(key, {})).get("published", "")
-        tolerance = (
-            tolerance_of(doc, trials, c["row_id"], c["column"]) if c["column"] in measured else None
-        )
+        tolerance = tolerance_of(doc, c["row_id"], c["column"]) if c["column"] in measured else None
         places = numbers.places_for(tolerance, None, published)
         out.append(
             [
@@ -167,7 +149,7 @@ def _missed(res: Path, doc: dict, trials: bool, cells: list[dict[str, str]]) -> 
     return out
 
 
-def _findings(res: Path, cells: list[dict[str, str]], trials: bool) -> list[Finding]:
+def _findings(res: Path, cells: list[dict[str, str]], kind: Kind) -> list[Finding]:
     out = []
     columns = _csv(res / "census_columns.csv")
     flagged = [c["column"] for c in columns if c.get("constructed") in ("yes", "true")]
@@ -234,7 +216,7 @@ def _findings(res: Path, cells: list[dict[str, str]], trials: bool) -> list[Find
         )
     n_div = sum(c["class"] == "divergent" for c in cells)
     if n_div:
-        rule = "rule" if trials else "policy"
+        rule = kind.rule[0]
         out.append(
             Finding(
                 f"{n_div} published cell(s) diverge under every declared {rule}",
@@ -246,15 +228,15 @@ def _findings(res: Path, cells: list[dict[str, str]], trials: bool) -> list[Find
     return out
 
 
-def build(res: Path, doc: dict, *, trials: bool) -> Answer:
+def build(res: Path, doc: dict, kind: Kind) -> Answer:
     cells = _csv(res / "census_cells.csv")
-    header, verdicts = _verdicts(res, doc, trials, cells)
+    header, verdicts = _verdicts(res, doc, kind, cells)
     return Answer(
         header,
         verdicts,
-        _findings(res, cells, trials),
+        _findings(res, cells, kind),
         ["row_id", "column", "class", "published", "nearest", "policy", "abs_diff"],
-        _missed(res, doc, trials, cells),
+        _missed(res, doc, kind, cells),
     )
 
 

@@ -15,6 +15,7 @@ from audit.cells.summary import (
 )
 from audit.core import disclosure
 from audit.core.agreement import Agreement
+from audit.core.arm_kind import LEADERBOARD
 from audit.feasible import record as feasibility
 from audit.files import write_atomic
 from audit.ranks import record as ranks
@@ -161,9 +162,9 @@ def build(res_dir: str, out_dir: str) -> None:
         "secondseat report",
         _intro(summary, agreement),
         sections,
-        limits.lines(res, doc, trials=False),
+        limits.lines(res, doc, LEADERBOARD),
         disclosure.items(doc),
-        answer.build(res, doc, trials=False),
+        answer.build(res, doc, LEADERBOARD),
     )
     render.write(page, out)
 

@@ -12,8 +12,7 @@ import csv
 from fractions import Fraction
 from pathlib import Path
 
-from audit.cells.summary import CensusSummary
-from audit.trials.summary import TrialsCensusSummary
+from audit.core.arm_kind import LEADERBOARD, TRIALS, Kind
 
 TITLE = "What this does not show"
 
@@ -39,23 +38,13 @@ def p_floor(draws: int) -> str:
     )
 
 
-def _tolerance_of(doc: dict, trials: bool, row: str, column: str) -> dict | None:
-    """The tolerance a cell was compared under, or None for an exact-text column."""
-    if trials:
-        spec = doc["leaderboard"]["columns"]["measured"][column]
-        return doc["tolerances"][spec["row_tolerances"].get(row, spec["tolerance"])]
-    spec = doc["columns"]["measured"][column]
-    if spec["recipe"] == "single_value":
-        return None
-    return doc["tolerances"][spec["tolerance"]]
-
-
-def loosest_tier(cells: list[dict[str, str]], doc: dict, trials: bool) -> str:
+def loosest_tier(cells: list[dict[str, str]], doc: dict, kind: Kind) -> str:
     """How many reproduced cells reproduce only at the loosest tier their tolerance declares."""
     reproduced = [c for c in cells if c["class"] == "reproduced"]
     at_loosest: dict[tuple[str, int, str], int] = {}
+    tolerance_of = kind.entry("tolerance_of")
     for c in reproduced:
-        tol = _tolerance_of(doc, trials, c["row_id"], c["column"])
+        tol = tolerance_of(doc, c["row_id"], c["column"])
         if tol is None or not tol["tiers"] or c["best_tier"] != str(len(tol["tiers"])):
             continue
         bound = repr(tol["tiers"][-1])
@@ -131,7 +120,7 @@ def _averages_real_values(doc: dict, column: str) -> bool:
     return spec["recipe"] in ("mean", "sum")
 
 
-def _exposed_columns(cells: list[dict[str, str]], doc: dict, trials: bool) -> list[str]:
+def _exposed_columns(cells: list[dict[str, str]], doc: dict, kind: Kind) -> list[str]:
     """Reproduced columns whose agreement a derivation from the published values would fake
     best: leaderboard means of real values; trials columns compared under a tolerance (not
     exact-only counts)."""
@@ -139,8 +128,8 @@ def _exposed_columns(cells: list[dict[str, str]], doc: dict, trials: bool) -> li
     for c in cells:
         if c["class"] != "reproduced":
             continue
-        if trials:
-            tol = _tolerance_of(doc, trials, c["row_id"], c["column"])
+        if kind is TRIALS:
+            tol = kind.entry("tolerance_of")(doc, c["row_id"], c["column"])
             if tol is not None and tol["tiers"]:
                 out.add(c["column"])
         elif _averages_real_values(doc, c["column"]):
@@ -148,7 +137,7 @@ def _exposed_columns(cells: list[dict[str, str]], doc: dict, trials: bool) -> li
     return sorted(out)
 
 
-def independence(res: Path, cells: list[dict[str, str]], doc: dict, trials: bool) -> str:
+def independence(res: Path, cells: list[dict[str, str]], doc: dict, kind: Kind) -> str:
     """Columns whose instance data may have been derived from the published values."""
     columns = _csv(res / "census_columns.csv")
     if columns and "constructed" in columns[0]:
@@ -163,8 +152,8 @@ def independence(res: Path, cells: list[dict[str, str]], doc: dict, trials: bool
             "No column agrees more exactly than independent instance data would give; that "
             "check cannot see a derivation that adds noise."
         )
-    exposed = _exposed_columns(cells, doc, trials)
-    what = "averaged rewards" if trials else "means of real instance values"
+    exposed = _exposed_columns(cells, doc, kind)
+    what = "averaged rewards" if kind is TRIALS else "means of real instance values"
     return (
         "Nothing in this arm tests whether the instance data were derived from the published "
         "values (per-instance costs scaled so that their mean equals the published figure, say); "
@@ -182,25 +171,22 @@ def _draws(res: Path, doc: dict) -> int:
     return max([int(r["draws"]) for r in rows if r.get("draws")] or [int(doc["null_draws"])])
 
 
-def lines(res: Path, doc: dict, trials: bool) -> list[str]:
+def lines(res: Path, doc: dict, kind: Kind) -> list[str]:
     """Every item of the section, in order, for the arm whose results are in ``res``."""
-    if trials:
-        summary = TrialsCensusSummary.read(res / "census.json")
-        c, source = summary.classes, summary.source
-    else:
-        c, source = CensusSummary.read(res / "census.json").classes, None
+    summary = kind.entry("census_record").read(res / "census.json")
+    c, source = summary.classes, getattr(summary, "source", None)
     cells = _csv(res / "census_cells.csv")
-    declared = "rules" if trials else "policies"
+    rule, declared = kind.rule
     counted = [
         f"The {c['no_antecedent']} no-antecedent cells are not failures: nothing shipped in the "
-        f"{'trials' if trials else 'instance table'} can reproduce them, so they are neither "
+        f"{kind.instances} can reproduce them, so they are neither "
         "confirmed nor refuted.",
         f"The {c['structural']} structural cells (identity and labels) were not compared.",
     ]
     # a class with no cell needs no disclaimer
     out = [t for t, k in zip(counted, ("no_antecedent", "structural"), strict=True) if c[k]]
     out += [
-        f"A cell divergent under every declared {'rule' if trials else 'policy'} says nothing "
+        f"A cell divergent under every declared {rule} says nothing "
         f"about {declared} that were not declared; a different but legitimate aggregation might "
         "reproduce it.",
         "A reproduced cell shows that the shipped instances support the published number under "
@@ -210,11 +196,13 @@ def lines(res: Path, doc: dict, trials: bool) -> list[str]:
         "The permutation null says how many cells would reproduce by chance matching of rows; "
         "it is not a test of any single cell.",
         p_floor(_draws(res, doc)),
-        loosest_tier(cells, doc, trials),
-        _nothing_published_trials(res, cells) if trials else _nothing_published_leaderboard(res),
-        independence(res, cells, doc, trials),
+        loosest_tier(cells, doc, kind),
+        _nothing_published_trials(res, cells)
+        if kind is TRIALS
+        else _nothing_published_leaderboard(res),
+        independence(res, cells, doc, kind),
     ]
-    if not trials and doc.get("ranks"):  # declared only (docs/contract.md, Ranks)
+    if kind is LEADERBOARD and doc.get("ranks"):  # declared only (docs/contract.md, Ranks)
         from audit.ranks.record import TIE_MEANING
 
         out.append(TIE_MEANING)

@@ -10,19 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from audit.core.arm_kind import Kind
 from audit.report import answer
 
 HEAD_PREFIX = "Annex head"
-
-
-def _doc(res: Path, kind: str) -> dict:
-    if kind == "trials":
-        from audit.trials import prereg as trials_prereg
-
-        return trials_prereg.load(res / "lock" / "prereg.yaml")
-    from audit.cells import prereg
-
-    return prereg.load(str(res / "lock" / "prereg.yaml"))
 
 
 def _head(res: Path) -> list[str]:
@@ -34,12 +25,13 @@ def _head(res: Path) -> list[str]:
     ]
 
 
-def answer_summary(res: Path, trials: bool) -> str | None:
+def answer_summary(res: Path, kind: Kind) -> str | None:
     """The arm's answer as the terminal shows it, the report's path and the annex head last;
     None when the run built no report (audit/core/preflight.py prints what exists then)."""
     report = res / "report" / "report.html"
     if not (report.is_file() and (res / "census_cells.csv").is_file()):
         return None
-    a = answer.build(res, _doc(res, "trials" if trials else "leaderboard"), trials=trials)
+    doc = kind.entry("prereg")(res / "lock" / "prereg.yaml")
+    a = answer.build(res, doc, kind)
     lines = [*answer.terminal(a, title=f"secondseat, arm {res.name}"), f"Report: {report}"]
     return "\n".join(lines + _head(res)) + "\n"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from audit.core import disclosure
 from audit.core.agreement import Agreement
+from audit.core.arm_kind import TRIALS
 from audit.files import write_atomic
 from audit.report import answer, labels, limits, numbers, plots, render
 from audit.seal import timestamp, versus, vulns
@@ -247,7 +248,7 @@ def _interval_rows(res: Path, doc: dict) -> list[dict[str, str]]:
         best = min(tiered, key=lambda r: int(r["tier"])) if tiered else answer.nearest(mine)
         if best is None:
             continue
-        tol = answer.tolerance_of(doc, True, key[0], key[1])
+        tol = trials_prereg.tolerance_of(doc, key[0], key[1])
         places = numbers.places_for(
             tol, int(best["tier"]) if best["tier"].isdigit() else None, best["published"]
         )
@@ -446,9 +447,9 @@ def build(res_dir: str, out_dir: str) -> None:
                 "Environment", "environment", [vulns.line_of(res), timestamp.line_of(res)]
             ),
         ],
-        limits.lines(res, doc, trials=True),
+        limits.lines(res, doc, TRIALS),
         disclosure.items(doc),
-        answer.build(res, doc, trials=True),
+        answer.build(res, doc, TRIALS),
     )
     render.write(page, out)
 
@@ -466,7 +467,7 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         *disclosure.markdown(doc),
         "",
         # the answer first, as the report's first screen and the terminal show it
-        *answer.markdown(answer.build(res, doc, trials=True)),
+        *answer.markdown(answer.build(res, doc, TRIALS)),
         "",
         # feasible: the feasibility and rank sections go here
         "## Provenance",
@@ -510,4 +511,4 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"{numbers.stat(r['recomputed'], 4) if r['recomputed'] else 'no data'}"
             for r in only
         ]
-    return "\n".join(lines + closing_lines(res, doc, head, trials=True))
+    return "\n".join(lines + closing_lines(res, doc, head, TRIALS))

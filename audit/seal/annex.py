@@ -16,14 +16,13 @@ from __future__ import annotations
 import json
 import platform
 import shutil
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from audit.cells import prereg
 from audit.errors import AuditError
 from audit.files import write_atomic
-from audit.seal import attest, certificate, contract, environment, ledger
-from audit.trials import prereg as trials_prereg
+from audit.seal import attest, contract, environment, ledger
 
 COPIED = [
     "lock/prereg.yaml",
@@ -101,21 +100,18 @@ else must be byte-identical between seats.
 
 
 def _self_test(res: Path) -> list[Path]:
-    """The kill matrix, if the locked prereg asks for it (key self_test); it must exist then."""
-    locked = res / "lock" / "prereg.yaml"
-    if trials_prereg.is_trials(locked) or not prereg.load(str(locked)).get("self_test"):
-        return []
+    """The kill matrix, which the locked prereg asks for (key self_test): it must exist."""
     missing = [f for f in SELF_TEST if not (res / f).is_file()]
     if missing:
         raise AuditError("missing_file", str(res / missing[0]), "the prereg asks for the self-test")
     return [res / f for f in SELF_TEST]
 
 
-def _copy_outputs(res: Path, tmp: Path) -> None:
+def _copy_outputs(res: Path, tmp: Path, self_test: bool) -> None:
     files = [res / f for f in COPIED if (res / f).is_file()]
     for pattern in COPIED_GLOBS:
         files += sorted(p for p in res.glob(pattern) if p.is_file())
-    files += _self_test(res)
+    files += _self_test(res) if self_test else []
     for src in files:
         dst = tmp / src.relative_to(res)
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -172,15 +168,6 @@ def tests_of(res: Path) -> tuple[str, dict[str, list[str]]]:
     return result, {"passed": passed, "warned": warned, "failed": failed}
 
 
-def _certificate(res: Path, anchored: str) -> str:
-    locked = res / "lock" / "prereg.yaml"
-    if trials_prereg.is_trials(locked):
-        from audit.report import trials as trials_report
-
-        return trials_report.certificate(res, trials_prereg.load(locked), anchored)
-    return certificate.render(res, prereg.load(locked), anchored)
-
-
 def seal(
     res_dir: str,
     arm: str,
@@ -190,9 +177,16 @@ def seal(
     key: str | None = None,
     src: str | None = None,
     tsa: tuple[str, str, bool] | None = None,
+    *,
+    certificate: Callable[[Path, str], str],
+    self_test: bool = False,
 ) -> tuple[str, str, str, str | None]:
     """Write the annex and the ledger; return (pre-seal head, annex head, key id, what
     became of the seal's time-stamp: None without a TSA).
+
+    ``certificate`` writes certificate.md's text from the results folder and the head
+    it anchors (the arm's kind's, handed by the caller); ``self_test``: the locked
+    prereg asks for the kill matrix, which is sealed with the rest.
 
     ``tsa`` is (url, trusted PEM, optional): the head is then time-stamped into the
     annex's seal.tsr before the annex is moved into place; a TSA that is down or
@@ -218,8 +212,8 @@ def seal(
     tmp = out.with_name(f".{out.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    _copy_outputs(res, tmp)
-    write_atomic(tmp / "certificate.md", _certificate(res, anchored))
+    _copy_outputs(res, tmp, self_test)
+    write_atomic(tmp / "certificate.md", certificate(res, anchored))
     run = {
         "sealed_utc": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "python": platform.python_version(),

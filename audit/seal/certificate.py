@@ -8,6 +8,7 @@ from pathlib import Path
 
 from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
+from audit.core.arm_kind import LEADERBOARD, Kind
 from audit.feasible import record as feasibility
 from audit.ranks import record as ranks
 from audit.report import answer, limits
@@ -38,13 +39,13 @@ def writer_lines(shipped: dict) -> list[str]:
     ]
 
 
-def closing_lines(res: Path, doc: dict, head: str, *, trials: bool) -> list[str]:
+def closing_lines(res: Path, doc: dict, head: str, kind: Kind) -> list[str]:
     """How every certificate ends, either kind: an amendment beside its parent, what the
     certificate does not show, and the anchor."""
     return [
         *versus.certificate_lines(res),
         "",
-        *limits.markdown(limits.lines(res, doc, trials=trials)),
+        *limits.markdown(limits.lines(res, doc, kind)),
         "",
         "## Anchor",
         "",
@@ -85,7 +86,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         *disclosure.markdown(doc),
         "",
         # the answer first, as the report's first screen and the terminal show it
-        *answer.markdown(answer.build(res, doc, trials=False)),
+        *answer.markdown(answer.build(res, doc, LEADERBOARD)),
         "",
         # feasible: the feasibility and rank sections go here
         "## Provenance",
@@ -178,4 +179,4 @@ def render(res: Path, doc: dict, head: str) -> str:
             + _on_disclosed(r, doc)
             for r in rows
         ]
-    return "\n".join(out + closing_lines(res, doc, head, trials=False))
+    return "\n".join(out + closing_lines(res, doc, head, LEADERBOARD))

@@ -16,11 +16,11 @@ import stat
 from pathlib import Path, PurePosixPath
 
 from audit.cells import prereg
+from audit.core import arm_kind
 from audit.errors import AuditError
 from audit.files import DuplicateKey, json_loads
 from audit.seal import amends, attest, contract, ledger, timestamp
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
-from audit.trials import prereg as trials_prereg
 
 HEADERS = {
     "cells.csv": "row_id,column,kind,policy,published,recomputed,abs_diff,tier",
@@ -397,10 +397,11 @@ def _schemas(annex: Path) -> list[str]:
     problems = []
     locked = annex / "lock" / "prereg.yaml"
     try:
-        if trials_prereg.is_trials(locked):
-            trials_prereg.load(locked)
+        # the annex's own prereg says its kind: verify's input is a stranger's annex
+        kind = arm_kind.of_file(locked)
+        kind.entry("prereg")(locked)
+        if kind is arm_kind.TRIALS:
             return problems  # trials v1 headers differ from cells v1 (trials contract section 9)
-        prereg.load(locked)
     except AuditError as e:
         problems.append(str(e).removeprefix("error"))
     for p in sorted(annex.glob("recompute/*/run1/*.csv")):

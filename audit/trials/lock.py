@@ -68,7 +68,7 @@ def lock(
     expect_lock: str | None = None,
 ) -> dict[str, Any]:
     actual = prereg_blake3(prereg_path, expected)
-    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path)
+    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path, "trials-prereg")
     doc = trials_prereg.load(prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")

@@ -58,10 +58,16 @@ def measures(spec: dict[str, Any]) -> list[str]:
     return list(m) if isinstance(m, list) else [m]
 
 
-def is_trials(path: str | Path) -> bool:
-    """A trials-v1 prereg says ``kind: trials``; a cells-v1 prereg has no ``kind``."""
-    doc = load_yaml(path)
-    return isinstance(doc, dict) and doc.get("kind") == "trials"
+def measured(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The published measured columns of the leaderboard (none without one), by name."""
+    spec = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
+    return {k: v for k, v in spec.items() if not unpublished(v)}
+
+
+def tolerance_of(doc: dict[str, Any], row: str, column: str) -> dict[str, Any]:
+    """The tolerance a cell was compared under: its row's, or its column's."""
+    spec = doc["leaderboard"]["columns"]["measured"][column]
+    return doc["tolerances"][spec.get("row_tolerances", {}).get(row, spec["tolerance"])]
 
 
 def _check_schema(doc: Any, path: str) -> None:
@@ -194,7 +200,7 @@ def load(path: str | Path) -> dict[str, Any]:
     """A checked trials prereg, or an AuditError naming the file and the first problem; a
     draft with anything undecided is refused naming each undecided item (``undecided``)."""
     doc = load_yaml(path)
-    refuse_undecided(doc, str(path), missing_alone=False)
+    refuse_undecided(doc, str(path), "trials-prereg", missing_alone=False)
     check(doc, str(path))
     return doc
 

@@ -283,6 +283,8 @@ def commands_for(command: str, ws: Workspace) -> list[tuple[str, list[str]]]:
         argv = [
             *py,
             "lock",
+            "--kind",
+            "leaderboard",
             "--prereg",
             "prereg.yaml",
             "--expected-blake3",

@@ -13,11 +13,12 @@ rule agree:
         md=f"{RES}/agreement.md",
     params:
         src=src,
+        kind=KIND.name,
         a=lambda w, input: str(Path(input.a).parent),
         b=lambda w, input: str(Path(input.b).parent),
     log:
         f"{RES}/logs/agree.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit agree --prereg {input.prereg:q}"
+        "PYTHONPATH={params.src:q} python -m audit agree --prereg {input.prereg:q} --kind {params.kind:q}"
         " --a {params.a:q} --b {params.b:q}"
         " --names pandas pyarrow --out-json {output.json:q} --out-md {output.md:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -13,12 +13,13 @@ rule report:
         **REPORT_OUTPUTS,
     params:
         src=src,
+        kind=KIND.name,
         res=lambda w, input: str(Path(input.census).parent),
         out=lambda w, output: str(Path(output.md).parent),
     log:
         f"{RES}/logs/report.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit report --res {params.res:q} --out {params.out:q}"
+        "PYTHONPATH={params.src:q} python -m audit report --res {params.res:q} --kind {params.kind:q} --out {params.out:q}"
         " > {log:q} 2>&1"
 
 
@@ -37,12 +38,13 @@ rule annex:
     params:
         src=src,
         arm=ARM,
+        kind=KIND.name,
         res=lambda w, input: str(Path(input.census).parent),
         key=SEAT_KEY,
         tsa=SEAL_TSA,
     log:
         f"{RES}/logs/annex.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q}"
+        "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q} --kind {params.kind:q}"
         " --events {input.events:q} --ledger-out {output.ledger:q} --out {output.annex:q}"
         " --key={params.key:q} --src {params.src:q} {params.tsa:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

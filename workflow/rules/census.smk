@@ -11,13 +11,14 @@ rule census:
         **CENSUS_OUTPUTS,
     params:
         src=src,
+        kind=KIND.name,
         cells=lambda w, input: str(Path(input.cells).parent),
         out=lambda w, output: str(Path(output.txt).parent),
     log:
         f"{RES}/logs/census.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit census --agreement {input.agreement:q}"
-        " --cells {params.cells:q} --prereg {input.prereg:q} --lock {input.lock:q}"
+        " --cells {params.cells:q} --prereg {input.prereg:q} --kind {params.kind:q} --lock {input.lock:q}"
         " --out-dir {params.out:q} > {log:q} 2>&1"
 
 

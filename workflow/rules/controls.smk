@@ -26,13 +26,14 @@ if CONTROLS:
             stamps=control_files("stamp.json"),
         params:
             src=src,
+            kind=KIND.name,
             source=control_source_args,
             controls=control_args,
             out=lambda w, output: controls_folder(output.stamps),
         log:
             f"{RES}/logs/controls_predict.log",
         shell:
-            "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q}"
+            "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q} --kind {params.kind:q}"
             " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
     rule controls_perturb:
@@ -50,6 +51,7 @@ if CONTROLS:
             events=expand(f"{RES}/events/perturb-{{control}}.json", control=CONTROLS),
         params:
             src=src,
+            kind=KIND.name,
             source=control_source_args,
             controls=control_args,
             folder=lambda w, input: controls_folder(input.stamps),
@@ -57,7 +59,7 @@ if CONTROLS:
         log:
             f"{RES}/logs/controls_perturb.log",
         shell:
-            "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q}"
+            "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q} --kind {params.kind:q}"
             " {params.source:q} {params.controls:q} --controls {params.folder:q}"
             " --events {params.events:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
@@ -115,6 +117,7 @@ rule controls_check:
         md=f"{RES}/controls.md",
     params:
         src=src,
+        kind=KIND.name,
         controls=control_args,
         folder=lambda w, output: str(Path(output.csv).parent / "controls"),
         # argument lists: `:q` quotes each element on its own
@@ -126,6 +129,6 @@ rule controls_check:
     log:
         f"{RES}/logs/controls_check.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m controls check --prereg {input.prereg:q}"
+        "PYTHONPATH={params.src:q} python -m controls check --prereg {input.prereg:q} --kind {params.kind:q}"
         " {params.controls:q} --controls {params.folder:q} {params.before:q}"
         " --out-csv {output.csv:q} --out-md {output.md:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -13,6 +13,7 @@ rule lock:
     params:
         src=src,
         expected=PREREG_BLAKE3,
+        kind=KIND.name,
         expect_bundle=EXPECT_BUNDLE,
         bundle=LOCK_BUNDLE,
         assembled=LOCK_ASSEMBLED,
@@ -20,6 +21,6 @@ rule lock:
     log:
         f"{RES}/logs/lock.log",
     shell:
-        "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q}"
+        "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q} --kind {params.kind:q}"
         " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
         " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -179,7 +179,7 @@ def terminal_verbose():
 def print_run_summary():
     """What the end of a run prints, from the files this run built (no shell): the arm's
     answer, the report's path and the annex head last (audit/core/preflight.py)."""
-    print(preflight.run_summary(RES, KIND == "trials"), end="")
+    print(preflight.run_summary(RES, KIND), end="")
 
 
 def interrupted_exit():

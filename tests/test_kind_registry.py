@@ -1,0 +1,143 @@
+"""The arm kinds are registered once (audit/core/arm_kind.py), and no module outside the
+registry asks a file for the kind: every job is handed it (``--kind``), and only the
+second seat's verify, whose input is a stranger's annex, asks that annex, through the
+registry's reader.
+
+The scan reads the referee's source (audit/, controls/) as syntax trees: a call of one
+of the registry's readers, or a prereg document asked for its ``kind`` key. It is run
+once on an injected violation of each shape, so that it can be seen to fail.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audit.core import arm_kind
+from audit.errors import AuditError
+
+ROOT = Path(__file__).resolve().parent.parent
+REGISTRY = Path("audit/core/arm_kind.py")
+READERS = {"kind_of", "of_file", "load_checked", "kind_of_file", "is_trials"}
+# the one module besides the registry that may ask: verify reads the annex it is given
+MAY_ASK = {Path("audit/seal/verify.py"): {"of_file"}}
+DOC_NAMES = {"doc", "prereg", "locked"}  # what the referee calls a prereg document
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def asks_for_kind(source: str) -> list[tuple[int, str]]:
+    """(line, what) for each place this module's source asks a file or a document for
+    the arm's kind."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and _name(node.func) in READERS:
+            found.append((node.lineno, f"{_name(node.func)}()"))
+        # doc.get("kind"), doc["kind"]: the prereg's own key, read outside the registry
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and _name(node.func.value) in DOC_NAMES
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == "kind"
+        ):
+            found.append((node.lineno, f'{_name(node.func.value)}.get("kind")'))
+        if (
+            isinstance(node, ast.Subscript)
+            and _name(node.value) in DOC_NAMES
+            and isinstance(node.slice, ast.Constant)
+            and node.slice.value == "kind"
+        ):
+            found.append((node.lineno, f'{_name(node.value)}["kind"]'))
+        if isinstance(node, ast.ImportFrom) and node.module == "audit.trials.prereg":
+            found += [(node.lineno, a.name) for a in node.names if a.name in READERS]
+    return found
+
+
+def violations(root: Path = ROOT) -> list[str]:
+    out = []
+    for package in ("audit", "controls"):
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root)
+            if rel == REGISTRY:
+                continue
+            allowed = MAY_ASK.get(rel, set())
+            for line, what in asks_for_kind(path.read_text(encoding="utf-8")):
+                if what.removesuffix("()") not in allowed:
+                    out.append(f"{rel}:{line}: {what}")
+    return out
+
+
+def test_no_module_outside_the_registry_asks_for_the_kind() -> None:
+    assert violations() == []
+
+
+@pytest.mark.parametrize(
+    "injected",
+    [
+        "from audit.core.arm_kind import of_file\nk = of_file(p)\n",
+        "from audit.core import arm_kind\nk, doc = arm_kind.load_checked(p)\n",
+        "trials = doc.get('kind') == 'trials'\n",
+        "trials = prereg['kind'] == 'trials'\n",
+        "from audit.trials.prereg import is_trials\n",
+    ],
+)
+def test_the_scan_finds_an_injected_violation(tmp_path: Path, injected: str) -> None:
+    # a copy of the referee's tree with one module asking for the kind: the scan names it
+    for package in ("audit", "controls"):
+        (tmp_path / package).symlink_to(ROOT / package)
+    assert violations(tmp_path) == []
+    (tmp_path / "audit").unlink()
+    (tmp_path / "audit").mkdir()
+    (tmp_path / "audit" / "census_of_kind.py").write_text(injected, encoding="utf-8")
+    found = violations(tmp_path)
+    assert len(found) >= 1 and all(f.startswith("audit/census_of_kind.py:") for f in found)
+
+
+def test_the_scan_lets_a_control_or_a_source_say_its_own_kind() -> None:
+    # a control's kind (flip, shift) and a trials source's kind (trials, registry) are
+    # other keys of the same name: not the arm's kind
+    source = "k = spec['kind']\ns = doc['source']['kind']\nv = sel.get('kind')\n"
+    assert asks_for_kind(source) == []
+
+
+def test_every_kind_registers_every_role() -> None:
+    for kind in arm_kind.KINDS.values():
+        assert {role for role, _ in kind.entries} == set(arm_kind.ROLES), kind.name
+        for role in arm_kind.ROLES:
+            assert callable(kind.entry(role)), (kind.name, role)
+
+
+def test_a_job_handed_no_kind_the_registry_has_is_refused() -> None:
+    assert arm_kind.named("trials") is arm_kind.TRIALS
+    assert arm_kind.named("leaderboard") is arm_kind.LEADERBOARD
+    with pytest.raises(AuditError) as err:
+        arm_kind.named("cells")
+    assert err.value.kind == "bad_args"
+
+
+def test_the_contestants_entry_is_the_kinds() -> None:
+    # docs/contract.md: `python -m impl_<x>`; docs/trials-contract.md section 5: `... trials`
+    assert arm_kind.LEADERBOARD.contestant_command("pandas") == ["-m", "impl_pandas"]
+    assert arm_kind.TRIALS.contestant_command("pyarrow") == ["-m", "impl_pyarrow", "trials"]
+
+
+def test_a_command_refuses_a_kind_it_does_not_know() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "audit", "census", "--kind", "cells", "--agreement", "a",
+         "--cells", "c", "--prereg", "p", "--lock", "l", "--out-dir", "o"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "invalid choice: 'cells'" in done.stderr
