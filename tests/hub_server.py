@@ -32,12 +32,14 @@ class Repo:
     refs: dict[str, str]  # branch or tag -> commit
     lfs: set[str] = field(default_factory=set)
     lie: dict[str, str] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)  # a file's size as the API claims it
 
     def entry(self, path: str, data: bytes) -> dict:
-        e = {"type": "file", "path": path, "size": len(data), "oid": git_blob_id(data)}
+        size = self.sizes.get(path, len(data))
+        e = {"type": "file", "path": path, "size": size, "oid": git_blob_id(data)}
         if path in self.lfs:
             sha = self.lie.get(path, hashlib.sha256(data).hexdigest())
-            e["lfs"] = {"oid": sha, "size": len(data), "pointerSize": 134}
+            e["lfs"] = {"oid": sha, "size": size, "pointerSize": 134}
         return e
 
 

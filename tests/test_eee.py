@@ -252,3 +252,44 @@ def test_a_non_finite_score_is_refused(tmp_path: Path, literal: str) -> None:
     doc["detailed_evaluation_results"]["checksum"] = hashlib.sha256(body).hexdigest()
     agg.write_text(json.dumps(doc))
     _refused(tmp_path, agg, "bad_type")
+
+
+# Bounds (docs/refusals.md, "Bounds on what is read"): each file is read whole, so its
+# size is judged first. The files past the bound are sparse (a size, no bytes), so the
+# refusal is shown without writing a gigabyte; the bounds are the adapter's constants.
+
+
+def test_an_aggregate_past_its_bound_is_refused_unread(tmp_path: Path) -> None:
+    from audit.adapters.eee import MAX_AGGREGATE
+
+    agg = write_record(tmp_path, "acme/x", dict(zip(TARGETS, "AAAB", strict=True)), list(TARGETS))
+    with agg.open("r+b") as f:
+        f.truncate(MAX_AGGREGATE + 1)
+    _refused(tmp_path, agg, "too_large")
+
+
+def test_a_sidecar_past_its_bound_is_refused_before_its_checksum(tmp_path: Path) -> None:
+    from audit.adapters.eee import MAX_SIDECAR
+
+    agg = write_record(tmp_path, "acme/x", dict(zip(TARGETS, "AAAB", strict=True)), list(TARGETS))
+    with _sidecar(agg).open("r+b") as f:
+        f.truncate(MAX_SIDECAR + 1)
+    _refused(tmp_path, agg, "too_large")
+
+
+def test_an_aggregate_nested_past_the_parser_is_unreadable(tmp_path: Path) -> None:
+    """A few hundred kilobytes of '[' exhaust the JSON parser's recursion: one line, not a
+    traceback."""
+    agg = tmp_path / "deep.json"
+    agg.write_text("[" * 200_000)
+    _refused(tmp_path, agg, "unreadable")
+
+
+def test_a_fifo_named_as_the_aggregate_is_refused_without_hanging(tmp_path: Path) -> None:
+    import os
+
+    fifo = tmp_path / "record.json"
+    os.mkfifo(fifo)
+    res = run_audit("adapt-eee", fifo, "--out", tmp_path / "out", timeout=60)
+    assert res.code == 2 and "not a regular file" in res.stderr, res.stderr
+    assert res.stderr.count("\n") == 1 and not (tmp_path / "out").exists()

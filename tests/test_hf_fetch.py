@@ -267,3 +267,36 @@ def test_the_workflow_fetches_before_the_lock_and_reruns_offline(
     assert refused.returncode == 2
     assert "error[unpinned]:" in refused.stderr
     assert not (tmp_path / "tag" / "results").exists()
+
+
+def test_a_file_the_hub_declares_past_the_bound_is_never_downloaded(
+    tmp_path: Path, repo: Repo
+) -> None:
+    """The Hub's record is asked first; a size over MAX_FILE refuses the fetch before any
+    download (nothing lands in the cache either)."""
+    from audit.bundles.hf import MAX_FILE
+
+    repo.sizes["instances.parquet"] = MAX_FILE + 1
+    with Hub(repo) as hub:
+        res = _fetch(_env(tmp_path, hub.endpoint), C1, tmp_path / "b")
+    _one_line(res, "too_large")
+    assert "instances.parquet" in res.stderr and str(MAX_FILE + 1) in res.stderr
+    assert not (tmp_path / "b").exists()
+    cached = list((tmp_path / "hf-home").rglob("*.parquet"))
+    assert cached == [], cached
+
+
+def test_a_fetched_decompression_bomb_is_refused_before_the_bundle_is_written(
+    tmp_path: Path, repo: Repo
+) -> None:
+    """A 2 MiB parquet file whose page inflates to 512 MiB (tests/parquet_bomb.py), served
+    with its true size and sha256: refused from its page headers, no bundle written."""
+    from tests.parquet_bomb import bomb
+
+    bomb(tmp_path / "bomb.parquet", 64 << 20)
+    repo.commits[C1]["instances.parquet"] = (tmp_path / "bomb.parquet").read_bytes()
+    with Hub(repo) as hub:
+        res = _fetch(_env(tmp_path, hub.endpoint), C1, tmp_path / "b")
+    _one_line(res, "too_large")
+    assert "instances.parquet" in res.stderr and "declare 536870912 bytes" in res.stderr
+    assert not (tmp_path / "b").exists()

@@ -45,7 +45,7 @@ import polars as pl
 from audit.adapters import intake_out
 from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
-from audit.files import file_blake3
+from audit.files import file_blake3, read_regular
 
 REQUIRED = (
     "schema_version",
@@ -60,12 +60,17 @@ REQUIRED = (
 )
 
 
+# Bounds on what a record may make the reader hold (docs/intake.md, docs/refusals.md):
+# each file is read whole, so its size is checked first (too_large), never read past.
+MAX_AGGREGATE = 64 << 20  # an aggregate record: a few kilobytes in the datastore
+MAX_SIDECAR = 1 << 30  # its instance-level JSONL
+
+
 def _json(path: Path) -> Any:
-    if not path.is_file():
-        raise AuditError("missing_file", str(path), "no such file")
+    raw = read_regular(path, MAX_AGGREGATE, "too_large")  # missing_file when absent
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return json.loads(raw.decode("utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise AuditError("unreadable", str(path), "not JSON") from None
 
 
@@ -85,9 +90,9 @@ def sidecar(aggregate: Path, doc: dict[str, Any]) -> tuple[Path, dict[str, Any]]
 
 def check_sidecar(path: Path, detail: dict[str, Any]) -> list[dict[str, Any]]:
     """The sidecar's records, once its checksum and row count are the declared ones."""
-    if not path.is_file():
+    if not path.exists():
         raise AuditError("missing_file", str(path), "the instance-level file is not there")
-    raw = path.read_bytes()
+    raw = read_regular(path, MAX_SIDECAR, "too_large")
     got = hashlib.new(detail["hash_algorithm"], raw).hexdigest()
     if got != detail["checksum"].lower():
         raise AuditError(
@@ -97,7 +102,7 @@ def check_sidecar(path: Path, detail: dict[str, Any]) -> list[dict[str, Any]]:
         )
     try:
         lines = [json.loads(x) for x in raw.decode("utf-8").splitlines() if x.strip()]
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         raise AuditError("unreadable", str(path), "a line is not JSON") from None
     if len(lines) != detail["total_rows"]:
         raise AuditError(

@@ -18,20 +18,23 @@ the ETag the Hub served for that file and commit (the LFS sha256, or the git blo
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from audit.bundles import parquet_bounds
 from audit.bundles.hf_source import RECORD, git_blob_id, sha256_file
 from audit.errors import AuditError
-from audit.files import write_atomic
+from audit.files import open_regular, write_atomic
 
 URI = re.compile(
     r"^hf://datasets/(?P<repo>[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*)@(?P<rev>[^\s@]+)$"
 )
 COMMIT = re.compile(r"^[0-9a-f]{40}$")
+MAX_FILE = 8 << 30  # a file of a fetched bundle: the Hub's declared size, then the bytes
 
 
 def parse(uri: str) -> tuple[str, str]:
@@ -131,6 +134,16 @@ def fetch(uri: str, files: list[str], out: str, optional: list[str] | None = Non
     optional = [f for f in (optional or []) if f not in files]
     wanted = [*files, *optional]
     offline = bool(constants.HF_HUB_OFFLINE)
+    # online, the Hub's record first: a file it declares past the bound is never downloaded
+    hub = {} if offline else _record_online(repo, commit, wanted, uri)
+    for name, entry in sorted(hub.items()):
+        size = entry.get("size")
+        if isinstance(size, int) and size > MAX_FILE:
+            raise AuditError(
+                "too_large",
+                f"{uri}:{name}",
+                f"the Hub declares {size} bytes, more than {MAX_FILE}; nothing was downloaded",
+            )
     try:
         local = Path(
             snapshot_download(
@@ -143,11 +156,8 @@ def fetch(uri: str, files: list[str], out: str, optional: list[str] | None = Non
         ) from None
     except (HfHubHTTPError, OSError) as e:
         raise _hub_error(uri, e) from None
-    hub = (
-        _record_offline(repo, commit, wanted)
-        if offline
-        else _record_online(repo, commit, wanted, uri)
-    )
+    if offline:
+        hub = _record_offline(repo, commit, wanted)
     record: dict[str, Any] = {
         "format": "secondseat-hf-source-v1",
         "uri": f"hf://datasets/{repo}@{commit}",
@@ -159,12 +169,13 @@ def fetch(uri: str, files: list[str], out: str, optional: list[str] | None = Non
     }
     for name in wanted:
         path = local / name
-        if not path.is_file():
+        if not path.exists():
             if name in optional:
                 continue
             raise AuditError("missing_file", f"{uri}:{name}", "not in the dataset at this commit")
         if name not in hub:
             raise AuditError("missing_file", f"{uri}:{name}", "the Hub has no record of this file")
+        parquet = bounded(path, f"{uri}:{name}")
         ok, sha = _matches(path, hub[name])
         if not ok:
             raise AuditError(
@@ -172,9 +183,22 @@ def fetch(uri: str, files: list[str], out: str, optional: list[str] | None = Non
                 f"{uri}:{name}",
                 f"sha256 {sha} does not match the Hub's {hub[name]['kind']} {hub[name]['value']}",
             )
+        if parquet:  # the bytes the Hub recorded: within the read bound?
+            parquet_bounds.check(path, f"{uri}:{name}")
         record["files"][name] = {"sha256": sha, "size": path.stat().st_size, "hub": hub[name]}
     _write_bundle(local, record, Path(out))
     return record
+
+
+def bounded(path: Path, shown: str) -> bool:
+    """too_large before a fetched file is hashed: over MAX_FILE bytes (a folder, FIFO or
+    device in the cache is refused as not a regular file). True for a parquet file, whose
+    read bound (audit/bundles/parquet_bounds.py) is checked once its bytes are the Hub's."""
+    with open_regular(path, shown) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_FILE:
+            raise AuditError("too_large", shown, f"{size} bytes, more than {MAX_FILE}")
+        return f.read(4) == b"PAR1"
 
 
 def _write_bundle(local: Path, record: dict, out: Path) -> None:

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
+from audit.files import open_regular, read_regular
 
 RECORD = "hf-source.json"
+MAX_RECORD = 1 << 20  # the record names a bundle's few files: a mebibyte is plenty
 CHUNK = 1 << 20
 
 
 def sha256_file(path: str | Path) -> str:
     h = hashlib.sha256()
-    with Path(path).open("rb") as f:
+    with open_regular(path) as f:
         while chunk := f.read(CHUNK):
             h.update(chunk)
     return h.hexdigest()
@@ -30,9 +33,8 @@ def sha256_file(path: str | Path) -> str:
 
 def git_blob_id(path: str | Path) -> str:
     """Git's blob id of a file: sha1 of ``blob <size>\\0`` and the bytes."""
-    p = Path(path)
-    h = hashlib.sha1(f"blob {p.stat().st_size}\0".encode())
-    with p.open("rb") as f:
+    with open_regular(path) as f:
+        h = hashlib.sha1(f"blob {os.fstat(f.fileno()).st_size}\0".encode())
         while chunk := f.read(CHUNK):
             h.update(chunk)
     return h.hexdigest()
@@ -41,13 +43,14 @@ def git_blob_id(path: str | Path) -> str:
 def check(bundle: str) -> dict[str, Any] | None:
     """The source record of a fetched bundle, every file rehashed; None if not fetched."""
     path = Path(bundle) / RECORD
-    if not path.is_file():
+    if not path.exists():
         return None
+    raw = read_regular(path, MAX_RECORD, "too_large")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
+        record = json.loads(raw.decode("utf-8"))
         files = record["files"]
         repo, commit = record["repo"], record["commit"]
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
         raise AuditError("unreadable", str(path), "not a fetch record") from None
     for name, entry in sorted(files.items()):
         f = Path(bundle) / name
