@@ -167,3 +167,17 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         if isinstance(err, OSError) and err.filename is None:
             err.filename = str(p)  # a failed write names no file; say which
         raise
+
+
+def regular_files(root: str | Path) -> list[str]:
+    """Every regular file under ``root`` (symlinked folders followed), as paths relative to
+    it, in code-point order: what a trials arm's lock hashes of its jobs root, and what
+    preflight and an amendment compare with the lock (docs/trials-contract.md 2.6)."""
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        dirnames.sort()
+        for f in filenames:
+            p = Path(dirpath) / f
+            if p.is_file():
+                out.append(p.relative_to(root).as_posix())
+    return sorted(out)

@@ -20,7 +20,8 @@ import polars as pl
 import pytest
 
 from audit.errors import AuditError
-from audit.seal import amends, versus
+from audit.lock import amends
+from audit.seal import versus
 from tests.conftest import ROOT, annex_head, read_csv_rows, run_audit, run_dag
 
 DEMO = ROOT / "prereg" / "demo.yaml"
@@ -373,7 +374,7 @@ def test_amendment_prereg_refreshes_the_head_and_the_blake3(sealed, tmp_path: Pa
 
 
 def test_the_lock_refuses_other_bundle_content() -> None:
-    """audit.seal.amends.check_content, as the lock calls it with the tables it hashed."""
+    """audit.lock.amends.check_content, as the lock calls it with the tables it hashed."""
     parent = {
         "bundle": {
             "leaderboard": {"content_digest": "a" * 64},

@@ -16,7 +16,8 @@ from audit.cells.census import rows_csv
 from audit.core import disclosure
 from audit.errors import AuditError
 from audit.files import file_blake3
-from audit.trials.lock import lock as trials_lock
+from audit.lock.shared import read_prereg
+from audit.lock.trials import lock as trials_lock
 from controls.summary import summarise
 from tests.conftest import ROOT, read_csv_rows
 
@@ -39,7 +40,11 @@ def test_trials_lock_refuses_a_relation_to_no_row_and_writes_nothing(tmp_path: P
     out = tmp_path / "lock"
     with pytest.raises(AuditError) as err:
         trials_lock(
-            str(prereg), file_blake3(prereg), str(SKILLSBENCH), str(out), str(tmp_path / "e.json")
+            read_prereg(str(prereg), file_blake3(prereg)),
+            str(SKILLSBENCH),
+            str(out),
+            str(tmp_path / "e.json"),
+            str(tmp_path),
         )
     assert err.value.kind == "bad_prereg"
     assert (
@@ -55,7 +60,11 @@ def test_trials_lock_accepts_a_relation_to_a_joined_row_id(tmp_path: Path) -> No
     prereg = _trials_prereg(tmp_path, [{"row": row, "relation": "ours"}])
     out = tmp_path / "lock"
     trials_lock(
-        str(prereg), file_blake3(prereg), str(SKILLSBENCH), str(out), str(tmp_path / "e.json")
+        read_prereg(str(prereg), file_blake3(prereg)),
+        str(SKILLSBENCH),
+        str(out),
+        str(tmp_path / "e.json"),
+        str(tmp_path),
     )
     assert yaml.safe_load((out / "prereg.yaml").read_text())["disclosure"]["relations"] == [
         {"row": row, "relation": "ours"}

@@ -17,7 +17,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.seal.amends import refresh
+    from audit.lock.amends import refresh
 
     for line in refresh(args.prereg, args.config, args.results):
         print(line)

@@ -2,9 +2,10 @@
 
 One command for both kinds; the arm's kind (``--kind``, as the workflow read it from
 this prereg before any job, audit/core/arm_kind.py) decides, and that kind's own
-checks refuse a prereg of the other kind: a leaderboard arm's lock (audit/cells/lock.py) or a trials arm's (audit/trials/lock.py,
-which also hashes the adapter's trials table). Writes <out-dir>/prereg.yaml,
-lock.json and files.json, and the lock's event file.
+checks refuse a prereg of the other kind: a leaderboard arm's lock (audit/lock/cells.py)
+or a trials arm's (audit/lock/trials.py, which also hashes the adapter's trials table).
+The prereg is read once (audit/lock/shared.py). Writes <out-dir>/prereg.yaml, lock.json
+and files.json, and the lock's event file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--out-dir", required=True, help="where the lock is written (results/<arm>/lock)"
     )
+    p.add_argument(
+        "--results",
+        default="results",
+        help="the folder holding every arm (an amendment's parent: <results>/<parent>/annex)",
+    )
     p.add_argument("--events", required=True, help="the lock's event file (events/lock.json)")
     p.add_argument(
         "--expect-bundle",
@@ -43,17 +49,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from audit.errors import AuditError
+    from audit.lock.shared import read_prereg
 
     kind = arm_kind.named(args.kind)
     if args.assembled is not None and kind is not arm_kind.TRIALS:
         raise AuditError("bad_args", args.prereg, "--assembled is for a trials arm only")
     assembled = {"assembled": args.assembled} if kind is arm_kind.TRIALS else {}
+    prereg = read_prereg(args.prereg, args.expected_blake3)  # blake3 first, then the YAML
     rec = kind.entry("lock")(
-        args.prereg,
-        args.expected_blake3,
+        prereg,
         args.bundle,
         args.out_dir,
         args.events,
+        args.results,
         expect_lock=args.expect_bundle,
         **assembled,
     )

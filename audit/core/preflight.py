@@ -17,7 +17,7 @@ from typing import Any
 
 from audit.core.arm_kind import Kind
 from audit.errors import AuditError
-from audit.files import file_blake3, open_regular, require_regular
+from audit.files import file_blake3, open_regular, regular_files, require_regular
 
 NEW_ARM = "another bundle, method or seat is a new arm: run it under a new arm name"
 NEVER = "the locked arm is never overwritten"
@@ -153,11 +153,9 @@ def check_locked_bundle(
             f" job reads the bytes the lock hashed: run with the locked file, or {NEW_ARM}; {NEVER}",
         )
     if jobs is not None and locked.jobs is not None:
-        from audit.trials.lock import jobs_files
-
         _, folder = jobs
         root = Path(folder)
-        now = tuple((rel, file_blake3(root / rel)) for rel in jobs_files(root))
+        now = tuple((rel, file_blake3(root / rel)) for rel in regular_files(root))
         if now != locked.jobs:
             first = _first_difference(dict(locked.jobs), dict(now))
             raise AuditError(

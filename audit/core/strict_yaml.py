@@ -64,7 +64,18 @@ def read_strict(path: str | Path) -> dict[str, Any]:
     certificate and the self-test) parses a text it has accepted only once; every
     caller gets its own copy of the document."""
     where = str(path)
-    text = _text(Path(path), where)
+    return parse_strict(_head(Path(path), where), where)
+
+
+def parse_strict(data: bytes, where: str) -> dict[str, Any]:
+    """``read_strict`` of bytes already read (the lock reads its prereg once: the bytes it
+    hashes are the bytes it parses and copies). More than MAX_BYTES is too_large."""
+    if len(data) > MAX_BYTES:
+        raise AuditError("too_large", where, f"more than {MAX_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise AuditError("unreadable", where, f"not UTF-8 (byte {e.start})") from None
     if text in _ACCEPTED:
         return copy.deepcopy(_ACCEPTED[text])
     _check_events(text, where)
@@ -92,20 +103,15 @@ def read_strict(path: str | Path) -> dict[str, Any]:
     return doc
 
 
-def _text(p: Path, where: str) -> str:
+def _head(p: Path, where: str) -> bytes:
+    """The file's first MAX_BYTES + 1 bytes (no byte beyond them is read)."""
     if not p.is_file():
         raise AuditError("missing_file", where, "no such file")
     try:
         with p.open("rb") as f:
-            data = f.read(MAX_BYTES + 1)
+            return f.read(MAX_BYTES + 1)
     except OSError as e:
         raise AuditError("unreadable", where, e.strerror or str(e)) from None
-    if len(data) > MAX_BYTES:
-        raise AuditError("too_large", where, f"more than {MAX_BYTES} bytes")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise AuditError("unreadable", where, f"not UTF-8 (byte {e.start})") from None
 
 
 def _check_events(text: str, where: str) -> None:

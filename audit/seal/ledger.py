@@ -56,6 +56,13 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+def amends_of(doc: Any) -> dict[str, str] | None:
+    """A prereg's ``amends`` block (already schema-checked), or None: the parent arm and
+    head an amendment's ledger begins by naming (its ``amendment`` line, docs/seal.md)."""
+    block = doc.get("amends") if isinstance(doc, dict) else None
+    return dict(block) if isinstance(block, dict) else None
+
+
 # --- event files (written by the jobs) ------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from audit.cells import prereg
 from audit.core import arm_kind
 from audit.errors import AuditError
 from audit.files import DuplicateKey, json_loads
-from audit.seal import amends, attest, contract, ledger, timestamp
+from audit.seal import attest, contract, ledger, timestamp
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 
 HEADERS = {
@@ -268,7 +268,7 @@ def _amendment(annex: Path, path: Path, entries: list[dict]) -> list[str]:
     An amendment's ledger begins with one ``amendment`` line naming the parent arm
     and head its locked prereg declares; any other ledger holds none."""
     try:
-        block = amends.declared(prereg.load_yaml(annex / "lock" / "prereg.yaml"))
+        block = ledger.amends_of(prereg.load_yaml(annex / "lock" / "prereg.yaml"))
     except AuditError:
         return []  # an unreadable locked prereg is reported by the schema check
     lines = [e for e in entries if e.get("event") == "amendment"]

@@ -183,15 +183,17 @@ class Workspace:
 
     def make_ledger(self) -> Path:
         """A real ledger: the lock of this bundle and prereg, then two recorded outputs."""
-        from audit.cells.lock import lock
         from audit.files import file_blake3
+        from audit.lock.cells import lock
+        from audit.lock.shared import read_prereg
         from audit.seal import ledger
 
         here = Path.cwd()
         os.chdir(self.dir)  # ledger subjects are relative to the run's folder
         try:
             events = "results/demo/events/lock.json"
-            lock("prereg.yaml", file_blake3("prereg.yaml"), "bundle", "results/demo/lock", events)
+            prereg = read_prereg("prereg.yaml", file_blake3("prereg.yaml"))
+            lock(prereg, "bundle", "results/demo/lock", events, "results")
             Path(LEDGER).write_text(ledger.text(ledger.chain(ledger.read_events(events))))
             for name in ("census.csv", "agreement.json"):
                 Path("results/demo", name).write_text(f"{name}: demo output\n", encoding="utf-8")

@@ -18,7 +18,8 @@ validate(config, schema="../schemas/config.schema.yaml", set_default=False)
 
 SRC = workflow.basedir  # the repository: packages and environments live here
 ARM = config["arm"]
-RES = f"results/{ARM}"
+RESULTS = "results"  # every arm's folder; an amendment's parent is sealed here too
+RES = f"{RESULTS}/{ARM}"
 BUNDLE = config["bundle"].rstrip("/")
 IMPLS = ["pandas", "pyarrow"]
 RUNS = [1, 2]

@@ -18,9 +18,10 @@ rule lock:
         bundle=LOCK_BUNDLE,
         assembled=LOCK_ASSEMBLED,
         out=lambda w, output: str(Path(output.lock).parent),
+        results=RESULTS,
     log:
         f"{RES}/logs/lock.log",
     shell:
         "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q} --kind {params.kind:q}"
         " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
-        " --out-dir {params.out:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
+        " --out-dir {params.out:q} --results {params.results:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -2,7 +2,8 @@
 
 An amendment is an arm of its own, in its own folder, that declares which sealed
 arm it amends and that arm's annex head. The parent's annex is found at
-``results/<parent>/annex`` in the same results folder as the amendment. Before
+``<results>/<parent>/annex``, ``<results>`` being the results folder the caller
+hands in (the one holding the amendment's own arm). Before
 any job (the workflow as it is read) the parent is checked, in this order:
 
 1. ``amends_cycle``: the amendment names itself;
@@ -25,16 +26,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
-from audit.files import file_blake3
+from audit.files import file_blake3, regular_files
+from audit.seal import ledger
+from audit.seal.contract import MANIFEST
 
-MANIFEST = "manifest.json"
-
-
-def declared(doc: Any) -> dict[str, str] | None:
-    """The prereg's ``amends`` block (already schema-checked), or None."""
-    block = doc.get("amends") if isinstance(doc, dict) else None
-    return dict(block) if isinstance(block, dict) else None
+declared = ledger.amends_of  # the prereg's ``amends`` block, or None
 
 
 def parent_annex(results: str | Path, parent: str) -> Path:
@@ -44,13 +42,11 @@ def parent_annex(results: str | Path, parent: str) -> Path:
 
 def _amends_of_locked(annex: Path) -> dict[str, str] | None:
     """The ``amends`` block of a sealed arm's locked prereg (None if it has none)."""
-    from audit.cells.prereg import load_yaml
-
     locked = annex / "lock" / "prereg.yaml"
     if not locked.is_file():
         return None
     try:
-        return declared(load_yaml(locked))
+        return declared(read_strict(locked))
     except AuditError:
         return None
 
@@ -144,7 +140,7 @@ def check(
     ``jobs``: a trials source's (jobs root as the prereg names it, its folder)."""
     block = declared(doc)
     if block is None:
-        return None  # read while every run's workflow is parsed: no seal (polars) imported
+        return None  # read while every run's workflow is parsed: verify (polars) not imported
     from audit.seal.verify import verify
 
     parent, head = block["arm"], block["head"]
@@ -172,25 +168,19 @@ def check(
     _check_chain(prereg_path, arm, parent, results)
     _check_files(parent, annex, bundle_files)
     if jobs is not None:
-        from audit.trials.lock import jobs_files
-
         root = Path(jobs[1])
-        files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in jobs_files(root)]
+        files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in regular_files(root)]
         check_jobs(parent, _lock_of(annex)[0], jobs[1], files)
     return parent, head
 
 
-def event(doc: dict[str, Any], out_dir: str) -> dict[str, object] | None:
+def event(doc: dict[str, Any], results: str | Path) -> dict[str, object] | None:
     """The ``amendment`` event that begins an amendment's ledger (None: not an amendment).
 
-    ``out_dir`` is the arm's lock folder, results/<arm>/lock; the parent's manifest
-    is results/<parent>/annex/manifest.json beside it."""
-    from audit.seal import ledger
-
+    The parent's manifest is ``<results>/<parent>/annex/manifest.json``."""
     block = declared(doc)
     if block is None:
         return None
-    results = Path(out_dir).parent.parent
     manifest = parent_annex(results, block["arm"]) / MANIFEST
     if not manifest.is_file():
         raise AuditError("amends_unknown_arm", str(manifest), "the parent's annex is gone")
@@ -199,12 +189,12 @@ def event(doc: dict[str, Any], out_dir: str) -> dict[str, object] | None:
     )
 
 
-def parent_lock(doc: dict[str, Any], out_dir: str) -> tuple[str, dict[str, Any]] | None:
+def parent_lock(doc: dict[str, Any], results: str | Path) -> tuple[str, dict[str, Any]] | None:
     """(parent arm, its lock.json) for the lock's content check; None: not an amendment."""
     block = declared(doc)
     if block is None:
         return None
-    annex = parent_annex(Path(out_dir).parent.parent, block["arm"])
+    annex = parent_annex(results, block["arm"])
     if not (annex / "lock" / "lock.json").is_file():
         raise AuditError(
             "amends_unknown_arm",
@@ -223,18 +213,16 @@ def refresh(prereg_path: str, config_path: str, results: str = "results") -> lis
     place, comments kept. A maintainer's step before a run, never part of one."""
     import re
 
-    from audit.cells.prereg import load_yaml
     from audit.files import write_atomic
-    from audit.seal.ledger import head as ledger_head
     from audit.seal.verify import verify
 
-    block = declared(load_yaml(prereg_path))
+    block = declared(read_strict(prereg_path))
     if block is None:
         raise AuditError("bad_prereg", prereg_path, "amends no arm")
     annex = parent_annex(results, block["arm"])
     if not (annex / "ledger.jsonl").is_file():
         raise AuditError("amends_unknown_arm", str(annex), "no sealed annex: run the parent first")
-    head = ledger_head(annex / "ledger.jsonl")
+    head = ledger.head(annex / "ledger.jsonl")
     problems = verify(str(annex), head)
     if problems:
         raise AuditError("amends_not_verified", str(annex), problems[0])

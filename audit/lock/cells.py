@@ -1,18 +1,18 @@
-"""The DAG's root: check the prereg's hash, hash the bundle, write the lock's events."""
+"""A leaderboard arm's lock: the prereg checked, the bundle's two tables hashed, the lock's events."""
 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 from audit.bundles import hf_source
 from audit.bundles.digest import table_digest
-from audit.cells import prereg
+from audit.cells import prereg as cells_prereg
 from audit.core import disclosure
 from audit.errors import AuditError
-from audit.files import file_blake3, file_digests, write_atomic
-from audit.seal import amends, ledger
+from audit.lock import amends
+from audit.lock.shared import Prereg, file_record, locked_event, write_lock
+from audit.seal import ledger
 
 
 def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundle: str) -> None:
@@ -29,69 +29,23 @@ def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundl
             )
 
 
-def prereg_blake3(prereg_path: str, expected: str) -> str:
-    """The prereg's blake3, which must be ``expected`` (prereg_changed otherwise)."""
-    actual = file_blake3(prereg_path)
-    if actual != expected:
-        raise AuditError(
-            "prereg_changed",
-            prereg_path,
-            f"blake3 is {actual} but the config expects {expected}; "
-            "a changed method is a new arm (an amendment), not an edit",
-        )
-    return actual
-
-
-def split_files(tables: dict[str, dict]) -> tuple[dict[str, dict], dict[str, dict]]:
-    """(content, files): what the content is, and the bytes that carried it.
-
-    lock.json records content (digests any parquet writer gives alike); files.json
-    the files' own blake3 and sha256, which depend on the writer, and which every
-    job that reads a bundle file checks its bytes against (docs/seal.md)."""
-    content: dict[str, dict] = {}
-    files: dict[str, dict] = {}
-    for role, t in tables.items():
-        content[role] = {k: v for k, v in t.items() if k not in ("blake3", "sha256", "bytes")}
-        files[role] = {k: t[k] for k in ("file", "blake3", "sha256", "bytes") if k in t}
-    return content, files
-
-
-def file_record(path: str, name: str) -> dict[str, object]:
-    """A bundle file's name and digests, hashed in one pass over its bytes."""
-    return {"file": name, **file_digests(path)}
-
-
-def write_lock(prereg_path: str, actual: str, out_dir: str, record: dict) -> None:
-    """Copy the prereg (refusing one changed since it was hashed); write lock.json, files.json."""
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / ".prereg.yaml.tmp"
-    shutil.copyfile(prereg_path, tmp)
-    if file_blake3(tmp) != actual:
-        tmp.unlink()
-        raise AuditError("prereg_changed", prereg_path, "file changed while it was being locked")
-    tmp.replace(out / "prereg.yaml")
-    content, files = split_files(record["bundle"])
-    body = {**record, "bundle": content}
-    write_atomic(out / "files.json", json.dumps(files, indent=2, sort_keys=True) + "\n")
-    write_atomic(out / "lock.json", json.dumps(body, indent=2, sort_keys=True) + "\n")
-
-
 def lock(
-    prereg_path: str,
-    expected: str,
+    prereg: Prereg,
     bundle: str,
     out_dir: str,
     events_path: str,
+    results: str,
     expect_lock: str | None = None,
 ) -> dict:
-    """Refuse a prereg whose blake3 is not ``expected``; else write the lock and the ledger.
+    """Refuse a prereg its schema or logic refuses; else write the lock and the ledger.
 
-    ``expect_lock``: a first seat's lock.json, whose bundle content this bundle must match.
+    ``prereg``: as read_prereg read it (its blake3 the config's). ``results``: the
+    folder holding every arm, where an amendment's parent is sealed. ``expect_lock``:
+    a first seat's lock.json, whose bundle content this bundle must match.
     """
-    actual = prereg_blake3(prereg_path, expected)
-    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path, "prereg")
-    doc = prereg.load(prereg_path)
+    prereg_path, doc = prereg.path, prereg.doc
+    cells_prereg.refuse_undecided(doc, prereg_path, "prereg")
+    cells_prereg.check(doc, prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
     tables: dict[str, dict[str, object]] = {}
@@ -107,14 +61,14 @@ def lock(
         disclosure.check_rows(doc, prereg_path, ids, doc["bundle"]["leaderboard"])
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
-    parent = amends.parent_lock(doc, out_dir)  # an amendment: the parent's bundle content
+    parent = amends.parent_lock(doc, results)  # an amendment: the parent's bundle content
     if parent is not None:
         amends.check_content(parent[0], parent[1], tables)
-    amendment = amends.event(doc, out_dir)
+    amendment = amends.event(doc, results)
     source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     record = {
         "format": "secondseat-lock-v1",
-        "prereg": {"blake3": actual, "name": doc["name"]},
+        "prereg": {"blake3": prereg.blake3, "name": doc["name"]},
         "bundle": tables,
     }
     if "publisher_hash" in doc:
@@ -127,12 +81,12 @@ def lock(
         record["source"] = source
     if amendment is not None:
         record["amends"] = amends.declared(doc)
-    write_lock(prereg_path, actual, out_dir, record)
+    write_lock(prereg, out_dir, record)
     ledger.write_events(
         events_path,
         [
             *([amendment] if amendment is not None else []),  # an amendment's first event
-            ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected}),
+            locked_event(prereg),
             *[
                 {
                     "event": "bundle_hashed",

@@ -1,4 +1,4 @@
-"""The DAG's root for a trials arm: check the prereg's hash, hash the bundle, start the ledger.
+"""A trials arm's lock: the prereg checked, the bundle hashed, the lock's events.
 
 Registry source: the registry table and the leaderboard. Trials source: every
 regular file under the jobs root (code-point order of relative paths), then the
@@ -9,36 +9,24 @@ leaderboard, byte-copied into the assembled bundle folder the contestants read.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from audit.bundles.digest import table_digest
-from audit.cells import prereg
-from audit.cells.lock import file_record, prereg_blake3, write_lock
+from audit.cells.prereg import refuse_undecided
 from audit.core import disclosure
 from audit.errors import AuditError
-from audit.files import file_blake3
-from audit.seal import amends, ledger
+from audit.files import file_blake3, regular_files
+from audit.lock import amends
+from audit.lock.shared import Prereg, file_record, locked_event, write_lock
+from audit.seal import ledger
 from audit.trials import prereg as trials_prereg
 
 
 def _table(path: Path, name: str, types: dict[str, str] | None = None) -> dict[str, Any]:
     """The file's record and its content digest (a CSV under its declared types)."""
     return {**file_record(str(path), name), **table_digest(str(path), types)}
-
-
-def jobs_files(root: Path) -> list[str]:
-    """Every regular file under ``root`` (symlinked folders followed), relative, sorted."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
-        dirnames.sort()
-        for f in filenames:
-            p = Path(dirpath) / f
-            if p.is_file():
-                out.append(p.relative_to(root).as_posix())
-    return sorted(out)
 
 
 def _check_against(expect_lock: str, record: dict[str, Any], bundle: str) -> None:
@@ -59,17 +47,23 @@ def _check_against(expect_lock: str, record: dict[str, Any], bundle: str) -> Non
 
 
 def lock(
-    prereg_path: str,
-    expected: str,
+    prereg: Prereg,
     bundle: str,
     out_dir: str,
     events_path: str,
+    results: str,
     assembled: str | None = None,
     expect_lock: str | None = None,
 ) -> dict[str, Any]:
-    actual = prereg_blake3(prereg_path, expected)
-    prereg.refuse_undecided(prereg.load_yaml(prereg_path), prereg_path, "trials-prereg")
-    doc = trials_prereg.load(prereg_path)
+    """Refuse a prereg its schema or logic refuses; else write the lock and the ledger.
+
+    ``prereg``: as read_prereg read it (its blake3 the config's). ``results``: the
+    folder holding every arm, where an amendment's parent is sealed. ``assembled``:
+    a trials source's folder holding the adapter's trials.parquet. ``expect_lock``:
+    a first seat's lock.json, whose bundle content this bundle must match."""
+    prereg_path, doc = prereg.path, prereg.doc
+    refuse_undecided(doc, prereg_path, "trials-prereg")
+    trials_prereg.check(doc, prereg_path)
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
     src = doc["source"]
@@ -79,7 +73,7 @@ def lock(
     record: dict[str, Any] = {
         "format": "secondseat-lock-v1",
         "kind": "trials",
-        "prereg": {"blake3": actual, "name": doc["name"]},
+        "prereg": {"blake3": prereg.blake3, "name": doc["name"]},
     }
     lb = doc["leaderboard"]
     if disclosure.relations(doc):  # before anything is copied or written
@@ -98,7 +92,7 @@ def lock(
         root = Path(bundle) / src["jobs"]
         if not root.is_dir():
             raise AuditError("missing_file", str(root), "jobs directory does not exist")
-        files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in jobs_files(root)]
+        files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in regular_files(root)]
         record["jobs"] = {"root": src["jobs"], "files": files}
         jobs_digests = [
             {"path": f"{src['jobs']}/{f['path']}", "blake3": f["blake3"]} for f in files
@@ -123,19 +117,19 @@ def lock(
     record["bundle"] = tables
     if expect_lock is not None:
         _check_against(expect_lock, record, bundle)
-    parent = amends.parent_lock(doc, out_dir)  # an amendment: the parent's bundle content
+    parent = amends.parent_lock(doc, results)  # an amendment: the parent's bundle content
     if parent is not None:
         amends.check_content(parent[0], parent[1], tables)
         if "jobs" in record or "jobs" in parent[1]:
             amends.check_jobs(parent[0], parent[1], bundle, record.get("jobs", {}).get("files"))
         record["amends"] = amends.declared(doc)
-    amendment = amends.event(doc, out_dir)
-    write_lock(prereg_path, actual, out_dir, record)
+    amendment = amends.event(doc, results)
+    write_lock(prereg, out_dir, record)
     digest = {str(Path(bundle) / f["path"]): f["blake3"] for f in jobs_digests}
     for t in tables.values():
         digest[str(read_from / t["file"])] = digest[str(Path(bundle) / t["file"])] = t["blake3"]
     records = [*([amendment] if amendment is not None else [])]  # an amendment's first event
-    records.append(ledger.record("prereg_locked", prereg_path, {"expected_blake3": expected}))
+    records.append(locked_event(prereg))
     for event, subject, extra in hashed:
         records.append(
             {
