@@ -59,13 +59,13 @@ def reference(impl: str, prereg: str, bundle: str, out: Path) -> None:
     if recompute(["--prereg", prereg, "--bundle", bundle, "--out", str(base)]) != 0:
         sys.exit("the recompute refused the bundle")
 
-    from audit.core.arm_kind import load_checked
+    from audit.core.arm_kind import LEADERBOARD
     from audit.files import write_atomic
     from controls.exact import bundle_reader
     from controls.perturb import perturb, reader
     from controls.predict import predict, selection_json
 
-    _kind, doc = load_checked(prereg)
+    doc = LEADERBOARD.entry("prereg")(prereg)  # as the controls' jobs read it (--kind)
     names = sorted(doc.get("controls") or {})
     folder = out / "controls"
     read, table = bundle_reader(bundle, doc), reader(doc, bundle)

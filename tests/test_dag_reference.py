@@ -39,7 +39,7 @@ def dag_controls(demo_bundle: Path, tmp_path_factory: pytest.TempPathFactory) ->
     controls_perturb write them."""
     out = tmp_path_factory.mktemp("dag-controls")
     names = [a for c in CONTROLS for a in ("--control", c)]
-    src = ["--prereg", str(DEMO), *names, "--bundle", str(demo_bundle)]
+    src = ["--prereg", str(DEMO), "--kind", "leaderboard", *names, "--bundle", str(demo_bundle)]
     _ok([sys.executable, "-m", "controls", "predict", *src, "--out", str(out / "controls")])
     _ok([sys.executable, "-m", "controls", "perturb", *src, "--controls", str(out / "controls"),
          "--events", str(out / "events")])  # fmt: skip
@@ -65,7 +65,8 @@ def test_reference_writes_what_the_dag_jobs_write(
                                            "--out", str(dag_controls / c / impl))]  # fmt: skip
     _ok([*contestant, *pairs, "--no-draws"])
     names = [a for c in CONTROLS for a in ("--control", c)]
-    _ok([sys.executable, "-m", "controls", "check", "--prereg", str(DEMO), *names,
+    _ok([sys.executable, "-m", "controls", "check", "--prereg", str(DEMO), "--kind", "leaderboard",
+         *names,
          "--controls", str(dag_controls), "--before", impl, str(tmp_path / "run1"),
          "--out-csv", str(tmp_path / "controls.csv"),
          "--out-md", str(tmp_path / "controls.md")])  # fmt: skip
