@@ -213,6 +213,77 @@ def _intervals(
     return rank[cut - 1], rank[rk.draws - cut]
 
 
+def column_rows(
+    name: str,
+    shown: list[str],
+    n: int,
+    pos: np.ndarray,
+    item: np.ndarray,
+    raw: np.ndarray,
+    graded: bool,
+    rk: Ranks,
+    c_index: int,
+) -> tuple[list[list[str]], list[list[str]]]:
+    """One column's rank_pairs.csv and ranks.csv rows: rows in published order (their shown
+    ids), outcome j lies at (pos[j], item[j]) with value raw[j] (a rate's booleans, a
+    mean's doubles), items numbered 0..n-1 in the contract's order."""
+    pair_out: list[list[str]] = []
+    row_out: list[list[str]] = []
+    k = len(shown)
+    held = np.zeros((k, n), dtype=bool)
+    held[pos, item] = True
+    shared = held.astype(np.int64) @ held.T.astype(np.int64)
+    a_idx, b_idx = np.triu_indices(k, 1)
+    if graded:
+        exact = exact_matrix(raw, n)
+        values = np.zeros((k, n), dtype=exact.dtype)
+        values[pos, item] = exact
+        both = held[:, None, :] & held[None, :, :]
+        greater = ((values[:, None, :] > values[None, :, :]) & both).sum(axis=2)
+        ps, sign = _permutation(values, held, rk, name, a_idx, b_idx)
+    else:
+        values = np.zeros((k, n), dtype=np.int64)
+        values[pos, item] = raw
+        greater = values @ (held & (values == 0)).T.astype(np.int64)  # a true, b false
+    pairs = pd.DataFrame(
+        {
+            "a": a_idx,
+            "b": b_idx,
+            "shared": shared[a_idx, b_idx],
+            "a_only": greater[a_idx, b_idx],
+            "b_only": greater[b_idx, a_idx],
+        }
+    )
+    if graded:
+        pairs["p"] = pd.Series(ps, dtype=object)
+        pairs["sign"] = sign
+    else:
+        pairs["p"] = [_tail(x, y) for x, y in zip(pairs["a_only"], pairs["b_only"])]
+        pairs["sign"] = np.sign(pairs["a_only"] - pairs["b_only"])
+    pairs["q"] = _adjusted(pairs["p"], rk.correction)
+    sep = pairs["q"].map(lambda q: q <= rk.alpha).astype(bool) & (pairs["sign"] != 0)
+    pairs["verdict"] = np.where(sep, np.where(pairs["sign"] > 0, "separated", "reversed"), "tied")
+    for t in pairs.itertuples(index=False):
+        pair_out.append(
+            [name, shown[t.a], shown[t.b], str(t.shared), str(t.a_only), str(t.b_only),
+             _fixed(t.p), _fixed(t.q), t.verdict]
+        )  # fmt: skip
+    tied = np.eye(k, dtype=bool)
+    ties = pairs[pairs["verdict"] == "tied"]
+    tied[ties["a"], ties["b"]] = True
+    tied[ties["b"], ties["a"]] = True
+    nxt = pairs[pairs["b"] == pairs["a"] + 1].set_index("a")["verdict"]
+    lo, hi = _intervals(values, held, rk, c_index)
+    for r in range(k):
+        passes = "" if graded else str(int(values[r].sum()))
+        row_out.append(
+            [name, shown[r], str(r + 1), passes, str(int(held[r].sum())),
+             "; ".join(np.asarray(shown, dtype=object)[tied[r]]),
+             str(int(lo[r])), str(int(hi[r])), nxt.get(r, "")]
+        )  # fmt: skip
+    return pair_out, row_out
+
+
 def build(
     pre: Any, board: Any, shown_ids: list[str], rk: Ranks, bundle_dir: str
 ) -> tuple[list[list[str]], list[list[str]]]:
@@ -258,59 +329,10 @@ def build(
         )
         n = int(item.max()) + 1 if len(item) else 0
         pos = pd.Index(lb["rid"]).get_indexer(data[pre.row_id])
-        k = len(lb)
-        held = np.zeros((k, n), dtype=bool)
-        held[pos, item] = True
-        shared = held.astype(np.int64) @ held.T.astype(np.int64)
-        a_idx, b_idx = np.triu_indices(k, 1)
-        if graded:
-            exact = exact_matrix(data[col.source].to_numpy(dtype=float), n)
-            values = np.zeros((k, n), dtype=exact.dtype)
-            values[pos, item] = exact
-            both = held[:, None, :] & held[None, :, :]
-            greater = ((values[:, None, :] > values[None, :, :]) & both).sum(axis=2)
-            ps, sign = _permutation(values, held, rk, name, a_idx, b_idx)
-        else:
-            values = np.zeros((k, n), dtype=np.int64)
-            values[pos, item] = data[col.source].astype(bool).to_numpy()
-            greater = values @ (held & (values == 0)).T.astype(np.int64)  # a true, b false
-        pairs = pd.DataFrame(
-            {
-                "a": a_idx,
-                "b": b_idx,
-                "shared": shared[a_idx, b_idx],
-                "a_only": greater[a_idx, b_idx],
-                "b_only": greater[b_idx, a_idx],
-            }
+        raw = data[col.source].to_numpy(dtype=float if graded else bool)
+        pairs_c, rows_c = column_rows(
+            name, lb["shown"].tolist(), n, pos, item, raw, graded, rk, c_index
         )
-        if graded:
-            pairs["p"] = pd.Series(ps, dtype=object)
-            pairs["sign"] = sign
-        else:
-            pairs["p"] = [_tail(x, y) for x, y in zip(pairs["a_only"], pairs["b_only"])]
-            pairs["sign"] = np.sign(pairs["a_only"] - pairs["b_only"])
-        pairs["q"] = _adjusted(pairs["p"], rk.correction)
-        sep = pairs["q"].map(lambda q: q <= rk.alpha).astype(bool) & (pairs["sign"] != 0)
-        pairs["verdict"] = np.where(
-            sep, np.where(pairs["sign"] > 0, "separated", "reversed"), "tied"
-        )
-        shown = lb["shown"].tolist()
-        for t in pairs.itertuples(index=False):
-            pair_out.append(
-                [name, shown[t.a], shown[t.b], str(t.shared), str(t.a_only), str(t.b_only),
-                 _fixed(t.p), _fixed(t.q), t.verdict]
-            )  # fmt: skip
-        tied = np.eye(k, dtype=bool)
-        ties = pairs[pairs["verdict"] == "tied"]
-        tied[ties["a"], ties["b"]] = True
-        tied[ties["b"], ties["a"]] = True
-        nxt = pairs[pairs["b"] == pairs["a"] + 1].set_index("a")["verdict"]
-        lo, hi = _intervals(values, held, rk, c_index)
-        for r in range(k):
-            passes = "" if graded else str(int(values[r].sum()))
-            row_out.append(
-                [name, shown[r], str(r + 1), passes, str(int(held[r].sum())),
-                 "; ".join(np.asarray(shown, dtype=object)[tied[r]]),
-                 str(int(lo[r])), str(int(hi[r])), nxt.get(r, "")]
-            )  # fmt: skip
+        pair_out += pairs_c
+        row_out += rows_c
     return pair_out, row_out

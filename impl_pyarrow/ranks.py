@@ -205,6 +205,62 @@ def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[A
     ), by_row
 
 
+def column_rows(
+    name: str,
+    shown: list[str],
+    out: list[dict[Any, int]],
+    items: list[Any],
+    graded: bool,
+    rs: RankSpec,
+    c_index: int,
+) -> tuple[list[list[str]], list[list[str]]]:
+    """One column's pairs rows and rows rows: `out` holds each row's outcomes (published
+    order) by item, `items` every item in the contract's order."""
+    pair_rows: list[list[str]] = []
+    row_rows: list[list[str]] = []
+    k = len(shown)
+    position = {u: j for j, u in enumerate(items)}
+    flipped = flips(rs.seed, name, rs.draws, len(items)) if graded else []
+    pairs: list[tuple[int, int, int, int, int]] = []
+    signs: list[int] = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            shared = out[a].keys() & out[b].keys()
+            diffs = [out[a][u] - out[b][u] for u in shared]
+            pairs.append((a, b, len(shared), sum(v > 0 for v in diffs), sum(v < 0 for v in diffs)))
+            total = sum(diffs)
+            signs.append((total > 0) - (total < 0))
+    if graded:
+        ps = permutation_ps(out, position, [(p[0], p[1]) for p in pairs], flipped)
+    else:
+        ps = [sign_test(p[3], p[4]) for p in pairs]
+    adj = adjust(ps, rs.correction)
+    verdict: dict[tuple[int, int], str] = {}
+    for (a, b, n_shared, a_only, b_only), p, q, sign in zip(pairs, ps, adj, signs):
+        if q <= rs.alpha and sign:
+            v = "separated" if sign > 0 else "reversed"
+        else:
+            v = "tied"
+        verdict[(a, b)] = v
+        pair_rows.append(
+            [name, shown[a], shown[b], str(n_shared), str(a_only), str(b_only),
+             fixed12(p), fixed12(q), v]
+        )  # fmt: skip
+    lo, hi = _intervals(out, items, rs, c_index)
+    for r in range(k):
+        group = [
+            shown[s] for s in range(k)
+            if s == r or verdict[(min(r, s), max(r, s))] == "tied"
+        ]  # fmt: skip
+        passes = "" if graded else str(sum(out[r].values()))
+        nxt = verdict[(r, r + 1)] if r + 1 < k else ""
+        row_rows.append(
+            [name, shown[r], str(r + 1), passes, str(len(out[r])), "; ".join(group),
+             str(lo[r]), str(hi[r]), nxt]
+        )  # fmt: skip
+    return pair_rows, row_rows
+
+
 def ranks_rows(
     pr: Any, lb: Any, rs: RankSpec, in_path: str
 ) -> tuple[list[list[str]], list[list[str]]]:
@@ -224,49 +280,9 @@ def ranks_rows(
         shown = [lb.row_shown[j] for j in present]
         items, by_row = _outcomes(pr, col, in_path, set(ids))
         out = [by_row.get(rid, {}) for rid in ids]
-        k = len(ids)
-        graded = col.recipe == "mean"
-        position = {u: j for j, u in enumerate(items)}
-        flipped = flips(rs.seed, name, rs.draws, len(items)) if graded else []
-        pairs: list[tuple[int, int, int, int, int]] = []
-        signs: list[int] = []
-        for a in range(k):
-            for b in range(a + 1, k):
-                shared = out[a].keys() & out[b].keys()
-                diffs = [out[a][u] - out[b][u] for u in shared]
-                pairs.append(
-                    (a, b, len(shared), sum(v > 0 for v in diffs), sum(v < 0 for v in diffs))
-                )
-                total = sum(diffs)
-                signs.append((total > 0) - (total < 0))
-        if graded:
-            ps = permutation_ps(out, position, [(p[0], p[1]) for p in pairs], flipped)
-        else:
-            ps = [sign_test(p[3], p[4]) for p in pairs]
-        adj = adjust(ps, rs.correction)
-        verdict: dict[tuple[int, int], str] = {}
-        for (a, b, n_shared, a_only, b_only), p, q, sign in zip(pairs, ps, adj, signs):
-            if q <= rs.alpha and sign:
-                v = "separated" if sign > 0 else "reversed"
-            else:
-                v = "tied"
-            verdict[(a, b)] = v
-            pair_rows.append(
-                [name, shown[a], shown[b], str(n_shared), str(a_only), str(b_only),
-                 fixed12(p), fixed12(q), v]
-            )  # fmt: skip
-        lo, hi = _intervals(out, items, rs, c_index)
-        for r in range(k):
-            group = [
-                shown[s] for s in range(k)
-                if s == r or verdict[(min(r, s), max(r, s))] == "tied"
-            ]  # fmt: skip
-            passes = "" if graded else str(sum(out[r].values()))
-            nxt = verdict[(r, r + 1)] if r + 1 < k else ""
-            row_rows.append(
-                [name, shown[r], str(r + 1), passes, str(len(out[r])), "; ".join(group),
-                 str(lo[r]), str(hi[r]), nxt]
-            )  # fmt: skip
+        pairs_c, rows_c = column_rows(name, shown, out, items, col.recipe == "mean", rs, c_index)
+        pair_rows += pairs_c
+        row_rows += rows_c
     return pair_rows, row_rows
 
 
