@@ -168,7 +168,7 @@ def permutation_ps(
     return ps
 
 
-def _whole(values: dict[Any, dict[Any, Any]]) -> dict[Any, dict[Any, int]]:
+def whole(values: dict[Any, dict[Any, Any]]) -> dict[Any, dict[Any, int]]:
     """Every double at its exact binary value, as whole numbers over one power of two."""
     ratios = {r: {u: float(v).as_integer_ratio() for u, v in m.items()} for r, m in values.items()}
     den = max((q for m in ratios.values() for _, q in m.values()), default=1)
@@ -197,7 +197,7 @@ def _outcomes(pr: Any, col: Any, in_path: str, wanted: set[Any]) -> tuple[list[A
         items.setdefault(item, None)
         by_row.setdefault(rid, {})[item] = int(bool(value)) if col.recipe == "rate" else value
     if col.recipe == "mean":
-        by_row = _whole(by_row)
+        by_row = whole(by_row)
     types = {f.name: f.type for f in table.schema}
     # items in the code point order of their shown key values (docs/contract.md, Ranks)
     return sorted(

@@ -54,9 +54,9 @@ def keys_for(kind: Kind, prereg_path: str) -> dict[str, list[str]]:
     leaderboard prereg declaring feasibility (or ranks) adds its files."""
     from audit.cells.prereg import load_yaml
 
-    if kind is TRIALS:
-        return TRIAL_KEYS
     doc = load_yaml(prereg_path)
+    if kind is TRIALS:  # a trials prereg declaring ranks adds them (trials contract, 17)
+        return {**TRIAL_KEYS, **RANK_KEYS} if doc.get("ranks") else TRIAL_KEYS
     keys = {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else dict(KEYS)
     if doc.get("ranks"):  # docs/contract.md, Ranks
         keys.update(RANK_KEYS)

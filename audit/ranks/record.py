@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 TIE_MEANING = (
     "A tie in the rank census means the paired test on the rows' shared items did not "
@@ -34,15 +35,16 @@ def _graded(doc: dict) -> bool:
 def _method(doc: dict) -> str:
     spec = doc["ranks"]
     correction = {"holm": "Holm", "bh": "Benjamini-Hochberg"}[spec["correction"]]
-    graded = (
-        f", for graded (mean) columns a paired sign-flip permutation test of the summed "
-        f"differences from {spec['draws']:,} seeded draws"
-        if _graded(doc)
-        else ""
-    )
+    flips = f"a paired sign-flip permutation test of the summed differences from {spec['draws']:,} seeded draws"
+    if doc.get("kind") == "trials":  # per-task means (trials contract, section 17)
+        test = f"on the per-task means under policy {spec['policy']}, {flips}"
+    elif _graded(doc):
+        test = f"exact McNemar on shared items, for graded (mean) columns {flips}"
+    else:
+        test = "exact McNemar on shared items"
     return (
-        f"exact McNemar on shared items{graded}, {correction}, alpha {spec['alpha']}; rank "
-        f"intervals from {spec['draws']:,} paired bootstrap draws over items, seed {spec['seed']}"
+        f"{test}, {correction}, alpha {spec['alpha']}; rank intervals from {spec['draws']:,} "
+        f"paired bootstrap draws over items, seed {spec['seed']}"
     )
 
 
@@ -78,6 +80,25 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
         for r in rows
     ]
     return paragraphs, table
+
+
+def report_section(res: Path, doc: dict, out: Path) -> Any:
+    """The report's rank section, its plot ranks.svg written into `out` (declared only)."""
+    from audit.files import write_atomic
+    from audit.report import plots, render
+
+    rows = read(res)
+    text, table = summary(doc, rows)
+    by_column = {n: [r for r in rows if r["column"] == n] for n in doc["ranks"]["columns"]}
+    svg = plots.rank_intervals(by_column)
+    write_atomic(out / "ranks.svg", svg)
+    return render.Section(
+        "Ranks: does the data support the published order?",
+        "ranks",
+        paragraphs=text,
+        table=render.table(table, list(table[0]), "ranks") if table else None,
+        figures=[render.Figure("ranks.svg", "rank intervals", "ranks-plot", svg)],
+    )
 
 
 def adjacent_lines(rows: list[dict[str, str]]) -> list[str]:

@@ -120,22 +120,7 @@ def build(res_dir: str, out_dir: str) -> None:
         )
     )
     if doc.get("ranks"):  # declared only: an arm without it keeps its bytes
-        rank_rows = ranks.read(res)
-        rank_text, rank_table = ranks.summary(doc, rank_rows)
-        by_column = {n: [r for r in rank_rows if r["column"] == n] for n in doc["ranks"]["columns"]}
-        svgs["ranks.svg"] = plots.rank_intervals(by_column)
-        write_atomic(out / "ranks.svg", svgs["ranks.svg"])
-        sections.append(
-            render.Section(
-                "Ranks: does the data support the published order?",
-                "ranks",
-                paragraphs=rank_text,
-                table=render.table(rank_table, list(rank_table[0]), "ranks")
-                if rank_table
-                else None,
-                figures=[_figure(svgs, "ranks.svg", "rank intervals", "ranks-plot")],
-            )
-        )
+        sections.append(ranks.report_section(res, doc, out))
     threshold = summary.chance["threshold"]
     chance = [_chance_row(c, threshold) for c in columns if c["kind"] == "measured"]
     constructed = [

@@ -12,6 +12,7 @@ from audit.core import disclosure
 from audit.core.agreement import Agreement
 from audit.core.arm_kind import TRIALS
 from audit.files import write_atomic
+from audit.ranks import record as ranks
 from audit.report import answer, labels, limits, numbers, plots, render
 from audit.seal import timestamp, versus, vulns
 from audit.trials import prereg as trials_prereg
@@ -435,6 +436,8 @@ def build(res_dir: str, out_dir: str) -> None:
                 text=compare_txt.read_text(encoding="utf-8").rstrip("\n"),
             )
         )
+    if doc.get("ranks"):  # declared only (section 17): an arm without it keeps its bytes
+        sections.append(ranks.report_section(res, doc, out))
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
@@ -469,7 +472,9 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         # the answer first, as the report's first screen and the terminal show it
         *answer.markdown(answer.build(res, doc, TRIALS)),
         "",
-        # feasible: the feasibility and rank sections go here
+        # feasible: the feasibility section goes here
+        *ranks.certificate_lines(res, doc)[1:],
+        *([""] if doc.get("ranks") else []),
         "## Provenance",
         "",
         f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",

@@ -50,8 +50,9 @@ _TOP_KEYS = (
     "disclosure",
 )
 # Optional top-level keys: `runs` (section 16, read by _runs); `amends`, the sealed
-# arm this one amends, is the referee's (docs/seal.md): its shape is the schema's.
-_TOP_OPTIONAL = ("runs", "amends")
+# arm this one amends, is the referee's (docs/seal.md): its shape is the schema's;
+# `ranks` (section 17) is read by impl_pandas.trials.ranks.
+_TOP_OPTIONAL = ("runs", "amends", "ranks")
 _REGISTRY_SOURCE = (
     "kind",
     "table",

@@ -10,7 +10,7 @@ from ..prereg import load_document
 from ..prereg.trials import REGISTRY, parse, table_names
 from ..values import NULL_KIND
 from ..write import render
-from . import csvboard, judge, nulls, overruns, passk, stats, tables, tasks
+from . import csvboard, judge, nulls, overruns, passk, ranks, stats, tables, tasks
 
 TASKS_HEADER = [
     "entry",
@@ -119,6 +119,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
         for p in paths
     ]
     pre = parse(doc, prereg_path)  # bad_prereg: the schema, then the prereg's own checks
+    declared_ranks = ranks.parse(doc, prereg_path, pre)  # bad_prereg (section 17)
     board_table = loaded[0] if pre.leaderboard is not None else None
     source_table = loaded[1]
     assert source_table is not None
@@ -224,6 +225,13 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
             null_lines, hist_lines = nulls.build(
                 lb, null_table, judged.classes, pre.seed, pre.null_draws
             )
+    rank_files = {}
+    if declared_ranks is not None and lb is not None:  # section 17: declared only
+        pair_rows, rank_rows = ranks.build(*declared_ranks, ids, values, per_policy)
+        rank_files = {
+            "rank_pairs.csv": render(ranks.census.PAIRS_HEADER, pair_rows),
+            "ranks.csv": render(ranks.census.ROWS_HEADER, rank_rows),
+        }
     null_files = {"reproduce.csv": render(nulls.REPRODUCE_HEADER, reproduce_lines)}
     if draws:
         null_files["nulls.csv"] = render(nulls.NULLS_HEADER, null_lines)
@@ -239,4 +247,5 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
         "runs.csv": render(overruns.RUNS_HEADER, runs_lines),
         "pass_k.csv": render(overruns.PASSK_HEADER, pk_lines),
         "pass_k_tasks.csv": render(passk.HEADER, pk_task_lines),
+        **rank_files,
     }

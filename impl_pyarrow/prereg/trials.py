@@ -636,7 +636,8 @@ def validate(full: Any, path: str) -> TrialsPrereg:
     document.check(full, path, document.TRIALS, fail)
     check_amends(full, path)
     runs_raw = full.get("runs")
-    doc = {k: v for k, v in full.items() if k not in ("runs", "amends")}
+    # `ranks` (section 17) is read by impl_pyarrow.trials.ranks
+    doc = {k: v for k, v in full.items() if k not in ("runs", "amends", "ranks")}
     runs_declared = runs_raw is not None
     doc = _keys(doc, TOP_KEYS, path, "")
     _const(doc, "version", 1, path)

@@ -6,7 +6,7 @@ from .. import checks
 from ..prereg import trials as prereg
 from ..read import bundle_path, open_parquet, read_some, require_file
 from ..write import write_outputs
-from . import csvtable, outputs, overruns, tables, tries
+from . import csvtable, outputs, overruns, ranks, tables, tries
 from .judge import (
     CELLS_HEADER,
     CENSUS_HEADER,
@@ -51,6 +51,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     src_file = open_parquet(src_path, layout=False)
 
     pr = prereg.validate(doc, prereg_path)
+    declared_ranks = ranks.spec(doc, prereg_path, pr)  # bad_prereg (section 17)
     runs_block = pr.runs
     src = pr.source
     board = pr.leaderboard
@@ -160,6 +161,13 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     else:
         cells_out, census_out, rec_out, rec_rows_out, null_out, hist_out = [], [], [], [], [], []
         table_out = []
+    rank_files = {}
+    if declared_ranks is not None and lb_data is not None:  # section 17: declared only
+        pair_rows, rank_rows = ranks.rows(*declared_ranks, lb_data, per_task)
+        rank_files = {
+            "rank_pairs.csv": text_table(ranks.census.PAIRS_HEADER, pair_rows),
+            "ranks.csv": text_table(ranks.census.ROWS_HEADER, rank_rows),
+        }
     null_files = {"reproduce.csv": text_table(REPRODUCE_HEADER, table_out)} | (
         {
             "nulls.csv": text_table(NULLS_HEADER, null_out),
@@ -180,6 +188,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
             "runs.csv": text_table(overruns.RUNS_HEADER, runs_out),
             "pass_k.csv": text_table(overruns.PASSK_HEADER, pk_out),
             "pass_k_tasks.csv": text_table(tries.HEADER, pk_task_rows),
+            **rank_files,
         }
     )
 

@@ -58,6 +58,8 @@ TRIAL_FILES = [
     "pass_k_tasks",
     "reproduce",  # the null's table (section 9.1), written by every recompute
 ]
+if _PREREG.get("ranks"):  # declared (section 17): the contestants write the rank files too
+    TRIAL_FILES += ["ranks", "rank_pairs"]
 RUN_FILES = TRIAL_FILES  # a recompute run's files (rule same_runs)
 
 
@@ -144,6 +146,11 @@ REPORT_OUTPUTS = {
         plot=["task_rewards", "intervals", "null_histograms", "settings"],
     ),
 }
+
+
+if _PREREG.get("ranks"):  # declared only (section 17; audit/ranks/record.py)
+    REPORT_INPUTS["ranks"] = f"{RES}/recompute/pandas/run1/ranks.csv"
+    REPORT_OUTPUTS["ranks"] = f"{RES}/report/ranks.svg"
 
 
 # What the controls (controls.smk) read and rerun on a trials arm: the trial table
