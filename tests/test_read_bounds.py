@@ -96,3 +96,81 @@ def test_the_real_bundles_are_within_the_bound(bundle):
         assert found.uncompressed <= found.byte_bound
         # the footer's row count is among the values a reader may allocate for
         assert found.values >= pl.scan_parquet(path).select(pl.len()).collect().item()
+
+
+# An annex's files as verify and compare-annex read them (the seal's own reading too):
+# each summary file is read whole, so its size is judged first. Files past the bound
+# are sparse (a size, no bytes); a FIFO stands where a file is expected and must be
+# refused at once (a reader that opened it would wait for a writer forever).
+
+
+def _sparse(path, size):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        f.truncate(size)
+    return path
+
+
+def _agreement(folder):
+    import json
+
+    doc = {
+        "contestants": ["pandas", "pyarrow"],
+        "census_cells_compared": 0,
+        "disagreements": 0,
+        "all_byte_identical": True,
+        "files": [],
+    }
+    (folder / "agreement.json").write_text(json.dumps(doc))
+
+
+def test_an_annex_census_past_the_bound_is_refused_unread(tmp_path):
+    from audit.seal.annex import tests_of
+    from audit.seal.contract import MAX_TEXT
+
+    _agreement(tmp_path)
+    _sparse(tmp_path / "census_cells.csv", MAX_TEXT + 1)
+    with pytest.raises(AuditError) as e:
+        tests_of(tmp_path)
+    assert e.value.kind == "too_large" and e.value.path.endswith("census_cells.csv")
+
+
+def test_an_agreement_file_past_the_bound_or_a_fifo_is_refused(tmp_path):
+    import os
+
+    from audit.core.agreement import MAX_FILE, Agreement
+
+    _sparse(tmp_path / "agreement.json", MAX_FILE + 1)
+    with pytest.raises(AuditError) as e:
+        Agreement.read(tmp_path / "agreement.json")
+    assert e.value.kind == "too_large"
+    (tmp_path / "agreement.json").unlink()
+    os.mkfifo(tmp_path / "agreement.json")
+    with pytest.raises(AuditError) as e:  # no writer: a blocking read would hang here
+        Agreement.read(tmp_path / "agreement.json")
+    assert "FIFO" in e.value.detail
+
+
+def test_a_ledger_past_the_bound_is_one_problem_unread(tmp_path):
+    from audit.seal import ledger
+
+    path = _sparse(tmp_path / "ledger.jsonl", ledger.MAX_LEDGER + 1)
+    found = ledger.check(path)
+    assert [k for k, _ in found] == ["too_large"], found
+    with pytest.raises(AuditError) as e:
+        ledger.read_raw(path)
+    assert e.value.kind == "too_large"
+
+
+def test_an_annex_summary_that_is_a_fifo_is_refused_without_hanging(tmp_path):
+    """verify derives the signed verdict again from the annex's controls.csv: a FIFO there
+    stops it with one classed line rather than a read that waits forever."""
+    import os
+
+    from audit.seal.annex import tests_of
+
+    _agreement(tmp_path)
+    os.mkfifo(tmp_path / "controls.csv")
+    with pytest.raises(AuditError) as e:
+        tests_of(tmp_path)
+    assert e.value.path.endswith("controls.csv") and "FIFO" in e.value.detail

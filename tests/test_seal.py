@@ -11,6 +11,7 @@ which file. Without the reseal, the failure must name the edited file itself.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -494,3 +495,29 @@ def test_malformed_annex_files_never_crash_verify_or_compare(sealed, tmp_path: P
             (annex / rel).write_bytes(originals[rel])
 
     one()
+
+
+def test_compare_annex_refuses_a_listed_file_that_is_a_fifo_in_both(sealed, tmp_path: Path) -> None:
+    """A listed file that is a FIFO in both annexes was skipped (neither identical nor
+    different), so the two agreed; now it is refused, one line, never opened."""
+    a, b = _copy(sealed, tmp_path, "fifo-a"), _copy(sealed, tmp_path, "fifo-b")
+    for annex in (a, b):
+        (annex / "census_cells.csv").unlink()
+        os.mkfifo(annex / "census_cells.csv")
+    res = run_audit("compare-annex", a, b, timeout=120)
+    assert res.code == 2, (res.code, res.stdout, res.stderr)
+    assert res.stderr.count("\n") == 1 and "census_cells.csv" in res.stderr, res.stderr
+    assert "FIFO" in res.stderr
+
+
+def test_verify_refuses_an_annex_summary_past_the_read_bound(sealed, tmp_path: Path) -> None:
+    """verify derives the signed verdict from the annex's census: one past the bound (a
+    sparse file, no bytes written), listed and signed by a forger's reseal, is too_large,
+    exit 2, not read whole (with --head it already fails as changed, unread)."""
+    annex = _copy(sealed, tmp_path, "big")
+    with (annex / "census_cells.csv").open("r+b") as f:
+        f.truncate(contract.MAX_TEXT + 1)
+    _reseal(annex)
+    res = run_audit("verify", annex)
+    assert res.code == 2 and res.stderr.startswith("error[too_large]:"), res.stderr
+    assert "census_cells.csv" in res.stderr and res.stderr.count("\n") == 1

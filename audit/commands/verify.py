@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     held = "against the head you hold" if args.head else "against itself only (no --head)"
     print(f"{args.annex}: verified {held} (ledger, files, signature, schemas)")
     path = Path(args.annex) / LEDGER
-    entries = [e for e in ledger.parse(path.read_bytes(), str(path)) if isinstance(e, dict)]
+    entries = [e for e in ledger.parse(ledger.read_raw(path), str(path)) if isinstance(e, dict)]
     stamps = timestamp.check_annex(Path(args.annex), entries, args.tsa_cert)
     print(f"time-stamps: {stamps.summary}")
     return 0

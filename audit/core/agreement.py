@@ -10,6 +10,8 @@ from pathlib import Path
 
 from audit.errors import AuditError
 
+MAX_FILE = 64 << 20  # agreement.json lists a few files; read whole within this bound
+
 
 @dataclass(frozen=True)
 class FileAgreement:
@@ -38,10 +40,13 @@ class Agreement:
     @classmethod
     def read(cls, path: str | Path) -> Agreement:
         """agreement.json as written; unreadable for a file that is not one."""
+        from audit.files import read_regular
+
+        if not Path(path).exists():
+            raise AuditError("missing_file", str(path), "no agreement file")
+        raw = read_regular(path, MAX_FILE, "too_large")  # a FIFO or folder: refused, not read
         try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            doc = json.loads(raw.decode("utf-8"))
             return cls(**{**doc, "files": [FileAgreement(**f) for f in doc["files"]]})
-        except FileNotFoundError:
-            raise AuditError("missing_file", str(path), "no agreement file") from None
-        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError) as e:
+        except (RecursionError, UnicodeDecodeError, ValueError, TypeError, KeyError) as e:
             raise AuditError("unreadable", str(path), f"not an agreement file ({e})") from None

@@ -121,13 +121,17 @@ def _copy_outputs(res: Path, tmp: Path, self_test: bool) -> None:
 def _csv(path: Path, fields: tuple[str, ...]) -> list[dict[str, str]]:
     """The rows of a summary CSV; a file without the named columns is refused (unreadable)."""
     import csv
+    import io
 
-    if not path.is_file():
+    from audit.files import read_regular
+    from audit.seal.contract import MAX_TEXT
+
+    if not path.exists():
         return []
+    raw = read_regular(path, MAX_TEXT, "too_large")  # a FIFO or folder: refused, not read
     try:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        rows = list(csv.DictReader(io.StringIO(raw.decode("utf-8"), newline="")))
+    except (UnicodeDecodeError, csv.Error) as e:
         raise AuditError("unreadable", str(path), f"not a CSV file ({e})") from None
     for n, r in enumerate(rows, start=2):
         if any(not isinstance(r.get(k), str) for k in fields):

@@ -13,6 +13,7 @@ import io
 from pathlib import Path
 
 from audit.errors import AuditError
+from audit.files import require_regular
 from audit.seal import attest, contract, volatile
 from audit.seal.verify import confined, load_manifest
 
@@ -75,6 +76,9 @@ def compare(a_dir: str, b_dir: str) -> dict:
         unlisted = (*contract.UNLISTED, *contract.OPTIONAL_UNLISTED)
         in_a = rel in ma["files"] or rel in unlisted
         in_b = rel in mb["files"] or rel in unlisted
+        for path, listed in ((pa, in_a), (pb, in_b)):
+            if listed and path.exists():
+                require_regular(path)  # a folder, FIFO or device: refused, never read or skipped
         if not (in_a and pa.is_file()) or not (in_b and pb.is_file()):
             if not ((in_a and pa.is_file()) or (in_b and pb.is_file())):
                 continue

@@ -8,6 +8,10 @@ from input, and none of it is a regular expression.
 from __future__ import annotations
 
 FORMAT = "secondseat-annex-v2"
+# An annex's text files (its CSVs, the ledger, the certificate, the README) are read
+# whole by verify and the seal, so within this bound, past which they are too_large
+# (docs/refusals.md, "Bounds on what is read"); the real bundle's largest is ~200 KB.
+MAX_TEXT = 256 << 20
 
 MANIFEST = "manifest.json"
 LEDGER = "ledger.jsonl"

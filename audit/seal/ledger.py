@@ -211,18 +211,29 @@ def parse(raw: bytes | str, where: str) -> list[dict | tuple[str, str]]:
     return out
 
 
+MAX_LEDGER = 256 << 20  # a ledger is read whole: past this bound it is too_large, unread
+
+
+def read_raw(path: str | Path) -> bytes:
+    """A ledger's bytes: missing_file, unreadable, or too_large past MAX_LEDGER (a FIFO,
+    folder or device is refused as not a regular file, never waited on)."""
+    from audit.files import read_regular
+
+    if not Path(path).exists():
+        raise AuditError("missing_file", str(path), "cannot read (no such file)")
+    return read_regular(path, MAX_LEDGER, "too_large")
+
+
 def check(
     path: str | Path, expected_head: str | None = None, rehash: bool = True
 ) -> list[tuple[str, str]]:
     """Walk the chain; return (class, message) per problem, in line order (empty: it holds).
 
     A ledger that cannot be read at all is (``missing_file`` or ``unreadable``, message)."""
-    p = Path(path)
     try:
-        raw = p.read_bytes()
-    except OSError as e:
-        kind = "missing_file" if not p.is_file() else "unreadable"
-        return [(kind, f"{path}: cannot read ({e.strerror or e})")]
+        raw = read_raw(path)
+    except AuditError as e:
+        return [(e.kind, f"{path}: {e.detail}")]
     try:
         entries = parse(raw, str(path))
     except AuditError as e:

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from audit.cells import prereg
 from audit.core import arm_kind
 from audit.errors import AuditError
-from audit.files import DuplicateKey, json_loads
+from audit.files import DuplicateKey, json_loads, read_regular
 from audit.seal import attest, contract, ledger, timestamp
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 
@@ -210,7 +210,7 @@ def _ledger(annex: Path, m: dict, head: str | None) -> tuple[list[str], list[dic
     if not path.is_file() or path.is_symlink():
         return [f"{path}: missing"], []
     problems = [msg for _, msg in ledger.check(path, head, rehash=False)]
-    entries = [e for e in ledger.parse(path.read_bytes(), str(path)) if isinstance(e, dict)]
+    entries = [e for e in ledger.parse(ledger.read_raw(path), str(path)) if isinstance(e, dict)]
     if not entries:
         return problems + [f"{path}: no ledger lines"], []
     last = entries[-1]
@@ -295,7 +295,7 @@ def _anchor(annex: Path) -> str | None:
     if not cert.is_file() or cert.is_symlink():
         return None
     try:
-        text = cert.read_bytes().decode("utf-8")
+        text = read_regular(cert, contract.MAX_TEXT, "too_large").decode("utf-8")
     except UnicodeDecodeError:
         return None
     found = [
@@ -388,7 +388,7 @@ def _readme(annex: Path, m: dict, entries: list[dict], keyid: str | None) -> lis
     if not entries or not path.is_file() or path.is_symlink():
         return []  # reported as missing already
     want = readme(m["arm"], str(entries[-1].get("hash")), str(keyid))
-    if path.read_bytes() != want.encode("utf-8"):
+    if read_regular(path, contract.MAX_TEXT, "too_large") != want.encode("utf-8"):
         return [f"{path}: not the README of this head (edited)"]
     return []
 
