@@ -38,6 +38,8 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bundle", help="a leaderboard arm: the bundle folder")
     p.add_argument("--lock", help="a leaderboard arm: the lock's files.json, the bytes to read")
     p.add_argument("--table", help="a trials arm: the trial table (or the registry) to perturb")
+    p.add_argument("--ranks", help="a leaderboard arm declaring ranks: the unperturbed run's "
+                   "folder with ranks.csv and rank_pairs.csv (a swap predicts them)")  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -136,9 +138,11 @@ def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
     from controls.exact import bundle_reader
     from controls.predict import predict
 
+    if doc.get("ranks") and args.ranks is None:
+        raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
     with locked_bundle(args.bundle, args.lock) as bundle:
         read = bundle_reader(bundle, doc)  # read once for every control
-        _predict_each(args, lambda name: predict(doc, bundle, name, read))
+        _predict_each(args, lambda name: predict(doc, bundle, name, read, args.ranks))
 
 
 def _perturb_each(args: argparse.Namespace, perturb_one) -> None:

@@ -17,6 +17,9 @@ TOL = Decimal("0.000001")
 # A rerun on a perturbed bundle draws no null (--no-draws): its reproduce.csv,
 # with the prereg, fixes the null completely (docs/contract.md).
 FILES = ("cells.csv", "census.csv", "reproduce.csv")
+# written when the prereg declares ranks: a reorder changes none of their bytes either, a
+# swap moves them as predicted (controls/ranks_predict.py)
+RANK_FILES = ("ranks.csv", "rank_pairs.csv")
 
 
 def _rows(path: Path, keys: tuple[str, ...]) -> dict[tuple[str, ...], dict[str, str]]:
@@ -79,7 +82,8 @@ def measure(prediction: Path, before: Path, after: Path) -> dict:
         for k in sorted(cb)
         if cb[k]["class"] != ca.get(k, {}).get("class", "")
     ]
-    identical = all(_unperturbed_hash(before / f) == _hash(after / f) for f in FILES)
+    files = [*FILES, *(f for f in RANK_FILES if (before / f).is_file())]
+    identical = all(_unperturbed_hash(before / f) == _hash(after / f) for f in files)
     return {
         "measured": measured,
         "unpredicted": unpredicted,
@@ -186,6 +190,15 @@ def check(
         ]
         if detected != impls:
             reasons.append("swap not detected as divergence by every contestant")
+    rank = selection.get("ranks")
+    if rank is not None and not skipped:  # a swap on an arm declaring ranks
+        from controls.ranks_predict import predicted_part
+
+        for i in impls:
+            for f in RANK_FILES:
+                got = (Path(after[i]) / f).read_text(encoding="utf-8")
+                if predicted_part(got, rank["columns"]) != rank[f]:
+                    reasons.append(f"{i}: {f} not as predicted after the swap")
     if not same:
         reasons.append("the contestants' perturbed cells.csv differ")
     verdict = {
@@ -198,6 +211,11 @@ def check(
         "class_changes": {i: m[i]["class_changes"] for i in impls},
         "identical_to_unperturbed": {i: m[i]["identical_to_unperturbed"] for i in impls},
         "contestants_identical": same,
+        **(
+            {"ranks_predicted": rank["columns"], "ranks_not_predicted": rank["not_predicted"]}
+            if rank is not None
+            else {}
+        ),
         "verdict": _verdict(reasons, skipped),
         "reasons": reasons or ([skipped] if skipped else []),
     }

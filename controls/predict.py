@@ -236,6 +236,7 @@ def _swap(doc, name, spec, lb, inst):
 
 
 NO_INSTANCE_ROWS = "the instance table has no rows: nothing to perturb"
+RANK_FILES = ("ranks.csv", "rank_pairs.csv")  # a run's rank census (docs/contract.md, Ranks)
 
 
 def nothing_to_perturb(doc: dict, bundle: str) -> str | None:
@@ -253,9 +254,13 @@ def predict(
     bundle: str,
     name: str,
     read: Callable[[], tuple[pl.DataFrame, exact.ByRow]] | None = None,
+    ranks: str | None = None,
 ) -> tuple[str, dict]:
     """The prediction table (CSV text) and the selection it rests on. ``read``: the
     unperturbed bundle's tables (exact.bundle_reader), read here if not given.
+    ``ranks``: the unperturbed run's folder holding ranks.csv and rank_pairs.csv; with
+    it, a swap's selection holds the rank census predicted after the swap (``ranks``,
+    controls/ranks_predict.py), stamped with it.
 
     A skipped control predicts no cell; its selection holds ``skipped``, the reason."""
     spec = doc["controls"][name]
@@ -269,6 +274,11 @@ def predict(
         cells, selection = _nullify(doc, name, spec, *tables())
     elif spec["kind"] == "swap":
         cells, selection = _swap(doc, name, spec, *tables())
+        if ranks is not None and doc.get("ranks"):  # docs/controls.md, a swap and the ranks
+            from controls.ranks_predict import predict as predict_ranks
+
+            texts = [(Path(ranks) / f).read_text(encoding="utf-8") for f in RANK_FILES]
+            selection["ranks"] = predict_ranks(selection["row_ids"], *texts)
     else:  # a reorder predicts that nothing changes: the bundle's values are not needed
         cells, selection = [], {"instances": "every row, in the seeded order"}
     selection = {"control": name, "kind": spec["kind"], "size": spec.get("size"), **selection}

@@ -75,6 +75,13 @@ def test_a_declared_arm_end_to_end(tmp_path: Path) -> None:
     assert "beta_score: blue, the top row" in svg and "demo/m4" in svg
     controls = (arm / "controls.csv").read_text(encoding="utf-8")
     assert ",fail," not in controls
+    # the swap (m1 and m2, both ranked in both columns) moved the rank census as the
+    # stamped prediction said; the reorder changed no byte of it
+    swap = json.loads((arm / "controls" / "swap_m1_m2" / "verdict.json").read_text())
+    assert swap["verdict"] == "pass", swap["reasons"]
+    assert swap["ranks_predicted"] == ["alpha_score", "beta_score"]
+    stamped = json.loads((arm / "controls" / "swap_m1_m2" / "selection.json").read_text())
+    assert stamped["ranks"]["columns"] == ["alpha_score", "beta_score"]
     head = (arm / "annex" / "ledger.jsonl").read_text().splitlines()[-1]
     verified = run_audit("verify", arm / "annex", "--head", json.loads(head)["hash"])
     assert verified.code == 0, verified.stdout + verified.stderr

@@ -117,16 +117,26 @@ CONTROLS_MD = [f"{RES}/controls.md"]
 
 # What the controls (controls.smk) read and rerun on a leaderboard arm: the locked
 # bundle, and the contestants' cells, census and null table.
+# With ranks declared, a swap's prediction relabels the unperturbed run's rank census
+# (controls/ranks_predict.py): the controls read pandas' first run's rank files too.
+RANKS_BEFORE = (
+    {f: f"{RES}/recompute/pandas/run1/{f}.csv" for f in ("ranks", "rank_pairs")}
+    if _PREREG.get("ranks")
+    else {}
+)
+
+
 def control_source(wildcards):
-    return {"files": f"{RES}/lock/files.json", **lock_inputs(wildcards)}
+    return {"files": f"{RES}/lock/files.json", **lock_inputs(wildcards), **RANKS_BEFORE}
 
 
 def control_source_args(wildcards, input):
-    return ["--bundle", bundle_dir(wildcards, input), "--lock", input.files]
+    ranks = ["--ranks", str(Path(input.ranks).parent)] if RANKS_BEFORE else []
+    return ["--bundle", bundle_dir(wildcards, input), "--lock", input.files, *ranks]
 
 
 CONTROL_BUNDLE = [BUNDLE_FILES["leaderboard"], BUNDLE_FILES["instances"]]
-CONTROL_RUN_FILES = ["cells", "census", "reproduce"]
+CONTROL_RUN_FILES = ["cells", "census", "reproduce", *(["ranks", "rank_pairs"] if RANKS_BEFORE else [])]
 REPORT_INPUTS = {
     "columns": f"{RES}/census_columns.csv",
     "cells": f"{RES}/census_cells.csv",
