@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from scipy import stats as sps
 
-from audit.adapters.harbor import adapt
+from audit.adapters.formats import adapt
 from audit.trials import stats
 from audit.trials.compare_runs import compare
 from audit.trials.metrics import metrics

@@ -43,10 +43,11 @@ from typing import Any
 import polars as pl
 
 from audit.adapters import intake_out
-from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
+from audit.adapters.base import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import file_blake3, read_regular
 
+FORMAT = "every-eval-ever"
 REQUIRED = (
     "schema_version",
     "evaluation_id",
@@ -277,7 +278,7 @@ def adapt_to(aggregates: list[str], out: str, all_or_nothing: bool = False) -> d
         trials += t
         items += i
         claims.append(c)
-    doc = {"format": "every-eval-ever", "records": claims, "skipped": skipped, "key": "run"}
+    doc = {"format": FORMAT, "records": claims, "skipped": skipped, "key": "run"}
     return intake_out.write(out, trials, items, doc, leaderboard(claims))
 
 

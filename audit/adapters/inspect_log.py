@@ -40,10 +40,11 @@ from typing import Any
 import polars as pl
 
 from audit.adapters import intake_out
-from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
+from audit.adapters.base import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import file_blake3
 
+FORMAT = "inspect-eval-log"
 # Bounds on what a log may make the reader hold (docs/intake.md): an .eval log is a zip
 # whose members inspect_ai inflates whole, a .json log is read whole.
 MAX_MEMBER = 256 << 20  # one member, inflated
@@ -266,7 +267,7 @@ def adapt_to(
         trials += t
         items += i
         claims.append(c)
-    doc = {"format": "inspect-eval-log", "logs": claims, "skipped": skipped, "key": "run"}
+    doc = {"format": FORMAT, "logs": claims, "skipped": skipped, "key": "run"}
     return intake_out.write(out, trials, items, doc, leaderboard(claims, logs[0]))
 
 

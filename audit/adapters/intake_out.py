@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from audit.adapters.harbor import SCHEMA as TRIAL_SCHEMA
+from audit.adapters.base import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import write_atomic
 from audit.trials.compare_items import ITEM_SCHEMA

@@ -52,6 +52,7 @@ import polars as pl
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
 
+FORMAT = "swebench-report-v2"
 OUTCOMES = ("resolved", "unresolved", "error", "empty_patch", "incomplete")
 LISTS = (*OUTCOMES, "submitted", "completed")
 COUNTS = {
@@ -262,7 +263,7 @@ def adapt(
     table = pl.DataFrame(rows, schema=SCHEMA)
     leaderboard = pl.DataFrame(claims, schema=LEADERBOARD_SCHEMA)
     doc = {
-        "format": "swebench-report-v2",
+        "format": FORMAT,
         "benchmark": benchmark,
         "denominator_policies": {
             "total": "every instance of the dataset (total_instances)",

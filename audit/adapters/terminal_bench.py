@@ -2,8 +2,8 @@
 Terminal-Bench submissions (each one or more ``tb run`` outputs) -> the trial
 table of section 2 plus the columns ``tb_run``, ``attempt`` and ``failure_mode``.
 
-Referee side, one implementation. Registered in ``audit.adapters.harbor`` under the
-format name ``tb-run-v1``. Nothing is written unless every file was read.
+Referee side, one implementation. Named ``tb-run-v1`` in ``audit.adapters.formats``.
+Nothing is written unless every file was read.
 """
 
 from __future__ import annotations
@@ -15,6 +15,20 @@ from typing import Any
 
 import polars as pl
 
+from audit.adapters.base import (
+    ABSENT,
+    SCHEMA,
+    SETTING_NAMES,
+    STATUSES,
+    Options,
+    Reader,
+    canonical_time,
+    encode_setting,
+    get_path,
+    refuse_empty,
+    sort_rows,
+    unread_files,
+)
 from audit.errors import AuditError
 
 FORMAT = "tb-run-v1"
@@ -73,9 +87,7 @@ def _is_run_doc(doc: Any) -> bool:
 
 
 def _path_get(doc: Any, path: str) -> Any:
-    from audit.adapters.harbor import ABSENT, _get
-
-    return _get(doc, path.split(".")) if doc is not None else ABSENT
+    return get_path(doc, path.split(".")) if doc is not None else ABSENT
 
 
 class _Run:
@@ -97,7 +109,7 @@ def _attempt(trial_name: Any, task: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _find_runs(rd: Any, entry: str) -> list[_Run]:
+def _find_runs(rd: Reader, entry: str) -> list[_Run]:
     """Run folders (a results.json with a results list) at any depth, and lone run files."""
     runs: list[_Run] = []
     jobs = Path(rd.jobs)
@@ -123,7 +135,7 @@ def _find_runs(rd: Any, entry: str) -> list[_Run]:
     return runs
 
 
-def _trial(rd: Any, where: str, t: Any) -> dict[str, Any]:
+def _trial(rd: Reader, where: str, t: Any) -> dict[str, Any]:
     """The fields of one tb trial object (from a run list or a trial file)."""
     if not isinstance(t, dict):
         raise AuditError("bad_trial", where, "a trial is not a JSON object")
@@ -143,8 +155,6 @@ def _trial(rd: Any, where: str, t: Any) -> dict[str, Any]:
 
 
 def _row(entry: str, run: _Run, folder: str, tr: dict[str, Any], settings: dict[str, Any]):
-    from audit.adapters.harbor import SETTING_NAMES, canonical_time
-
     t = tr["raw"]
     started, finished = t.get("trial_started_at"), t.get("trial_ended_at")
     fm = tr["failure_mode"]
@@ -186,9 +196,7 @@ def _row(entry: str, run: _Run, folder: str, tr: dict[str, Any], settings: dict[
     return row
 
 
-def _run_settings(rd: Any, run: _Run, doc: dict[str, Any]) -> dict[str, Any]:
-    from audit.adapters.harbor import ABSENT, encode_setting
-
+def _run_settings(rd: Reader, run: _Run, doc: dict[str, Any]) -> dict[str, Any]:
     files: dict[str, Any] = {}
     if run.folder is not None:
         for name in ("tb.lock", "run_metadata.json"):
@@ -211,7 +219,7 @@ def _run_settings(rd: Any, run: _Run, doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _trial_files(rd: Any, run: _Run, nested: set[str]) -> list[tuple[str, str]]:
+def _trial_files(rd: Reader, run: _Run, nested: set[str]) -> list[tuple[str, str]]:
     """(folder, file) of <run>/<task>/<trial>/results.json, walk order, nested runs skipped."""
     out = []
     if run.folder is None:
@@ -226,7 +234,9 @@ def _trial_files(rd: Any, run: _Run, nested: set[str]) -> list[tuple[str, str]]:
     return out
 
 
-def _run_rows(rd: Any, run: _Run, nested: set[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def _run_rows(
+    rd: Reader, run: _Run, nested: set[str]
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The rows of one run: the run's own list is the record; trial files cross-check it."""
     doc = rd.read_json(run.run_file)
     settings = _run_settings(rd, run, doc)
@@ -325,8 +335,27 @@ def _board(entry_rows: list[dict[str, Any]], runs: dict[str, Any], min_tries: in
     }
 
 
-def adapt_tb(
-    jobs: str, duplicates: str, min_tries: int, rd: Any
+def adapt(jobs: str, options: Options) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Read a folder of submissions; return (trial table, adapter.json document).
+    Writes nothing. ``options.duplicates`` and ``options.min_tries``: section 16.1."""
+    duplicates, min_tries = options.duplicates, options.min_tries
+    if duplicates is None or min_tries is None:
+        raise AuditError(
+            "bad_args", jobs, "tb-run-v1 needs --duplicates (once|as_shipped) and --min-tries"
+        )
+    rd = Reader(jobs)
+    rows, doc = _adapt_entries(jobs, duplicates, min_tries, rd)
+    sort_rows(rows)
+    sch = schema()
+    table = pl.DataFrame(rows, schema=sch) if rows else pl.DataFrame(schema=sch)
+    refuse_empty(table, jobs, LOOKED_FOR)
+    doc["files"] = rd.files
+    doc["skipped"] = skipped_files(jobs, {f["path"] for f in rd.files}, doc)
+    return table, doc
+
+
+def _adapt_entries(
+    jobs: str, duplicates: str, min_tries: int, rd: Reader
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Read every entry of ``jobs``; (rows, adapter.json document without files)."""
     if duplicates not in DUPLICATE_RULES:
@@ -382,10 +411,7 @@ def adapt_tb(
             "runs": run_info,
             "rows": len(entry_rows),
             "copies": sum(1 for x in entry_rows if x["copy"] > 0),
-            "statuses": {
-                s: sum(1 for x in first if x["status"] == s)
-                for s in ("errored", "scored", "unscored")
-            },
+            "statuses": {s: sum(1 for x in first if x["status"] == s) for s in STATUSES},
             "duplicates": sorted(
                 n for n, i in run_info.items() if i["nested_in"] or i["duplicate_of"]
             ),
@@ -397,8 +423,6 @@ def adapt_tb(
 
 def skipped_files(jobs: str, read: set[str], doc: dict[str, Any]) -> list[dict[str, str]]:
     """Every regular file under ``jobs`` the adapter did not read, with the reason."""
-    from audit.adapters.harbor import unread_files
-
     dup_dirs = sorted(
         info["run_file"].rsplit("/", 1)[0]
         for e in doc["entries"].values()
@@ -452,8 +476,6 @@ def summary_lines(table: pl.DataFrame, doc: dict[str, Any]) -> list[str]:
 
 
 def schema() -> dict[str, Any]:
-    from audit.adapters.harbor import SCHEMA
-
     return {
         **SCHEMA,
         **{s: pl.String for s in TB_SETTING_NAMES},

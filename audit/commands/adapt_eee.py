@@ -19,8 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.adapters.eee import adapt_to, summary_lines
+    from audit.adapters import formats
 
-    doc = adapt_to(args.aggregates, args.out, args.all_or_nothing)
-    print("\n".join(summary_lines(doc)))
+    eee = formats.module("every-eval-ever")
+    doc = eee.adapt_to(args.aggregates, args.out, args.all_or_nothing)
+    print("\n".join(eee.summary_lines(doc)))
     return 0

@@ -19,8 +19,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.adapters import inspect_log
+    from audit.adapters import formats
 
+    inspect_log = formats.module("inspect-eval-log")
     doc = inspect_log.adapt_to(args.logs, args.out, args.scorer, args.all_or_nothing)
     print("\n".join(inspect_log.summary_lines(doc)))
     return 0

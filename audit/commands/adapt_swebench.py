@@ -31,8 +31,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.adapters import swebench_report as swe
+    from audit.adapters import formats
 
+    swe = formats.module("swebench-report-v2")
     policies = swe.parse_policies(args.denominators)
     _, doc = swe.adapt_to(
         args.reports,

@@ -20,8 +20,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.adapters import swebench_site
+    from audit.adapters import formats
 
+    swebench_site = formats.module("swebench-site-leaderboards")
     record = swebench_site.adapt_to(args.file, args.out, args.board)
     print("\n".join(swebench_site.summary_lines(record)))
     return 0

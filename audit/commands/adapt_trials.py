@@ -23,12 +23,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.adapters.harbor import adapt_to, summary_lines
+    from audit.adapters.base import Options
+    from audit.adapters.formats import adapt_to, summary_lines
     from audit.errors import AuditError
 
     jobs = args.jobs or args.jobs_dir
     if jobs is None:
         raise AuditError("bad_args", "adapt-trials", "name the jobs directory")
-    table, doc = adapt_to(jobs, args.out, args.format, args.duplicates, args.min_tries)
+    options = Options(duplicates=args.duplicates, min_tries=args.min_tries)
+    table, doc = adapt_to(jobs, args.out, args.format, options)
     print("\n".join(summary_lines(table, doc)))
     return 0

@@ -104,7 +104,7 @@ def materialise(b: Bundle, work: Path) -> Path:
 
         return write_edges(work / "demo-edges")
     if b.source.startswith("jobs:"):
-        from audit.adapters.harbor import adapt_to
+        from audit.adapters.formats import adapt_to
 
         jobs = b.source.removeprefix("jobs:")
         if not Path(jobs).is_dir():

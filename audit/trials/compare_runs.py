@@ -10,7 +10,8 @@ from typing import Any
 
 import polars as pl
 
-from audit.adapters.harbor import SETTING_NAMES, adapt, canonical_json
+from audit.adapters.base import SETTING_NAMES, Options, canonical_json
+from audit.adapters.formats import adapt
 from audit.errors import AuditError
 from audit.files import write_atomic
 from audit.report import labels, numbers
@@ -41,7 +42,7 @@ def load_run(spec: str, trials: str | None) -> tuple[str, list[dict[str, Any]]]:
     if not folder.is_dir():
         raise AuditError("missing_file", spec, "run folder does not exist or is not a folder")
     name = folder.resolve().name if folder.name in ("", ".", "..") else folder.name
-    table, _ = adapt(str(folder.parent), only=folder.name)
+    table, _ = adapt(str(folder.parent), options=Options(only=folder.name))
     return name, [r for r in table.to_dicts() if r["copy"] == 0]
 
 

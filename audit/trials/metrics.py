@@ -11,7 +11,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from audit.adapters.harbor import canonical_json
+from audit.adapters.base import canonical_json
 from audit.errors import AuditError
 from audit.files import write_atomic
 from audit.trials import outcomes, stats

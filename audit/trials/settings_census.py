@@ -12,7 +12,7 @@ from pathlib import Path
 
 import polars as pl
 
-from audit.adapters.harbor import SETTING_NAMES
+from audit.adapters.base import SETTING_NAMES
 from audit.adapters.terminal_bench import TB_SETTING_NAMES
 from audit.errors import AuditError
 from audit.files import write_atomic
