@@ -10,6 +10,7 @@ columns (no float takes part).
 from __future__ import annotations
 
 import math
+import os
 from fractions import Fraction
 from typing import Any
 
@@ -19,7 +20,7 @@ import pandas as pd
 from .checks import InputError
 from .errors import BAD_TYPE
 from .prereg.leaderboard import Feasible, Prereg
-from .read import Table
+from .read import Table, load_table
 from .values import INTEGER, NUMERIC_KINDS, format_value, is_null
 
 HEADER = ["row_id", "column", "published", "n", "verdict", "low", "high"]
@@ -82,12 +83,30 @@ def _ends(u: pd.Series, rounding: str) -> tuple[pd.Series, pd.Series, pd.Series,
     return lo, hi, pos, neg
 
 
-def column_verdicts(f: Feasible, board: Table) -> pd.DataFrame:
-    """verdict, n, low and high of every row of one declared column (board order)."""
+def instance_counts(prereg: Prereg, board: Table, bundle_dir: str, group: str | None) -> pd.Series:
+    """Each leaderboard row's number of instance rows (of `group` only when named), board order."""
+    assert board.frame is not None
+    path = os.path.join(bundle_dir, prereg.instances)
+    names = list(dict.fromkeys([prereg.row_id, *([prereg.group_by] if group else [])]))
+    data = load_table(path, path, names).frame
+    assert data is not None
+    if group is not None:
+        data = data[data[prereg.group_by] == group]
+    counts = data[prereg.row_id].value_counts()
+    ids = board.frame[prereg.row_id]
+    return pd.Series(ids.map(counts).fillna(0).astype(int).tolist(), dtype=object)
+
+
+def column_verdicts(f: Feasible, board: Table, counts: pd.Series | None = None) -> pd.DataFrame:
+    """verdict, n, low and high of every row of one declared column (board order); `counts`:
+    each row's instance rows, for a column declared over them."""
     assert board.frame is not None
     kind = board.kinds[f.column]
     printed = [_printed(v, kind, f.decimals) for v in board.frame[f.column].tolist()]
-    if f.over_column is None:
+    if f.over_instances:
+        assert counts is not None
+        n = counts
+    elif f.over_column is None:
         n = pd.Series([f.over] * len(printed), dtype=object)
     else:
         n = pd.Series(
@@ -127,14 +146,17 @@ def column_verdicts(f: Feasible, board: Table) -> pd.DataFrame:
 
 
 def build(
-    prereg: Prereg, board: Table, shown_ids: list[str]
+    prereg: Prereg, board: Table, shown_ids: list[str], bundle_dir: str
 ) -> tuple[list[list[str]], set[tuple[int, str]]]:
     """feasibility.csv's rows (sorted) and the (row, column) cells found infeasible."""
     assert board.frame is not None
     rows: list[list[str]] = []
     infeasible: set[tuple[int, str]] = set()
     for name, f in prereg.feasibility.items():
-        frame = column_verdicts(f, board)
+        counts = (
+            instance_counts(prereg, board, bundle_dir, f.over_group) if f.over_instances else None
+        )
+        frame = column_verdicts(f, board, counts)
         published = [format_value(v, board.kinds[name]) for v in board.frame[name].tolist()]
         for i, rec in enumerate(frame.itertuples(index=False)):
             n = "" if rec.n is None or pd.isna(rec.n) else str(rec.n)

@@ -70,7 +70,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     recomputed, steps = recipes.recompute(pre, board, data, shown_ids, order)  # ambiguous_value
 
     judged = {name: cells.judge(col, board, recomputed) for name, col in pre.measured.items()}
-    feasible_rows, infeasible = feasibility.build(pre, board, shown_ids)
+    feasible_rows, infeasible = feasibility.build(pre, board, shown_ids, bundle_dir)
     cell_rows, census_rows, classes = cells.build(
         pre, board, shown_ids, judged, frozenset(infeasible)
     )

@@ -10,6 +10,7 @@ the first that rounds above it.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 import pyarrow as pa
 
 from .errors import InputError
-from .prereg.cells import FeasibleColumn, Prereg
+from .prereg.cells import FeasibleColumn, InstanceRows, Prereg
+from .read import read_columns
 from .values import base_type, is_number_type
 
 HEADER = ["row_id", "column", "published", "n", "verdict", "low", "high"]
@@ -99,14 +101,35 @@ def verdict(
     return "infeasible", below, above
 
 
-def feasibility_rows(pr: Prereg, lb: Any) -> tuple[list[list[str]], set[tuple[int, str]]]:
+def _instance_rows(pr: Prereg, in_path: str, group: str | None) -> Counter[Any]:
+    """Row id -> its number of instance rows (of `group` only, when named)."""
+    names = list(dict.fromkeys([pr.row_id, *([pr.group_by] if group is not None else [])]))
+    table = read_columns(in_path, names)
+    ids = table.column(pr.row_id).to_pylist()
+    if group is None:
+        return Counter(ids)
+    groups = table.column(pr.group_by).to_pylist()
+    return Counter(rid for rid, g in zip(ids, groups) if g == group)
+
+
+def feasibility_rows(
+    pr: Prereg, lb: Any, in_path: str
+) -> tuple[list[list[str]], set[tuple[int, str]]]:
     """feasibility.csv's rows, sorted, and the (leaderboard row, column) cells found infeasible."""
     rows: list[list[str]] = []
     infeasible: set[tuple[int, str]] = set()
     for f in pr.feasibility:
         typ = lb.types[f.name]
+        counted = (
+            _instance_rows(pr, in_path, f.count.group)
+            if isinstance(f.count, InstanceRows)
+            else None
+        )
         for j, rid in enumerate(lb.row_shown):
-            n = f.count if isinstance(f.count, int) else lb.values[f.count][j]
+            if counted is not None:
+                n = counted[lb.row_ids[j]]
+            else:
+                n = f.count if isinstance(f.count, int) else lb.values[f.count][j]
             got = verdict(f, _printed(lb.values[f.name][j], typ, f.decimals), n)
             shown_n = "" if n is None else str(n)
             rows.append([rid, f.name, lb.shown[f.name][j], shown_n, *got])

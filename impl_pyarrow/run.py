@@ -82,7 +82,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     rec, lattice = recompute(pr, groups, lb.row_ids, lb.row_shown, source_types, in_path)
     judged = judge(pr, lb, rec)
     masks = column_masks(pr, lb, rec)
-    feasible, infeasible = feasibility_rows(pr, lb)
+    feasible, infeasible = feasibility_rows(pr, lb, in_path)
     files = {
         "cells.csv": render_csv(CELLS_HEADER, cells_rows(pr, lb, judged)),
         "census.csv": render_csv(CENSUS_HEADER, census_rows(pr, lb, judged, infeasible)),

@@ -36,6 +36,16 @@ def infeasible_line(r: dict[str, str], scale: int) -> str:
     )
 
 
+def over_words(over: int | dict) -> str:
+    """What a declared column's N is, in words."""
+    if isinstance(over, int):
+        return f"N = {over}"
+    if "column" in over:
+        return f"N in column {over['column']}"
+    group = (over["instances"] or {}).get("group")
+    return "N = each row's instance rows" + (f" in group {group}" if group else "")
+
+
 def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict[str, str]]]:
     """Paragraphs (one per declared column, then the infeasible cells) and a table of the
     infeasible cells (row, column, published, N, nearest below, nearest above)."""
@@ -49,8 +59,7 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
             v: sum(r["verdict"] == v for r in mine)
             for v in ("feasible", "infeasible", "no_value", "no_count")
         }
-        over = spec["over"]
-        n = f"N = {over}" if isinstance(over, int) else f"N in column {over['column']}"
+        n = over_words(spec["over"])
         paragraphs.append(
             f"{name} ({n}, scale {spec['scale']}, scores {spec['scores'][0]} to "
             f"{spec['scores'][1]}, {spec['rounding']}, at least {spec['decimals']} decimal(s)): "

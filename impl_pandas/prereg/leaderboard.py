@@ -75,6 +75,8 @@ class Feasible:
     hi: int
     decimals: int
     rounding: str
+    over_instances: bool = False  # each row's N is its number of instance rows
+    over_group: str | None = None  # ... of this group only
 
 
 FEASIBLE_KEYS = ("over", "scale", "scores", "decimals", "rounding")
@@ -340,7 +342,17 @@ def _feasibility(
         over_raw = body["over"]
         over: int | None = None
         over_column: str | None = None
-        if isinstance(over_raw, dict):
+        over_instances, over_group = False, None
+        if isinstance(over_raw, dict) and "instances" in over_raw:
+            inner = chk.block(over_raw, f"{where}.over", ("instances",))["instances"]
+            if not isinstance(inner, dict) or set(inner) - {"group"}:
+                raise chk.fail(f"{where}.over.instances must be a mapping of at most group")
+            if "group" in inner:
+                over_group = _string(chk, inner, "group", f"{where}.over.instances")
+                if not (top.get("bundle") or {}).get("group_by"):
+                    raise chk.fail(f"{where}.over.instances.group: no bundle.group_by declared")
+            over_instances = True
+        elif isinstance(over_raw, dict):
             over_column = _string(
                 chk, chk.block(over_raw, f"{where}.over", ("column",)), "column", f"{where}.over"
             )
@@ -361,7 +373,9 @@ def _feasibility(
             raise chk.fail(f"{where}.scores: the least must be below the greatest")
         decimals = chk.integer(body["decimals"], f"{where}.decimals", low=0)
         rounding = chk.choice(body["rounding"], f"{where}.rounding", ROUNDINGS)
-        out[name] = Feasible(name, over, over_column, scale, lo, hi, decimals, rounding)
+        out[name] = Feasible(
+            name, over, over_column, scale, lo, hi, decimals, rounding, over_instances, over_group
+        )
     return out
 
 

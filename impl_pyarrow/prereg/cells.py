@@ -68,12 +68,21 @@ class ChanceRule:
 
 
 @dataclass(frozen=True)
+class InstanceRows:
+    """`over: {instances: {group: g}}`: N is a row's number of instance rows (of group g)."""
+
+    group: str | None
+
+
+@dataclass(frozen=True)
 class FeasibleColumn:
     """A column under `feasibility`: N (fixed, or the column holding it), the written
     scale of a mean of 1, the score range [least, greatest], decimals and rounding."""
 
     name: str
-    count: int | str  # an int: N itself; a str: the leaderboard column holding each row's N
+    # an int: N itself; a str: the leaderboard column holding each row's N; InstanceRows:
+    # each row's number of instance rows
+    count: int | str | InstanceRows
     scale: int
     least: int
     greatest: int
@@ -415,8 +424,21 @@ def _feasibility(
         if extra:
             raise _bad(path, f"unknown key {where}.{extra[0]}")
         over = raw["over"]
-        count: int | str
-        if isinstance(over, dict):
+        count: int | str | InstanceRows
+        if isinstance(over, dict) and "instances" in over:
+            inner = over["instances"]
+            if list(over) != ["instances"] or not isinstance(inner, dict):
+                raise _bad(path, f"key {where}.over is not {{instances: {{group: <name>}}}}")
+            extra = sorted(str(k) for k in inner if k != "group")
+            if extra:
+                raise _bad(path, f"unknown key {where}.over.instances.{extra[0]}")
+            group = inner.get("group")
+            if "group" in inner and not isinstance(group, str):
+                raise _bad(path, f"key {where}.over.instances.group is not a string")
+            if group is not None and not (doc.get("bundle") or {}).get("group_by"):
+                raise _bad(path, f"{where}.over.instances.group: the prereg has no group_by")
+            count = InstanceRows(group)
+        elif isinstance(over, dict):
             if list(over) != ["column"] or not isinstance(over["column"], str):
                 raise _bad(path, f"key {where}.over is not {{column: <name>}}")
             count = over["column"]
