@@ -349,8 +349,9 @@ def check_config(cfg: Mapping[str, Any], basedir: str, source: Any) -> None:
 def check_prereg(prereg: str, expected: str) -> None:
     """missing_file / unreadable / prereg_changed, as the lock would say, but before any job."""
     p = Path(prereg)
-    if not p.is_file():
+    if not p.exists():
         raise AuditError("missing_file", prereg, "no such file (the config's prereg)")
+    require_regular(p, prereg)  # a FIFO, device or folder: refused before it is opened
     actual = file_blake3(p)  # unreadable: its AuditError
     if actual != expected:
         raise AuditError(

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from audit.errors import AuditError
+from audit.files import open_regular
 
 MAX_BYTES = 256 * 1024  # 256 KiB; the largest prereg shipped is under 6 KB
 MAX_DEPTH = 32  # nested mappings and sequences; a prereg needs about six
@@ -105,13 +106,8 @@ def parse_strict(data: bytes, where: str) -> dict[str, Any]:
 
 def _head(p: Path, where: str) -> bytes:
     """The file's first MAX_BYTES + 1 bytes (no byte beyond them is read)."""
-    if not p.is_file():
-        raise AuditError("missing_file", where, "no such file")
-    try:
-        with p.open("rb") as f:
-            return f.read(MAX_BYTES + 1)
-    except OSError as e:
-        raise AuditError("unreadable", where, e.strerror or str(e)) from None
+    with open_regular(p, where) as f:  # a FIFO, device or folder: refused, never waited on
+        return f.read(MAX_BYTES + 1)
 
 
 def _check_events(text: str, where: str) -> None:

@@ -32,7 +32,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from audit.errors import AuditError
-from audit.files import write_atomic
+from audit.files import open_regular, read_regular, write_atomic
 from audit.seal import contract, ledger
 
 FORMAT = "secondseat-timestamp-v1"
@@ -44,6 +44,7 @@ LOCK_EVENTS = ("amendment", "prereg_locked", "bundle_hashed", "bundle_fetched")
 TIMEOUT = 30.0  # seconds for one request to the TSA
 MAX_REPLY = 1 << 20  # a time-stamp reply is a few kilobytes
 MAX_PEM = 1 << 20
+MAX_TOKEN = 1 << 20  # an RFC 3161 token is a few kilobytes
 SHA256_OID = "2.16.840.1.101.3.4.2.1"
 CLOCK_WORDS = "the order of lock and results rests on the seat's own clock"
 
@@ -68,15 +69,12 @@ def load_trusted(pem_file: str, kind: str = "bad_tsa_cert"):
     """The CA or TSA certificates of a PEM file (a list of cryptography certificates)."""
     from cryptography import x509
 
-    p = Path(pem_file)
-    try:
-        raw = p.read_bytes()
-    except OSError as e:
-        raise AuditError(
-            "missing_file" if not p.exists() else "unreadable", pem_file, str(e.strerror or e)
-        ) from None
+    with open_regular(pem_file) as f:  # a FIFO or folder: refused at once, never waited on
+        raw = f.read(MAX_PEM + 1)
     if len(raw) > MAX_PEM:
-        raise AuditError(kind, pem_file, f"{len(raw)} bytes; too large for a PEM of certificates")
+        raise AuditError(
+            kind, pem_file, f"more than {MAX_PEM} bytes; too large for a PEM of certificates"
+        )
     try:
         certs = x509.load_pem_x509_certificates(raw)
     except ValueError as e:
@@ -337,7 +335,9 @@ def check_annex(annex: Path, entries: list[dict], trusted_pem: str | None) -> Fi
                     f" {rec.get('message')}; the lock's last line is {line}, hash {message}"
                 )
             try:
-                lock = check_token(lock_path.read_bytes(), message, certs, str(lock_path))
+                lock = check_token(
+                    read_regular(lock_path, MAX_TOKEN, "too_large"), message, certs, str(lock_path)
+                )
             except AuditError as e:
                 problems.append(f"{lock_path}: {e.detail}")
     elif have_lock:
@@ -345,7 +345,9 @@ def check_annex(annex: Path, entries: list[dict], trusted_pem: str | None) -> Fi
     if have_seal and entries:
         head = str(entries[-1].get("hash"))
         try:
-            seal = check_token(seal_path.read_bytes(), head, certs, str(seal_path))
+            seal = check_token(
+                read_regular(seal_path, MAX_TOKEN, "too_large"), head, certs, str(seal_path)
+            )
         except AuditError as e:
             problems.append(f"{seal_path}: {e.detail}")
     elif not rec.get("optional"):

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from audit.cells import prereg
 from audit.core import arm_kind
 from audit.errors import AuditError
-from audit.files import DuplicateKey, json_loads, read_regular
+from audit.files import DuplicateKey, json_loads, open_regular, read_regular
 from audit.seal import attest, contract, ledger, timestamp
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 
@@ -406,7 +406,7 @@ def _schemas(annex: Path) -> list[str]:
         problems.append(str(e).removeprefix("error"))
     for p in sorted(annex.glob("recompute/*/run1/*.csv")):
         want = HEADERS.get(p.name)
-        with p.open("rb") as f:
+        with open_regular(p) as f:  # a FIFO or folder: refused, never waited on
             got = f.readline(4096).decode("utf-8", errors="replace").rstrip("\r\n")
         allowed = (want,) if isinstance(want, str) else want
         if want and got not in allowed:
