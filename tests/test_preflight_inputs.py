@@ -55,3 +55,40 @@ def test_a_control_on_a_missing_row_is_refused_before_any_job(
         f"error[bad_prereg]: {prereg}: control 'flip_m2_beta' targets row 'demo/m9'"
     )
     assert not (tmp_path / "results" / "demo").exists()
+
+
+def _with_duration_cost(demo_bundle: Path, folder: Path) -> Path:
+    """The demo bundle with the instance column cost, the source of the means alpha_cost
+    and beta_cost, written as an Arrow duration (microseconds): in the file a bare INT64,
+    which a reader of the parquet schema alone would average as numbers."""
+    bundle = folder / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    inst = pl.read_parquet(bundle / "instances.parquet")
+    spans = (inst["cost"] * 1_000_000).cast(pl.Int64).cast(pl.Duration("us"))
+    inst.with_columns(spans.alias("cost")).write_parquet(bundle / "instances.parquet")
+    return bundle
+
+
+def test_a_duration_mean_source_is_bad_type_at_preflight(tmp_path: Path, demo_bundle) -> None:
+    import yaml
+
+    from audit.core import preflight
+    from audit.errors import AuditError
+
+    bundle = _with_duration_cost(demo_bundle, tmp_path)
+    doc = yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
+    try:
+        preflight.check_column_types(doc, str(bundle))
+    except AuditError as e:
+        assert (e.kind, e.path) == ("bad_type", f"{bundle}/instances.parquet"), e
+        assert "column 'cost', the source of the mean 'alpha_cost', is a duration" in e.detail
+    else:
+        raise AssertionError("a duration mean source was let through to the lock")
+
+
+def test_a_duration_mean_source_is_refused_before_any_job(tmp_path: Path, demo_bundle) -> None:
+    bundle = _with_duration_cost(demo_bundle, tmp_path)
+    p = run_dag(tmp_path, "--config", f"prereg={ROOT / 'prereg' / 'demo.yaml'}", f"bundle={bundle}")
+    line = _refused(p, "bad_type")
+    assert line.startswith(f"error[bad_type]: {bundle}/instances.parquet: column 'cost'")
+    assert not (tmp_path / "results" / "demo").exists()

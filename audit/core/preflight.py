@@ -581,7 +581,8 @@ NESTED = ("List", "Array", "Struct", "Object", "Map")  # polars' names of nested
 # BYTE_ARRAY without a string annotation (binary; a FIXED_LEN_BYTE_ARRAY reads as it).
 # Not here: Duration (an Arrow duration is a plain INT64 in the file: an integer) and
 # Categorical / Enum (a dictionary-encoded STRING in the file: a string); the
-# contestants decide those from the file's own schema.
+# contestants decide those from the file's own schema. A duration as a mean's source is
+# refused apart (check_mean_sources: bad_type).
 SCALAR_OTHER = ("Date", "Datetime", "Time", "Decimal", "Float16", "Binary")
 NULL_TYPE = "Null"  # the null logical type: every value null (kind null)
 
@@ -662,6 +663,35 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
                     f"{_words(name, unread[name])} ({unread[name]}; docs/contract.md, Types)"
                     f"{label}; nothing was written",
                 )
+    check_mean_sources(doc, bundle)
+
+
+def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
+    """bad_type, before the lock: a mean's source column that is a time span (polars'
+    Duration). Arrow writes a duration as a bare INT64 with its unit only in Arrow's own
+    metadata, so a reader of the parquet schema alone sees an integer and would average
+    microseconds as numbers; a mean's source is an integer or floating column
+    (docs/contract.md, Recipes), and a duration is neither. Elsewhere (a label, an id)
+    the contestants read it from the file's own schema."""
+    import polars as pl
+
+    inst = Path(bundle, doc["bundle"]["instances"])
+    if not inst.is_file():
+        return
+    try:
+        schema = pl.read_parquet_schema(inst)
+    except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
+        return
+    for name, m in doc["columns"]["measured"].items():
+        source = m.get("source") if m.get("recipe") == "mean" else None
+        dtype = schema.get(str(source)) if source is not None else None
+        if dtype is not None and type(dtype).__name__ == "Duration":
+            raise AuditError(
+                "bad_type",
+                f"{bundle}/{inst.name}",
+                f"column {source!r}, the source of the mean {name!r}, is a duration ({dtype}),"
+                " not integer or floating (docs/contract.md, Recipes); nothing was written",
+            )
 
 
 def check_control_rows(doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
