@@ -104,3 +104,73 @@ def test_rank_census_on_the_real_bundle(real_bundle: Path, tmp_path: Path) -> No
             for row, ranks in zip(mine, per_row):
                 ranks.sort()
                 assert (int(row["rank_lo"]), int(row["rank_hi"])) == (ranks[cut - 1], ranks[-cut])
+
+
+@pytest.mark.slow
+def test_graded_rank_census_on_the_real_costs(real_bundle: Path, tmp_path: Path) -> None:
+    """The sign-flip test on a real mean column (issue_resolution_cost: 34 rows, 500 items,
+    costs with long binary fractions, some null): both contestants byte-identical; every
+    pair's counts from polars; the p of the published top row's pairs by a separate
+    recompute of the labelled blake3 draws on exact integers (each cost's
+    as_integer_ratio over one power of two); the top row's tie group printed."""
+    from blake3 import blake3
+
+    text = (ROOT / "prereg" / "openhands-index.yaml").read_text(encoding="utf-8")
+    name, draws = "issue_resolution_cost", 200
+    prereg = tmp_path / "openhands-index-cost-ranks.yaml"
+    prereg.write_text(
+        text.replace(
+            "\nseed:",
+            f"\nranks: {{columns: [{name}], alpha: 0.05, correction: bh, seed: 5, "
+            f"draws: {draws}}}\nseed:",
+        ),
+        encoding="utf-8",
+    )
+    got = {}
+    for impl in ("pandas", "pyarrow"):
+        dst = tmp_path / impl
+        res = run(
+            [str(impl_python(impl)), "-m", f"impl_{impl}", "--prereg", str(prereg),
+             "--bundle", str(real_bundle), "--out", str(dst), "--no-draws"],
+            timeout=1200,
+        )  # fmt: skip
+        assert res.code == 0, (impl, res.stderr)
+        got[impl] = {n: (dst / n).read_bytes() for n in ("ranks.csv", "rank_pairs.csv")}
+    assert got["pandas"] == got["pyarrow"]
+    pairs = _rows(tmp_path / "pyarrow" / "rank_pairs.csv")
+    rows = _rows(tmp_path / "pyarrow" / "ranks.csv")
+    inst = pl.read_parquet(real_bundle / "instances.parquet").filter(
+        (pl.col("category") == "Issue Resolution")
+        & pl.col("cost").is_not_null()
+        & pl.col("cost").is_not_nan()
+    )
+    costs: dict[str, dict[tuple[str, str], float]] = {}
+    for rid, bench, iid, cost in inst.select("id", "benchmark", "instance_id", "cost").rows():
+        costs.setdefault(rid, {})[(bench, iid)] = cost
+    order = [r["row_id"] for r in rows]
+    items = sorted({u for rid in order for u in costs.get(rid, {})})
+    den = max(v.as_integer_ratio()[1] for rid in order for v in costs.get(rid, {}).values())
+    whole = {
+        rid: {u: v.as_integer_ratio()[0] * (den // v.as_integer_ratio()[1]) for u, v in c.items()}
+        for rid, c in costs.items()
+    }
+    flips = [
+        [
+            int.from_bytes(blake3(f"perm:5|{name}|{d}|{j}".encode()).digest()[:8], "big") >= 2**63
+            for j in range(len(items))
+        ]
+        for d in range(draws)
+    ]
+    for p in pairs:
+        xa, xb = whole.get(p["row_a"], {}), whole.get(p["row_b"], {})
+        shared = [(j, xa[u] - xb[u]) for j, u in enumerate(items) if u in xa and u in xb]
+        assert (int(p["shared"]), int(p["a_only"]), int(p["b_only"])) == (
+            len(shared), sum(v > 0 for _, v in shared), sum(v < 0 for _, v in shared),
+        )  # fmt: skip
+        if p["row_a"] != order[0]:
+            continue  # the top row's 33 pairs are recomputed in full
+        t = sum(v for _, v in shared)
+        hits = sum(abs(sum(-v if f[j] else v for j, v in shared)) >= abs(t) for f in flips)
+        want = (1 + hits) / (1 + draws)
+        assert abs(float(p["p"]) - want) <= 1e-12, (p, want)
+    print(f"{name}: top row's tie group: {rows[0]['tie_group']}")
