@@ -1,15 +1,23 @@
-"""Compare the two contestants' canonical files cell by cell. Recomputes nothing."""
+"""Compare the two contestants' canonical files cell by cell. Recomputes nothing.
+
+The comparison reads the files with the csv module: every field is text, so a
+full join on the key is a dictionary lookup, and the job, on every arm's critical
+path, starts without polars (about 0.25 s of CPU). ``read_csv``, the census's
+reader, still hands back a polars frame, importing polars when it is called."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING
 
 from audit.core.agreement import Agreement, FileAgreement
 from audit.core.arm_kind import TRIALS, Kind
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # file name -> the columns that identify a line
 KEYS: dict[str, list[str]] = {
@@ -63,52 +71,77 @@ def keys_for(kind: Kind, prereg_path: str) -> dict[str, list[str]]:
     return keys
 
 
-def read_csv(path: Path) -> pl.DataFrame:
-    """Every field as text, empty fields kept as empty strings, not nulls."""
+def _exists(path: Path) -> None:
     if not path.is_file():
         raise AuditError("missing_file", str(path), "contestant output is missing")
+
+
+def read_csv(path: Path) -> pl.DataFrame:
+    """Every field as text, empty fields kept as empty strings, not nulls."""
+    import polars as pl
+
+    _exists(path)
     return pl.read_csv(path, infer_schema=False, empty_string_is_null=False)
+
+
+def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
+    """The header and the lines of a contestant's CSV file, every field as text."""
+    _exists(path)
+    with path.open(newline="", encoding="utf-8") as f:
+        lines = [line for line in csv.reader(f) if line]
+    return (lines[0], lines[1:]) if lines else ([], [])
 
 
 def compare_file(
     name: str, a: Path, b: Path, names: tuple[str, str], keys_of: dict | None = None
 ) -> FileAgreement:
-    """Differences between two versions of one canonical file, named by key and field."""
-    left, right = read_csv(a), read_csv(b)
+    """Differences between two versions of one canonical file, named by key and field.
+
+    A full join on the key: each line of ``a`` meets every line of ``b`` with its key
+    (both in file order), a line no other meets is only in its side."""
+    (head_a, left), (head_b, right) = _rows(a), _rows(b)
     keys = (keys_of or KEYS)[name]
     result = FileAgreement(
         file=name,
         byte_identical=file_blake3(a) == file_blake3(b),
-        lines={names[0]: left.height, names[1]: right.height},
+        lines={names[0]: len(left), names[1]: len(right)},
         only_in={names[0]: [], names[1]: []},
         differences=[],
     )
-    if left.columns != right.columns:
+    if head_a != head_b:
         result.differences.append(
             {
                 "key": "(header)",
                 "field": "(header)",
-                names[0]: ",".join(left.columns),
-                names[1]: ",".join(right.columns),
+                names[0]: ",".join(head_a),
+                names[1]: ",".join(head_b),
             }
         )
         return result
-    fields = [c for c in left.columns if c not in keys]
-    joined = left.join(right, on=keys, how="full", suffix="__b", coalesce=False, nulls_equal=True)
-    for row in joined.iter_rows(named=True):
-        key_a = [row[k] for k in keys]
-        key_b = [row[f"{k}__b"] for k in keys]
-        if all(v is None for v in key_b):
-            result.only_in[names[0]].append("|".join(key_a))
+    at = {c: i for i, c in enumerate(head_a)}
+    kpos = [at[k] for k in keys]
+    fields = [(c, i) for i, c in enumerate(head_a) if c not in keys]
+    by_key: dict[tuple[str, ...], list[list[str]]] = {}
+    for line in right:
+        by_key.setdefault(tuple(line[i] for i in kpos), []).append(line)
+    met: set[tuple[str, ...]] = set()
+    for line in left:
+        key = tuple(line[i] for i in kpos)
+        others = by_key.get(key)
+        if others is None:
+            result.only_in[names[0]].append("|".join(key))
             continue
-        if all(v is None for v in key_a):
-            result.only_in[names[1]].append("|".join(key_b))
-            continue
-        for f in fields:
-            if row[f] != row[f"{f}__b"]:
-                result.differences.append(
-                    {"key": "|".join(key_a), "field": f, names[0]: row[f], names[1]: row[f"{f}__b"]}
-                )
+        met.add(key)
+        for other in others:
+            for f, i in fields:
+                if line[i] != other[i]:
+                    result.differences.append(
+                        {"key": "|".join(key), "field": f, names[0]: line[i], names[1]: other[i]}
+                    )
+    for line in right:
+        key = tuple(line[i] for i in kpos)
+        if key not in met:
+            result.only_in[names[1]].append("|".join(key))
     result.differences.sort(key=lambda d: (d["key"], d["field"]))
     for side in names:
         result.only_in[side].sort()

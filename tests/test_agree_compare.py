@@ -1,0 +1,88 @@
+"""The agreement's comparison of one canonical file (audit/core/agree.py), on files
+written here, against differences listed by hand; and the agreement job, on every
+arm's critical path, starts without polars."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from audit.core.agree import compare_file
+from tests.test_light_imports import _imports_after
+
+KEYS = {"census.csv": ["row_id", "column"]}
+HEADER = "row_id,column,class,best_tier\n"
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def test_differences_and_lines_on_one_side_by_hand(tmp_path: Path) -> None:
+    a = _write(
+        tmp_path / "a.csv",
+        HEADER + 'm1,score,reproduced,0\nm2,score,divergent,\n"m,3",cost,no_data,\n',
+    )
+    # b: m2's class differs and its tier; "m,3" (a quoted comma) missing; m4 only in b;
+    # the lines in another order
+    b = _write(
+        tmp_path / "b.csv",
+        HEADER + "m4,score,reproduced,1\nm2,score,reproduced,2\nm1,score,reproduced,0\n",
+    )
+    got = compare_file("census.csv", a, b, ("p", "q"), KEYS)
+    assert got.byte_identical is False
+    assert got.lines == {"p": 3, "q": 3}
+    assert got.only_in == {"p": ["m,3|cost"], "q": ["m4|score"]}
+    assert got.differences == [  # sorted by key, then field
+        {"key": "m2|score", "field": "best_tier", "p": "", "q": "2"},
+        {"key": "m2|score", "field": "class", "p": "divergent", "q": "reproduced"},
+    ]
+
+
+def test_the_same_bytes_agree(tmp_path: Path) -> None:
+    text = HEADER + "m1,score,reproduced,0\n"
+    got = compare_file(
+        "census.csv",
+        _write(tmp_path / "a.csv", text),
+        _write(tmp_path / "b.csv", text),
+        ("p", "q"),
+        KEYS,
+    )
+    assert (got.byte_identical, got.differences, got.only_in) == (True, [], {"p": [], "q": []})
+
+
+def test_a_repeated_key_meets_every_line_with_it(tmp_path: Path) -> None:
+    # a full join: a's one m1 line meets both of b's, one of which differs in class
+    a = _write(tmp_path / "a.csv", HEADER + "m1,score,reproduced,0\n")
+    b = _write(tmp_path / "b.csv", HEADER + "m1,score,reproduced,0\nm1,score,divergent,0\n")
+    got = compare_file("census.csv", a, b, ("p", "q"), KEYS)
+    assert got.lines == {"p": 1, "q": 2}
+    assert got.differences == [
+        {"key": "m1|score", "field": "class", "p": "reproduced", "q": "divergent"}
+    ]
+    assert got.only_in == {"p": [], "q": []}
+
+
+def test_other_headers_are_one_difference(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.csv", HEADER)
+    b = _write(tmp_path / "b.csv", "row_id,column,class\n")
+    got = compare_file("census.csv", a, b, ("p", "q"), KEYS)
+    assert got.differences == [
+        {
+            "key": "(header)",
+            "field": "(header)",
+            "p": "row_id,column,class,best_tier",
+            "q": "row_id,column,class",
+        }
+    ]
+
+
+def test_the_agreement_starts_without_polars(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.csv", HEADER + "m1,score,reproduced,0\n")
+    seen = _imports_after(
+        "import audit.commands.agree\nfrom pathlib import Path\n"
+        "from audit.core.agree import compare_file\n"
+        f"compare_file('census.csv', Path({str(a)!r}), Path({str(a)!r}), ('p', 'q'), {KEYS!r})"
+    )
+    assert "audit.core.agree" in seen
+    assert "polars" not in seen
