@@ -12,7 +12,7 @@ ratios are meaningful on a noisy machine; the load average is printed before
 and after. Targets: the whole DAG at most 3.0 times the reference, and at most
 8 s (median) on 2 cores.
 
-    uv run python benchmarks/dag.py [--reps 3] [--bundle DIR]
+    uv run python benchmarks/dag.py [--reps 3] [--bundle DIR] [--before CHECKOUT]
 """
 
 from __future__ import annotations
@@ -78,20 +78,20 @@ def kind_of(rule: str) -> str:
     return "referee (audit, controls)"
 
 
-def snakemake_args(work: Path, bundle: Path) -> list[str]:
+def snakemake_args(work: Path, bundle: Path, root: Path = ROOT) -> list[str]:
     return [
         str(BIN / "snakemake"),
         "--snakefile",
-        str(ROOT / "Snakefile"),
+        str(root / "Snakefile"),
         "--directory",
         str(work),
         "--cores",
         "2",
         "--configfile",
-        str(ROOT / "config/openhands-index.yaml"),
+        str(root / "config/openhands-index.yaml"),
         "--config",
         f"bundle={bundle}",
-        f"prereg={PREREG}",
+        f"prereg={root / PREREG.relative_to(ROOT)}",
     ]
 
 
@@ -140,10 +140,11 @@ def job_counts(bundle: Path) -> dict[str, int]:
     return counts
 
 
-def dag(bundle: Path) -> float:
+def dag(bundle: Path, root: Path = ROOT) -> float:
+    """The whole DAG from scratch, with the Snakefile of the checkout at ``root``."""
     work = workdir()
     try:
-        return timed([*snakemake_args(work, bundle), "--quiet", "all"])
+        return timed([*snakemake_args(work, bundle, root), "--quiet", "all"])
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -183,11 +184,20 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--bundle", default=str(ROOT.parent / "shared/bundles/openhands-index-3015ac6"))
+    ap.add_argument(
+        "--before",
+        help="another checkout of this repository (the code before a change): its whole DAG"
+        " timed in the same run, interleaved",
+    )
     args = ap.parse_args()
+    before = Path(args.before).resolve() if args.before else None
     bundle = Path(args.bundle).resolve()
     counts = job_counts(bundle)
     dag(bundle)  # warm-up: environments synced, caches filled
+    if before:
+        dag(bundle, before)
     dag_times: list[float] = []
+    before_times: list[float] = []
     floor_times: dict[str, list[float]] = {k: [] for k in FLOOR}
     alone_times: dict[str, list[float]] = {impl: [] for impl in ALONE}
     ref_times: dict[str, list[float]] = {impl: [] for impl in ALONE}
@@ -202,6 +212,8 @@ def main() -> None:
         for impl in ALONE:
             ref_times[impl].append(timed_reference(impl, bundle))
         dag_times.append(dag(bundle))
+        if before:
+            before_times.append(dag(bundle, before))
     load_after = load()
     for impl in ALONE:
         shutil.rmtree(alone(impl, bundle)[-1], ignore_errors=True)
@@ -210,6 +222,10 @@ def main() -> None:
     print(f"{'':34}{'min':>8}{'median':>8}{'max':>8}")
     med = statistics.median
     print(f"{'whole DAG':34}{min(dag_times):8.2f}{med(dag_times):8.2f}{max(dag_times):8.2f}")
+    if before:
+        ts = before_times
+        print(f"{'whole DAG, --before':34}{min(ts):8.2f}{med(ts):8.2f}{max(ts):8.2f}")
+        print(f"ratio DAG / DAG before (medians, same run): {med(dag_times) / med(ts):.2f}")
     floor = 0.0
     for kind, ts in floor_times.items():
         floor += counts[kind] * med(ts)
