@@ -140,7 +140,10 @@ def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
 
     if doc.get("ranks") and args.ranks is None:
         raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
+    from audit.cells.universe import inlined
+
     with locked_bundle(args.bundle, args.lock) as bundle:
+        doc = inlined(doc, bundle)  # a universe declared as a table: its ids, listed
         read = bundle_reader(bundle, doc)  # read once for every control
         _predict_each(args, lambda name: predict(doc, bundle, name, read, args.ranks))
 

@@ -32,6 +32,17 @@ def reader(doc: dict, bundle: str) -> Callable[[], pl.DataFrame]:
     return cache(partial(pl.read_parquet, Path(bundle) / doc["bundle"]["instances"]))
 
 
+def _carry(doc: dict, bundle: str, out: Path) -> None:
+    """The bundle's universe tables (docs/contract.md, Recipes) as they are: a perturbed
+    bundle changes instance rows, never the universe they are held to."""
+    from audit.cells.universe import files
+
+    for name in files(doc):
+        tmp = out / f".{name}.tmp"
+        shutil.copyfile(Path(bundle) / name, tmp)
+        tmp.replace(out / name)
+
+
 def perturb(
     doc: dict,
     bundle: str,
@@ -50,6 +61,7 @@ def perturb(
             tmp = out / f".{b[role]}.tmp"
             shutil.copyfile(Path(bundle) / b[role], tmp)
             tmp.replace(out / b[role])
+        _carry(doc, bundle, out)
         return [str(out / b["leaderboard"]), str(out / b["instances"])]
     inst = (table or reader(doc, bundle))()
     kind = sel["kind"]
@@ -101,4 +113,5 @@ def perturb(
     # zstd like the bundles polars writes, at its fastest level: the copy is read once
     inst.write_parquet(tmp, compression="zstd", compression_level=1, statistics=False)
     tmp.replace(out / b["instances"])
+    _carry(doc, bundle, out)
     return [str(out / b["leaderboard"]), str(out / b["instances"])]

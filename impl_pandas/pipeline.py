@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from . import cells, chance, checks, feasibility, instances, nulls, ranks, read, recipes
+from . import cells, chance, checks, feasibility, instances, nulls, ranks, read, recipes, universe
 from .prereg import leaderboard as prereg_mod
 from .prereg import load_document
 from .values import format_value
@@ -62,6 +62,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     feasibility.check_types(board, pre)
     checks.row_id_kinds(board, inst, pre)
     instances.check_types(data, pre)
+    pre = universe.resolve(pre, bundle_dir)  # a universe declared as a table: its ids
 
     assert board.frame is not None
     id_kind = board.kinds[pre.row_id]

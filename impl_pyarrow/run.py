@@ -24,6 +24,7 @@ from .read import (
 )
 from .recipes import recompute
 from .schema import kinds
+from .universe import with_tables
 from .write import render_csv, write_outputs
 
 
@@ -75,6 +76,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     feasibility_types(pr, lb_table.schema, lb_path)
     checks.row_id_kinds(pr, lb_table.schema, instances.schema, in_path)
     checks.instance_types(pr, instances, in_path)
+    pr = with_tables(pr, bundle_dir)  # a universe declared as a table: its ids
 
     lb = leaderboard(lb_table, pr.row_id)
     groups = aggregate(pr, instances)

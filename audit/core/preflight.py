@@ -694,6 +694,14 @@ def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
             )
 
 
+def check_universe_tables(doc: Mapping[str, Any], bundle: str) -> None:
+    """missing_file / missing_column, before the lock: a universe declared as a table
+    (``ids: {file, column}``) whose file is not in the bundle or lacks the column."""
+    from audit.cells.universe import check_tables
+
+    check_tables(dict(doc), bundle)
+
+
 def check_control_rows(doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
     """bad_prereg, before the lock: a control whose declared target row (row_id, or a
     swap's row_ids) is not a row of the leaderboard."""

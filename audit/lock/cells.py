@@ -8,6 +8,7 @@ from pathlib import Path
 from audit.bundles import hf_source
 from audit.bundles.digest import table_digest
 from audit.cells import prereg as cells_prereg
+from audit.cells import universe
 from audit.core import disclosure
 from audit.errors import AuditError
 from audit.lock import amends
@@ -49,10 +50,17 @@ def lock(
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
     tables: dict[str, dict[str, object]] = {}
-    for role in ("leaderboard", "instances"):
-        path = str(Path(bundle) / doc["bundle"][role])
+    roles = {role: doc["bundle"][role] for role in ("leaderboard", "instances")}
+    # a universe declared as a table is a bundle file like the others (audit/cells/universe.py)
+    roles |= {f"{universe.ROLE}{name}": name for name in universe.files(doc)}
+    for role, name in roles.items():
+        path = str(Path(bundle) / name)
+        if role.startswith(universe.ROLE) and not Path(path).is_file():
+            raise AuditError(
+                "missing_file", path, "no such regular file (a universe table the prereg names)"
+            )
         tables[role] = {
-            **file_record(path, doc["bundle"][role]),
+            **file_record(path, name),
             **table_digest(path),
         }
     if disclosure.relations(doc):

@@ -23,11 +23,15 @@ NULL_MODES = {RATE: ("failure", "exclude"), MEAN: ("exclude", "zero")}
 
 @dataclass(frozen=True)
 class Universe:
-    """A declared universe of instance ids: `column` holds them in the instance table."""
+    """A declared universe of instance ids: `column` holds them in the instance table.
+
+    Declared as a table (`ids: {file, column}`), `ids` is empty until the bundle's
+    table is read (universe.py), `table` names it: (file name, its id column)."""
 
     column: str
     ids: frozenset[str]
     refuse_missing: bool
+    table: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -221,13 +225,23 @@ def _denominator(
         block = chk.block(raw, where, ("universe",))
         uni = chk.block(block["universe"], f"{where}.universe", ("column", "ids", "missing"))
         column = chk.string(uni["column"], f"{where}.universe.column")
-        ids = chk.strings(uni["ids"], f"{where}.universe.ids", nonempty=True)
+        table: tuple[str, str] | None = None
+        if isinstance(uni["ids"], dict):  # a table of the bundle: read with the bundle
+            named = chk.block(uni["ids"], f"{where}.universe.ids", ("file", "column"))
+            table = (
+                chk.string(named["file"], f"{where}.universe.ids.file"),
+                chk.string(named["column"], f"{where}.universe.ids.column"),
+            )
+            ids: list[str] = []
+        else:
+            ids = chk.strings(uni["ids"], f"{where}.universe.ids", nonempty=True)
         if len(set(ids)) != len(ids):
             raise chk.fail(f"{where}.universe.ids names an id twice")
         missing = chk.string(uni["missing"], f"{where}.universe.missing")
         if missing not in ("as_null", "refuse"):
             raise chk.fail(f"{where}.universe.missing must be as_null or refuse")
-        return len(ids), Universe(column, frozenset(ids), missing == "refuse")
+        universe = Universe(column, frozenset(ids), missing == "refuse", table)
+        return (None if table else len(ids)), universe
     block = chk.block(raw, where, ("fixed",))
     return chk.integer(block["fixed"], f"{where}.fixed", 1), None
 

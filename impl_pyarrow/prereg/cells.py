@@ -38,6 +38,9 @@ class Universe:
     column: str
     ids: frozenset[str]
     refuse_missing: bool  # missing: refuse (else as_null: an unlisted id is a null instance)
+    # ids: {file, column}: the bundle table holding the ids, read with the bundle
+    # (universe.py); until then `ids` is empty
+    table: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -289,13 +292,21 @@ def _denominator(raw: Any, path: str, where: str) -> tuple[int | None, Universe 
         column, ids, missing = u["column"], u["ids"], u["missing"]
         if not isinstance(column, str) or not column:
             raise _bad(path, f"key {w}.column is not a column name")
-        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+        table = None
+        if isinstance(ids, dict):  # a table of the bundle holding the ids
+            if set(ids) != {"file", "column"}:
+                raise _bad(path, f"key {w}.ids must hold exactly file and column")
+            if not all(isinstance(ids[k], str) and ids[k] for k in ("file", "column")):
+                raise _bad(path, f"key {w}.ids names no file or column")
+            table, ids = (ids["file"], ids["column"]), []
+        elif not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
             raise _bad(path, f"key {w}.ids is not a list of strings")
         if len(set(ids)) != len(ids):
             raise _bad(path, f"key {w}.ids names an id twice")
         if missing not in ("as_null", "refuse"):
             raise _bad(path, f"key {w}.missing is not as_null or refuse")
-        return len(ids), Universe(column, frozenset(ids), missing == "refuse")
+        universe = Universe(column, frozenset(ids), missing == "refuse", table)
+        return (None if table else len(ids)), universe
     if not isinstance(raw, dict) or set(raw) != {"fixed"}:
         raise _bad(path, f"key {where}denominator is not rows, {{fixed: N}} or {{universe: ...}}")
     n = raw["fixed"]

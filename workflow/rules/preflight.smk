@@ -92,6 +92,7 @@ def check_inputs(doc, prereg, bundle):
     """A leaderboard arm not yet locked: the bundle's column types against what the prereg
     reads, and the rows its controls name (audit/core/preflight.py), before the lock."""
     guard(preflight.check_column_types, doc, bundle)
+    guard(preflight.check_universe_tables, doc, bundle)
     guard(preflight.check_control_rows, doc, prereg, bundle)
 
 

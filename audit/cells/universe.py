@@ -1,0 +1,88 @@
+"""Universes declared as tables of the bundle (docs/contract.md, Recipes), the referee's side.
+
+``denominator: {universe: {ids: {file: F, column: K}}}`` names a parquet file of the
+bundle folder. The lock hashes each such file with the bundle's other files (role
+``universe:<F>``), so every job reads the bytes the lock hashed; the controls read
+its ids through ``inlined``; preflight refuses a file or column that is not there
+before the lock (``check_tables``). The contestants read and check it themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from audit.errors import AuditError
+
+ROLE = "universe:"  # the lock's role of a universe table: ROLE + its file name
+
+
+def tables(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(measured column, file, id column) for each universe declared as a table, in
+    prereg order."""
+    out = []
+    for name, spec in ((doc.get("columns") or {}).get("measured") or {}).items():
+        declared = (spec or {}).get("denominator") if isinstance(spec, dict) else None
+        universe = declared.get("universe") if isinstance(declared, dict) else None
+        ids = universe.get("ids") if isinstance(universe, dict) else None
+        if isinstance(ids, dict) and isinstance(ids.get("file"), str):
+            out.append((str(name), ids["file"], str(ids.get("column"))))
+    return out
+
+
+def files(doc: dict[str, Any]) -> list[str]:
+    """The universe tables' file names, each once, in prereg order."""
+    return list(dict.fromkeys(f for _, f, _ in tables(doc)))
+
+
+def _checked(bundle: str | Path, file: str, column: str) -> Path:
+    """The table's path, once the file and its id column are there (its footer only)."""
+    import polars as pl
+
+    path = Path(bundle, file)
+    shown = f"{bundle}/{file}"
+    if not path.is_file():
+        raise AuditError(
+            "missing_file", shown, "no such regular file (a universe table the prereg names)"
+        )
+    try:
+        schema = pl.read_parquet_schema(path)
+    except Exception:  # noqa: BLE001 - any unreadable file: the lock's own refusal
+        raise AuditError("unreadable", shown, "not a readable parquet file") from None
+    if column not in schema:
+        raise AuditError(
+            "missing_column",
+            shown,
+            f"no column {column!r} (the universe's ids the prereg names); nothing was written",
+        )
+    return path
+
+
+def read_ids(bundle: str | Path, file: str, column: str) -> list[str | None]:
+    """The id column's values; a file or column that is not there is refused."""
+    import polars as pl
+
+    return pl.read_parquet(_checked(bundle, file, column), columns=[column])[column].to_list()
+
+
+def inlined(doc: dict[str, Any], bundle: str | Path) -> dict[str, Any]:
+    """A copy of ``doc`` whose universes declared as tables list their ids instead."""
+    if not tables(doc):
+        return doc
+    out = copy.deepcopy(doc)
+    for name, file, column in tables(doc):
+        universe = out["columns"]["measured"][name]["denominator"]["universe"]
+        universe["ids"] = read_ids(bundle, file, column)
+    return out
+
+
+def check_tables(doc: dict[str, Any], bundle: str) -> None:
+    """Before the lock: each universe table the prereg names is a file of the bundle
+    holding the named column (missing_file, missing_column; one line, nothing
+    written). Its type and ids are the contestants' to judge."""
+    leaderboard = ((doc.get("bundle") or {}).get("leaderboard")) or ""
+    if not Path(bundle, str(leaderboard)).is_file():
+        return  # a bundle a rule builds (the demo, a fetch): the lock checks it
+    for _, file, column in tables(doc):
+        _checked(bundle, file, column)

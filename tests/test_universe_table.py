@@ -1,0 +1,295 @@
+"""A universe declared as a table of the bundle (docs/contract.md, Recipes):
+`denominator: {universe: {column, ids: {file, column}, missing}}`.
+
+The board of tests/test_totals_denominators.py (worked by hand there): row a lists
+instances 1-4 (resolved T, T, F, null), b lists 1-2 (T, F), c lists none. A universe
+of the ids 1..5, as_null: N = 5 as with {fixed: 5}, so a A 2/5 = 40, B 2/3 =
+66.666667; b A 1/5 = 20, B 1/2 = 50; c no data. Read from a table it must give the
+same values as listed, in both contestants; the lock hashes the table with the other
+bundle files; preflight refuses a missing file or column before the lock; a table
+holding a null, a repeated id, no id, or ids of another type is refused by both
+contestants in the same words.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+import yaml
+
+from audit.cells import universe
+from audit.core import preflight
+from audit.errors import AuditError
+from audit.files import file_blake3
+from tests.conftest import IMPL_PARAMS, run_audit, run_impl
+from tests.small_board import SCHEMA, recompute, write_bundle, write_prereg
+from tests.test_totals_denominators import INSTANCES, TOLERANCE
+
+HAND = {
+    "aA": "40.000000",
+    "aB": "66.666667",
+    "bA": "20.000000",
+    "bB": "50.000000",
+    "cA": "",
+    "cB": "",
+}
+
+
+def _measured(ids: str, missing: str = "as_null") -> str:
+    return (
+        "resolved_u: {recipe: rate, source: resolved, group: g, scale: 100, denominator:"
+        f" {{universe: {{column: instance_id, ids: {ids}, missing: {missing}}}}},"
+        " policies: [A, B], tolerance: t}"
+    )
+
+
+TABLE = "{file: universe.parquet, column: instance_id}"
+
+
+def _bundle(folder: Path, ids: pl.Series | None) -> Path:
+    bundle = write_bundle(
+        folder / "bundle",
+        {"id": ["a", "b", "c"], "resolved_u": [40.0, 20.0, 1.0]},
+        INSTANCES,
+        SCHEMA,
+    )
+    if ids is not None:
+        pl.DataFrame({"instance_id": ids, "note": ["x"] * len(ids)}).write_parquet(
+            bundle / "universe.parquet"
+        )
+    return bundle
+
+
+FIVE = pl.Series(["5", "3", "1", "2", "4"])  # in no order: a set, not a list
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_a_universe_table_gives_the_values_of_the_same_ids_listed(
+    impl, impl_envs, tmp_path: Path
+) -> None:
+    bundle = _bundle(tmp_path, FIVE)
+    prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
+    found = recompute(impl, prereg, bundle, tmp_path / "out")
+    got = {k[0] + k[2]: c["recomputed"] for k, c in found["cells"].items() if k[1] == "resolved_u"}
+    assert got == HAND
+    listed = write_prereg(tmp_path / "l.yaml", [_measured("['1', '2', '3', '4', '5']")], TOLERANCE)
+    recompute(impl, listed, bundle, tmp_path / "listed")
+    for f in ("cells.csv", "census.csv", "chance.csv", "nulls.csv"):
+        assert (tmp_path / "out" / f).read_bytes() == (tmp_path / "listed" / f).read_bytes(), f
+
+
+CASES = [
+    (
+        pl.Series(["1", "2", None, "3", "4"]),
+        "bad_denominator",
+        "universe column 'instance_id' holds a null id",
+    ),
+    (
+        pl.Series(["1", "2", "4", "3", "2", "4"]),
+        "bad_denominator",
+        "universe column 'instance_id' holds id '2' more than once",
+    ),
+    (
+        pl.Series([], dtype=pl.String),
+        "bad_denominator",
+        "universe column 'instance_id' holds no id",
+    ),
+    (
+        pl.Series([1, 2, 3, 4, 5]),
+        "bad_type",
+        "universe column 'instance_id' is integer, not string",
+    ),
+    (
+        pl.Series([None] * 5, dtype=pl.Null),
+        "unsupported_type",
+        "column 'instance_id' has the null type here",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("ids", "kind", "words"), CASES, ids=["null", "twice", "empty", "integer", "null-type"]
+)
+def test_a_universe_table_that_is_not_a_set_of_ids_is_refused_alike(
+    impl_envs, tmp_path: Path, ids: pl.Series, kind: str, words: str
+) -> None:
+    bundle = _bundle(tmp_path, ids)
+    prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
+    want = f"error[{kind}]: {bundle / 'universe.parquet'}: {words}"
+    for impl in ("pandas", "pyarrow"):
+        r = run_impl(impl, prereg, bundle, tmp_path / impl)
+        assert (r.code, r.stderr.strip()) == (2, want), impl
+        assert not (tmp_path / impl).exists()
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_a_missing_universe_file_or_column_is_refused(impl, impl_envs, tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path, None)
+    prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
+    r = run_impl(impl, prereg, bundle, tmp_path / "out")
+    assert r.code == 2
+    assert r.stderr.strip().startswith(f"error[missing_file]: {bundle / 'universe.parquet'}: ")
+    pl.DataFrame({"id": ["1"]}).write_parquet(bundle / "universe.parquet")
+    r = run_impl(impl, prereg, bundle, tmp_path / "out")
+    assert r.code == 2
+    assert (
+        r.stderr.strip().startswith(f"error[missing_column]: {bundle / 'universe.parquet'}: ")
+        and "'instance_id'" in r.stderr
+    )
+
+
+def test_preflight_refuses_a_missing_universe_file_or_column(tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path, None)
+    prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
+    doc = yaml.safe_load(prereg.read_text())
+    for expect in ("missing_file", "missing_column"):
+        with pytest.raises(AuditError) as e:
+            preflight.check_universe_tables(doc, str(bundle))
+        assert e.value.kind == expect and e.value.status == 2
+        assert e.value.path == f"{bundle}/universe.parquet" and "\n" not in str(e.value)
+        pl.DataFrame({"id": ["1"]}).write_parquet(bundle / "universe.parquet")
+    shutil.copyfile(bundle / "instances.parquet", bundle / "universe.parquet")  # has instance_id
+    preflight.check_universe_tables(doc, str(bundle))
+    listed = yaml.safe_load(
+        write_prereg(tmp_path / "l.yaml", [_measured("['1']")], TOLERANCE).read_text()
+    )
+    assert universe.tables(listed) == []
+    preflight.check_universe_tables(listed, str(tmp_path / "nowhere"))  # nothing declared
+
+
+def test_the_lock_hashes_the_universe_table(tmp_path: Path) -> None:
+    bundle = _bundle(tmp_path, FIVE)
+    prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
+
+    def lock(out: Path):
+        return run_audit(
+            "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
+            "--bundle", bundle, "--out-dir", out / "lock", "--events", out / "events.json",
+        )  # fmt: skip
+
+    r = lock(tmp_path / "1")
+    assert r.code == 0, r.stderr
+    files = json.loads((tmp_path / "1" / "lock" / "files.json").read_text())
+    entry = files["universe:universe.parquet"]
+    assert entry["file"] == "universe.parquet"
+    assert entry["blake3"] == file_blake3(bundle / "universe.parquet")
+    content = json.loads((tmp_path / "1" / "lock" / "lock.json").read_text())["bundle"]
+    assert content["universe:universe.parquet"]["rows"] == 5
+    roles = [
+        e.get("role") for e in json.loads((tmp_path / "1" / "events.json").read_text())["records"]
+    ]
+    assert "universe:universe.parquet" in roles
+    # the ids the controls read: the table's, listed
+    doc = universe.inlined(yaml.safe_load(prereg.read_text()), bundle)
+    ids = doc["columns"]["measured"]["resolved_u"]["denominator"]["universe"]["ids"]
+    assert sorted(ids) == ["1", "2", "3", "4", "5"]
+    (bundle / "universe.parquet").unlink()
+    r = lock(tmp_path / "2")
+    assert r.code == 2 and r.stderr.startswith(f"error[missing_file]: {bundle}/universe.parquet")
+    assert not (tmp_path / "2" / "lock").exists()
+
+
+@pytest.mark.parametrize("impl", IMPL_PARAMS)
+def test_a_contestant_reads_only_the_universe_bytes_the_lock_hashed(
+    impl, impl_envs, tmp_path: Path
+) -> None:
+    bundle = _bundle(tmp_path, FIVE)
+    prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
+    r = run_audit(
+        "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
+        "--bundle", bundle, "--out-dir", tmp_path / "lock", "--events", tmp_path / "e.json",
+    )  # fmt: skip
+    assert r.code == 0, r.stderr
+    # the universe changed after the lock: one id fewer
+    pl.DataFrame({"instance_id": ["1", "2", "3", "4"]}).write_parquet(bundle / "universe.parquet")
+    from tests.conftest import impl_python, run
+
+    res = run(
+        [
+            str(impl_python(impl)), "-m", f"impl_{impl}", "--prereg", str(prereg),
+            "--bundle", str(bundle), "--out", str(tmp_path / "out"),
+            "--lock", str(tmp_path / "lock" / "files.json"),
+        ]
+    )  # fmt: skip
+    assert res.code == 2 and "universe.parquet" in res.stderr, res.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def _swebench_arm(tmp_path: Path) -> tuple[Path, Path]:
+    """The SWE-bench join's bundle (tests/test_swebench_join.py) and its prereg, the
+    resolved rate held to the dataset's ten instances d-01..d-10 as a table (refuse:
+    every report lists all ten), plus a nullify control."""
+    from tests.test_swebench_join import PREREG, _joined
+
+    bundle = tmp_path / "bundle"
+    assert _joined(bundle).code == 0
+    ids = [f"d-{i:02d}" for i in range(1, 11)]
+    pl.DataFrame({"instance_id": ids}).write_parquet(bundle / "universe.parquet")
+    doc = yaml.safe_load(PREREG.read_text())
+    doc["columns"]["measured"]["resolved"]["denominator"] = {
+        "universe": {
+            "column": "instance_id",
+            "ids": {"file": "universe.parquet", "column": "instance_id"},
+            "missing": "refuse",
+        }
+    }
+    doc["controls"]["nullify_seeded_resolved"] = {
+        "kind": "nullify",
+        "column": "resolved",
+        "target": "seeded",
+        "size": 1,
+    }
+    prereg = tmp_path / "p.yaml"
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False))
+    config = tmp_path / "arm.yaml"
+    config.write_text(
+        f"arm: universe\nseat: first\nbundle: {bundle}\nprereg: {prereg}\n"
+        f"prereg_blake3: {file_blake3(prereg)}\n"
+    )
+    return bundle, config
+
+
+def test_the_run_stops_before_the_lock_without_the_universe_table(tmp_path: Path) -> None:
+    from tests.conftest import run_dag
+
+    bundle, config = _swebench_arm(tmp_path)
+    (bundle / "universe.parquet").unlink()
+    p = run_dag(tmp_path, "--configfile", str(config))
+    assert p.returncode == 2, p.stderr[-3000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert len(lines) == 1 and lines[0].startswith(
+        f"error[missing_file]: {bundle}/universe.parquet: "
+    ), p.stderr[-3000:]
+    assert not (tmp_path / "results" / "universe").exists()
+
+
+@pytest.mark.slow
+def test_a_universe_table_to_a_sealed_annex(impl_envs, tmp_path: Path) -> None:
+    from tests.conftest import read_csv_rows, run_dag
+
+    bundle, config = _swebench_arm(tmp_path)
+    p = run_dag(tmp_path, "--configfile", str(config))
+    assert p.returncode == 0, p.stderr[-3000:]
+    res = tmp_path / "results" / "universe"
+    assert (res / "annex" / "manifest.json").is_file()
+    assert json.loads((res / "agreement.json").read_text())["disagreements"] == 0
+    # N = 10 for every report, as each lists the ten: the values of test_swebench_join
+    got = {
+        c["row_id"]: (c["class"], c["policies"])
+        for c in read_csv_rows(res / "census_cells.csv")
+        if c["column"] == "resolved"
+    }
+    assert got == {
+        "acme__coder-1": ("reproduced", "A"),
+        "beta": ("reproduced", "B"),
+        "gamma": ("divergent", ""),
+        "epsilon": ("no_data", ""),
+    }
+    # the controls' perturbed bundles carry the table, and every control passes
+    assert {c["verdict"] for c in read_csv_rows(res / "controls.csv")} == {"pass"}
+    files = json.loads((res / "lock" / "files.json").read_text())
+    assert files["universe:universe.parquet"]["blake3"] == file_blake3(bundle / "universe.parquet")
