@@ -134,14 +134,14 @@ def _predict_table(args: argparse.Namespace, doc: dict) -> None:
 
 
 def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
+    from audit.cells.universe import inlined
+    from audit.cells.universe import inlined
     from audit.seal.locked import locked_bundle
     from controls.exact import bundle_reader
     from controls.predict import predict
 
     if doc.get("ranks") and args.ranks is None:
         raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
-    from audit.cells.universe import inlined
-
     with locked_bundle(args.bundle, args.lock) as bundle:
         doc = inlined(doc, bundle)  # a universe declared as a table: its ids, listed
         read = bundle_reader(bundle, doc)  # read once for every control

@@ -167,7 +167,7 @@ def test_the_lock_hashes_the_universe_table(tmp_path: Path) -> None:
 
     def lock(out: Path):
         return run_audit(
-            "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
+            "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg), "--kind", "leaderboard",
             "--bundle", bundle, "--out-dir", out / "lock", "--events", out / "events.json",
         )  # fmt: skip
 
@@ -200,7 +200,7 @@ def test_a_contestant_reads_only_the_universe_bytes_the_lock_hashed(
     bundle = _bundle(tmp_path, FIVE)
     prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
     r = run_audit(
-        "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg),
+        "lock", "--prereg", prereg, "--expected-blake3", file_blake3(prereg), "--kind", "leaderboard",
         "--bundle", bundle, "--out-dir", tmp_path / "lock", "--events", tmp_path / "e.json",
     )  # fmt: skip
     assert r.code == 0, r.stderr
