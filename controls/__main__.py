@@ -135,7 +135,6 @@ def _predict_table(args: argparse.Namespace, doc: dict) -> None:
 
 def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
     from audit.cells.universe import inlined
-    from audit.cells.universe import inlined
     from audit.seal.locked import locked_bundle
     from controls.exact import bundle_reader
     from controls.predict import predict
