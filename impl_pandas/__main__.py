@@ -18,8 +18,20 @@ from .batch import add_pairs, recompute_each
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the recompute; exit 0 on success, 2 on unusable input (one stderr line)."""
-    argv = sys.argv[1:] if argv is None else argv
+    """Run the recompute; exit 0 on success, 2 on unusable input or a full disk (one
+    stderr line)."""
+    from .errors import full_disk, report
+
+    try:
+        return _main(sys.argv[1:] if argv is None else argv)
+    except OSError as err:
+        line = full_disk(err)
+        if line is None:
+            raise
+        return report(line)
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["trials"]:  # contract trials v1: python -m impl_pandas trials ...
         from .trials.__main__ import main as trials_main
 

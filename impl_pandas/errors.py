@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import sys
 
 MISSING_FILE = "missing_file"
@@ -43,6 +44,21 @@ class InputError(Exception):
         """The single stderr line, whitespace in the detail collapsed."""
         detail = " ".join(str(self.detail).split())
         return f"error[{self.cls}]: {self.file}: {detail}"
+
+
+DISK_FULL = "disk_full"  # not the input's fault, but the same one line and status
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def full_disk(err: OSError) -> InputError | None:
+    """A write that found no space (or a quota reached) as one reportable line; None for
+    any other OSError. Outputs are renamed into place only whole, so nothing half written
+    stays and the same command, run again once space is freed, writes them."""
+    if err.errno not in _NO_SPACE:
+        return None
+    where = "-" if err.filename is None else str(err.filename)
+    why = err.strerror or "No space left on device"
+    return InputError(DISK_FULL, where, f"{why}; free space, run the same command again")
 
 
 def report(err: InputError) -> int:

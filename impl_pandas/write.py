@@ -25,10 +25,15 @@ def write_all(out_dir: str, files: dict[str, bytes]) -> None:
             tmp = os.path.join(out_dir, f".{name}.{os.getpid()}.tmp")
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             staged.append((tmp, os.path.join(out_dir, name)))
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as err:
+                if err.filename is None:  # a write names no file: the output it was for
+                    err.filename = os.path.join(out_dir, name)
+                raise
         for tmp, final in staged:
             os.replace(tmp, final)
     finally:

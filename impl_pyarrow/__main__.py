@@ -13,8 +13,18 @@ from . import pairs
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the recompute; 0 on success, 2 on unusable input, 1 if output fails."""
-    args_in = sys.argv[1:] if argv is None else argv
+    """Run the recompute; 0 on success, 2 on unusable input or a full disk, 1 if output
+    fails otherwise."""
+    from .write import DiskFull
+
+    try:
+        return _dispatch(sys.argv[1:] if argv is None else argv)
+    except DiskFull as full:
+        sys.stderr.write(full.line() + "\n")
+        return 2
+
+
+def _dispatch(args_in: list[str]) -> int:
     if args_in[:1] == ["trials"]:  # trials v1: python -m impl_pyarrow trials --prereg ...
         from .trials.__main__ import main as trials_main
 
@@ -39,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write cells, census and reproduce only (draws left to null-draws, null-merge)",
     )
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args_in)
     from .run import run  # Arrow is imported here, not for the subcommands
 
     return pairs.run_each(parser, args, run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import os
 import tempfile
@@ -35,12 +36,32 @@ def _umask() -> int:
     return mask
 
 
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+class DiskFull(Exception):
+    """No space left (or a quota reached) while writing `path`: the temporary file is
+    removed and nothing was renamed into place, so the same command redoes the write."""
+
+    def __init__(self, path: str, why: str) -> None:
+        super().__init__(path, why)
+        self.path, self.why = path, why
+
+    def line(self) -> str:
+        return f"error[disk_full]: {self.path}: {self.why}; free space, run the same command again"
+
+
 def write_file(path: str, data: bytes, mode: int | None = None) -> None:
     """Write one file through a temporary file in its directory, renamed into place."""
     if mode is None:
         mode = 0o666 & ~_umask()
     directory, name = os.path.split(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
+    except OSError as exc:
+        if exc.errno in _FULL:
+            raise DiskFull(path, exc.strerror or "No space left on device") from None
+        raise
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -48,9 +69,11 @@ def write_file(path: str, data: bytes, mode: int | None = None) -> None:
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.errno in _FULL:
+            raise DiskFull(path, exc.strerror or "No space left on device") from None
         raise
 
 
