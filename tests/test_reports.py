@@ -272,3 +272,37 @@ def test_a_published_stderr_is_drawn_as_what_it_is() -> None:
     ci = {"label": "r [E]", "published": (None, 5.1), "published_text": "5.1", **base}
     svg = plots.intervals([ci], "leaderboard row [rule]", "t", "points")
     assert "95% half-width published (5.1), no centre" in svg
+
+
+def test_interval_bands_alike_but_for_rounding_are_one() -> None:
+    """Terminal-Bench's Method D under half-even, half-up and truncation draws three identical
+    bands per entry and denominator: one band, "any rounding"; a rule whose values differ
+    keeps its own band. The entries' heading names the policies the rows are under."""
+    from audit.report.trials import _alike, _entries_title
+
+    def row(policy: str, recomputed: str) -> dict[str, str]:
+        return {
+            "row_id": "r", "column": "stderr", "policy": policy, "published": "0.00685",
+            "macro": "0.4125", "recomputed": recomputed, "boot_low": "0.315", "boot_high": "0.5",
+        }  # fmt: skip
+
+    iv = [row(f"attempted/reward_ci95/{r}", "0.098456") for r in ("down", "half_even", "half_up")]
+    # the same value as the CSV writes it at full length, and at six places: alike
+    iv += [row("scored/reward_ci95/down", "0.099215")]
+    iv += [row(f"scored/reward_ci95/{r}", "0.09921504482018281") for r in ("half_even", "half_up")]
+    assert [rule for _, rule in _alike(iv)] == [
+        "attempted · Method D · any rounding",
+        "scored · Method D · any rounding",
+    ]
+    iv[1] = row("attempted/reward_ci95/half_even", "0.0985")  # one rounding differs
+    assert [rule for _, rule in _alike(iv)][:3] == [
+        "attempted · Method D · truncated",
+        "attempted · Method D · half-up",
+        "attempted · Method D · half-even",
+    ]
+    assert _entries_title([{"policy": "E"}, {"policy": "S"}, {"policy": "E"}]) == (
+        "Entries under every declared policy (E, S)"
+    )
+    assert _entries_title([{"policy": "attempted"}, {"policy": "scored"}]) == (
+        "Entries under every declared policy (attempted, scored: the two denominators)"
+    )

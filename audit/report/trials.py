@@ -98,6 +98,42 @@ def _unit(doc: dict) -> str:
     return f"score in points (0 to {scale:g})"
 
 
+def _entries_title(entries: list[dict[str, str]]) -> str:
+    """The entries section's heading, naming the policies its rows are under."""
+    policies = list(dict.fromkeys(r["policy"] for r in entries))
+    named = ", ".join(labels.rule(p) for p in policies) or "none"
+    if set(policies) == {"attempted", "scored"}:
+        named += ": the two denominators"
+    return f"Entries under every declared policy ({named})"
+
+
+def _six(text: str) -> float | None:
+    value = _float(text)
+    return None if value is None else round(value, 6)
+
+
+def _alike(iv: list[dict[str, str]]) -> list[tuple[dict[str, str], str]]:
+    """The interval rows to draw, each with its rule's words: the rows of one leaderboard row
+    whose rules differ in rounding alone and whose drawn values are the same are one band,
+    named "denominator · measure · any rounding" (three identical bands say nothing more).
+    Values are compared at six decimals, finer than any plot shows."""
+    drawn = ("row_id", "column", "published", "macro", "recomputed", "boot_low", "boot_high")
+    groups: dict[tuple, list[dict[str, str]]] = {}
+    for r in iv:
+        parts = r["policy"].split("/")
+        values = tuple(r[k] if k in ("row_id", "column") else _six(r[k]) for k in drawn)
+        key = (*values, "/".join(parts[:-1]) if len(parts) == 3 else r["policy"])
+        groups.setdefault(key, []).append(r)
+    roundings = {r["policy"].split("/")[-1] for r in iv if r["policy"].count("/") == 2}
+    out = []
+    for key, members in groups.items():
+        if len(members) > 1 and len(members) == len(roundings):
+            out.append((members[0], labels.rule(key[-1]) + " · any rounding"))
+        else:
+            out += [(r, labels.rule(r["policy"])) for r in members]
+    return out
+
+
 def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
     """Published interval beside the recomputed ones (the entries' own when none is
     published), in the board's unit."""
@@ -111,14 +147,14 @@ def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
         }
         rows = [
             {
-                "label": f"{r['row_id']} [{labels.rule(r['policy'])}]",
+                "label": f"{r['row_id']} [{rule}]",
                 "published": (centre.get(r["row_id"]), _float(r["published"])),
                 "spread": _spread(doc, r["column"]),
                 "published_text": r["published"],
                 "recomputed": (float(r["macro"]), float(r["recomputed"])),
                 "bootstrap": (float(r["boot_low"]), float(r["boot_high"])),
             }
-            for r in iv
+            for r, rule in _alike(iv)
         ]
         return plots.intervals(
             rows,
@@ -347,7 +383,7 @@ def build(res_dir: str, out_dir: str) -> None:
     )
     sections.append(
         _section(
-            "Entries under every policy (attempted and scored are the two denominators)",
+            _entries_title(_rows(res / "entries.csv")),
             "entries",
             _fmt(
                 [{**r, "policy": labels.rule(r["policy"])} for r in _rows(res / "entries.csv")],
