@@ -143,3 +143,44 @@ def test_report_renders_without_raw_markdown_or_missing_images(arm, tmp_path: Pa
         timeout=120,
     )  # fmt: skip
     assert png.returncode == 0 and shot.stat().st_size > 20_000
+
+
+# Each table's wrapper whose content is wider than it (a scroller hiding columns), measured
+# in the page as the browser lays it out.
+OVERFLOW = """<script>
+window.addEventListener('load', () => {
+  const wide = [...document.querySelectorAll('.table-wrap')]
+    .filter(w => w.scrollWidth > w.clientWidth + 1)
+    .map(w => [w.firstElementChild.id, w.scrollWidth, w.clientWidth]);
+  const pre = document.createElement('pre');
+  pre.id = 'overflow';
+  pre.textContent = JSON.stringify(wide);
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+def test_no_table_hides_columns_at_1400(arm, tmp_path: Path) -> None:
+    """At 1400 x 900 every table shows all its columns (the trials arms' entries table has 16;
+    a scroller hid its last three before the page was widened)."""
+    import html
+    import json
+
+    _, res = arm
+    page = tmp_path / "report.html"
+    text = (res / "report" / "report.html").read_text(encoding="utf-8")
+    page.write_text(text.replace("</body>", OVERFLOW + "</body>"), encoding="utf-8")
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}", "--hide-scrollbars"]
+    dom = subprocess.run(
+        [CHROMIUM, *flags, "--window-size=1400,900", "--dump-dom", page.as_uri()],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    found = re.search(r'<pre id="overflow">(.*?)</pre>', dom.stdout, re.DOTALL)
+    assert found, "the probe did not run"
+    assert json.loads(html.unescape(found.group(1))) == []
