@@ -99,4 +99,10 @@ def test_labels() -> None:
     )
     assert labels.label("infrastructure_error") == "infrastructure error"  # a trial's class
     assert labels.header("unscored") == "Unscored"  # the class in words, capitalised as a header
+    assert labels.header("a_values") == "A trials counted"  # compare-runs' pairs.csv
+    # the glossary names real renamings only, not a key merely spaced and capitalised
+    assert labels.glossary(["column", "no_data", "null_p", "a_values", "null_p"]) == [
+        ("null_p", "p (permutation null)"),
+        ("a_values", "A trials counted"),
+    ]
     assert labels.rule("A") == "A"  # a prereg's own policy name, as it is

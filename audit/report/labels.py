@@ -100,6 +100,14 @@ LABELS: dict[str, str] = {
     "policies_all": "Rules reproducing every cell",
     "policies_all_tier0": "... at tier 0",
     "policies_all_certain": "... whatever the inputs' rounding",
+    # compare-runs' per-task differences (pairs.csv)
+    "a_values": "A trials counted",
+    "b_values": "B trials counted",
+    "a_mean": "A mean",
+    "b_mean": "B mean",
+    "a_passes": "A passes",
+    "b_passes": "B passes",
+    "difference": "Difference",
     # parts of a trials rule (denominator / measure / rounding)
     "attempted": "attempted (errors count 0)",
     "run_mean": "mean of run rates",
@@ -161,9 +169,11 @@ def rule(key: str) -> str:
 
 
 def glossary(keys: list[str]) -> list[tuple[str, str]]:
-    """(key, label) for every key shown that the table renames, in first-shown order."""
+    """(key, label) for every key shown that the table renames (not merely capitalises or
+    spaces), in first-shown order."""
     seen: dict[str, str] = {}
     for k in keys:
-        if k in LABELS and LABELS[k] != k and k not in seen:
+        # a label that is only the key in words ("no_data" -> "No data") needs no entry
+        if k in LABELS and LABELS[k].lower() != k.replace("_", " ").lower() and k not in seen:
             seen[k] = LABELS[k]
     return list(seen.items())
