@@ -22,7 +22,7 @@ import pytest
 from scipy.stats import binom
 
 from audit.cells.summary import CensusSummary
-from audit.seal.certificate import render
+from audit.report.certificate import render
 from tests.conftest import IMPL_PARAMS, read_csv_rows, run_impl
 
 PREREG = """\

@@ -18,7 +18,7 @@ READERS = [
     "audit.report.leaderboard",
     "audit.report.trials",
     "audit.seal.annex",
-    "audit.seal.certificate",
+    "audit.report.certificate",
     "audit.cells.summary",
     "audit.trials.summary",
     "audit.core.agreement",

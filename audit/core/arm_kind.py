@@ -88,7 +88,7 @@ LEADERBOARD = Kind(
         ("lock", "audit.lock.cells:lock"),
         ("census", "audit.cells.census:summarise"),
         ("report", "audit.report.leaderboard:build"),
-        ("certificate", "audit.seal.certificate:render"),
+        ("certificate", "audit.report.certificate:render"),
         ("census_record", "audit.cells.summary:CensusSummary"),
     ),
 )

@@ -12,15 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
-from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from audit.core import disclosure
 from audit.files import write_atomic
+from audit.markdown import inline
 from audit.report import answer, labels, limits
 from audit.report.answer import Answer
-
-_MD = MarkdownIt("commonmark")
 
 
 @dataclass(frozen=True)
@@ -106,10 +104,6 @@ def table(
     return Table(kept, [[r.get(c) or "" for c in kept] for r in rows], ident, empty, verbatim)
 
 
-def _inline(text: str) -> Markup:
-    return Markup(_MD.renderInline(text))
-
-
 def _md_cell(text: str) -> str:
     # a pipe would end the cell; a row id such as "model|condition" holds one
     return text.replace("\\", "\\\\").replace("|", "\\|")
@@ -128,7 +122,7 @@ def _env() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(inline=_inline, md_cell=_md_cell, svg_body=_svg_body, header=labels.header)
+    env.filters.update(inline=inline, md_cell=_md_cell, svg_body=_svg_body, header=labels.header)
     return env
 
 

@@ -494,7 +494,7 @@ def build(res_dir: str, out_dir: str) -> None:
 
 
 def certificate(res: Path, doc: dict, head: str) -> str:
-    from audit.seal.certificate import closing_lines, writer_lines
+    from audit.report.certificate import closing_lines, writer_lines
 
     summary = TrialsCensusSummary.read(res / "census.json")
     lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))

@@ -15,8 +15,8 @@ import re
 import stat
 from pathlib import Path, PurePosixPath
 
-from audit.cells import prereg
 from audit.core import arm_kind
+from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
 from audit.files import DuplicateKey, json_loads, open_regular, read_regular
 from audit.seal import attest, contract, ledger, timestamp
@@ -268,7 +268,7 @@ def _amendment(annex: Path, path: Path, entries: list[dict]) -> list[str]:
     An amendment's ledger begins with one ``amendment`` line naming the parent arm
     and head its locked prereg declares; any other ledger holds none."""
     try:
-        block = ledger.amends_of(prereg.load_yaml(annex / "lock" / "prereg.yaml"))
+        block = ledger.amends_of(read_strict(annex / "lock" / "prereg.yaml"))
     except AuditError:
         return []  # an unreadable locked prereg is reported by the schema check
     lines = [e for e in entries if e.get("event") == "amendment"]

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from audit.cells.prereg import load_yaml
+from audit.core.strict_yaml import read_strict
 from audit.files import write_atomic
 
 UNMEASURED = ("structural", "no_antecedent")
@@ -146,7 +146,7 @@ def _kind_of(path: str) -> str:
 
 def declared(parent_prereg: Path, prereg: Path) -> list[dict[str, str]]:
     """The declared difference: the locked preregs compared (``amends`` and ``name`` aside)."""
-    a, b = load_yaml(parent_prereg), load_yaml(prereg)
+    a, b = read_strict(parent_prereg), read_strict(prereg)
     out: list[dict[str, str]] = []
     pa, pb = a.get("policies") or {}, b.get("policies") or {}
     for p in sorted(set(pb) - set(pa)):

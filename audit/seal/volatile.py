@@ -94,9 +94,9 @@ def _vulns_line(annex: Path) -> str | None:
 
 
 def _html_forms(line: str) -> tuple[str, str]:
-    from audit.report.render import _inline
+    from audit.markdown import inline
 
-    return f"<p>{_inline(line)}</p>", str(escape(line))
+    return f"<p>{inline(line)}</p>", str(escape(line))
 
 
 def masked(annex: Path, rel: str, lines: list[str]) -> tuple[list[str], int]:

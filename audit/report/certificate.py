@@ -1,4 +1,5 @@
-"""certificate.md: what reproduces, at which tolerance, under which policies; nothing else."""
+"""A leaderboard arm's certificate.md: what reproduces, at which tolerance, under which
+policies; nothing else. The kind hands it to the seal (audit/core/arm_kind.py)."""
 
 from __future__ import annotations
 
