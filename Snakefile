@@ -90,4 +90,5 @@ onsuccess:
 
 onerror:
     interrupted_exit()
+    stamp_refused_exit()  # a stamp the TSA refused when due: its one line, exit 2
     release_scheduler_timers()

@@ -464,3 +464,39 @@ def test_compare_annex_sets_a_seats_stamps_aside(stamped, tmp_path: Path) -> Non
     # a content file that differs still counts
     (other / "census.txt").write_text("edited\n")
     assert run_audit("compare-annex", annex, other).code == 1
+
+
+def test_a_tsa_failing_when_the_stamp_is_due_ends_the_run_on_its_line(
+    impl_envs, pki, tmp_path: Path
+) -> None:
+    """The TSA answers the check made while the workflow is read, then answers garbage when
+    the lock's stamp is due: the run ends with the job's one line, exit 2 (Snakemake's exit
+    1 before), and nothing under results/demo/ but the lock's own files and the logs."""
+    work = tmp_path / "once"
+    with TSA(pki["good"], mode="once") as server:
+        p = run_dag(work, *DEMO, *_tsa_config(work, server.url, pki["good"] / "ca.crt"))
+        assert server.requests == 2  # the check, then the stamp
+    assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error[tsa_unavailable]: {server.url}: a bad answer: "), last
+    res = work / "results" / "demo"
+    assert not (res / "lock" / "timestamp.json").exists()
+    assert not (res / "lock" / "lock.tsr").exists()
+    computed = [q for q in ("recompute", "census.csv", "annex") if (res / q).exists()]
+    assert computed == [], computed
+
+
+def test_the_refused_stamp_is_read_from_this_runs_logs_only(tmp_path: Path) -> None:
+    """The seal's log as much as the lock's stamp: the refusal line of a log written since
+    the run began; a log an earlier run left (older than the start) is not this run's."""
+    import os
+
+    lock_log, seal_log = tmp_path / "timestamp_lock.log", tmp_path / "annex.log"
+    lock_log.write_text("lock time-stamped at ...\n")
+    line = "error[tsa_unavailable]: http://127.0.0.1:9/tsa: no answer (refused)"
+    seal_log.write_text(f"sealing\n{line}\n")
+    logs = [str(lock_log), str(seal_log)]
+    began = seal_log.stat().st_mtime - 1
+    assert ts.refused_stamp(logs, began) == line
+    os.utime(seal_log, (began - 10, began - 10))  # left by an earlier run
+    assert ts.refused_stamp(logs, began) is None

@@ -6,7 +6,9 @@ timeStamping that RFC 3161 requires) and the ``openssl ts`` configuration that
 signs with them. ``TSA(pki)`` serves RFC 3161 over HTTP on 127.0.0.1: each POSTed
 query is answered by ``openssl ts -reply`` (the OpenSSL command line, not this
 project's code). ``mode`` makes it misbehave: ``garbage`` answers bytes that are
-no reply; ``clock`` shifts the TSA's clock (libfaketime's FAKETIME, e.g. "-1d").
+no reply, ``once`` answers the first query and then as ``garbage`` (a TSA that
+fails between the run's check and the stamp); ``clock`` shifts the TSA's clock
+(libfaketime's FAKETIME, e.g. "-1d").
 """
 
 from __future__ import annotations
@@ -177,7 +179,7 @@ class TSA:
                 query = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 with lock:
                     outer.requests += 1
-                    if outer.mode == "garbage":
+                    if outer.mode == "garbage" or (outer.mode == "once" and outer.requests > 1):
                         body = b"this is not a time-stamp reply"
                     else:
                         body = reply(outer.pki, query, outer.clock)

@@ -379,6 +379,28 @@ def check_annex(annex: Path, entries: list[dict], trusted_pem: str | None) -> Fi
     return Finding(problems, summary)
 
 
+def refused_stamp(logs: list[str], since: float) -> str | None:
+    """The one line a stamp due in this run printed when the TSA failed it
+    (``error[tsa_unavailable]: ...``), read from the logs of the jobs that stamp (the rule
+    timestamp_lock, the seal) written since ``since`` (the run's start); None when no stamp
+    of this run was refused. The workflow then ends on that line with exit 2, as the same
+    refusal does before any job, not Snakemake's exit 1 for a failed job."""
+    for log in logs:
+        p = Path(log)
+        try:
+            if p.stat().st_mtime < since:
+                continue  # a log an earlier run left
+            with p.open("rb") as f:
+                f.seek(max(0, p.stat().st_size - (64 << 10)))  # the log's end is enough
+                tail = f.read().decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in reversed(tail):
+            if line.startswith("error[tsa_unavailable]: "):
+                return line
+    return None
+
+
 def check_before_run(url: str, cert: str, optional: bool, stamp: str, prereg_blake3: str) -> None:
     """Before any job of a run that names a TSA: the trusted certificates read; while the
     lock is still to be stamped and the stamp is not optional, the TSA answers with a token
