@@ -293,3 +293,21 @@ def test_a_universe_table_to_a_sealed_annex(impl_envs, tmp_path: Path) -> None:
     assert {c["verdict"] for c in read_csv_rows(res / "controls.csv")} == {"pass"}
     files = json.loads((res / "lock" / "files.json").read_text())
     assert files["universe:universe.parquet"]["blake3"] == file_blake3(bundle / "universe.parquet")
+
+
+def test_a_locked_arm_refuses_another_universe_table(tmp_path: Path) -> None:
+    from tests.conftest import run_dag
+
+    bundle, config = _swebench_arm(tmp_path)
+    p = run_dag(tmp_path, "--configfile", str(config), "--until", "lock")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert (tmp_path / "results" / "universe" / "lock" / "lock.json").is_file()
+    # one id fewer after the lock: other content under the locked arm
+    ids = [f"d-{i:02d}" for i in range(1, 10)]
+    pl.DataFrame({"instance_id": ids}).write_parquet(bundle / "universe.parquet")
+    p = run_dag(tmp_path, "--configfile", str(config))
+    assert p.returncode == 2, p.stderr[-3000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert len(lines) == 1, p.stderr[-3000:]
+    assert lines[0].startswith(f"error[arm_locked]: {bundle}/universe.parquet: ")
+    assert "universe:universe.parquet content digest" in lines[0]

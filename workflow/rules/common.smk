@@ -6,6 +6,9 @@ from pathlib import Path
 
 import yaml
 
+from audit.cells.universe import ROLE as UNIVERSE_ROLE
+from audit.cells.universe import files as universe_files
+
 
 HF_URI = BUNDLE if BUNDLE.startswith("hf://") else None  # fetched by the rule fetch_hf
 if HF_URI:
@@ -19,6 +22,8 @@ BUNDLE_FILES = {
     "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
     "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
 }
+# universes declared as tables (docs/contract.md, Recipes): bundle files the lock hashes too
+UNIVERSE_ROLES = {f"{UNIVERSE_ROLE}{name}": name for name in universe_files(_PREREG)}
 
 
 # Null draws run in NULL_SHARDS jobs per recompute run, shard i drawing null_range(i).
@@ -29,7 +34,9 @@ check_bundle(
     BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
 )
 # An amendment (prereg key amends): its parent arm, checked before any job.
-_ROLES = {role: (f"{BUNDLE}/{name}", None) for role, name in BUNDLE_FILES.items()}
+_ROLES = {
+    role: (f"{BUNDLE}/{name}", None) for role, name in {**BUNDLE_FILES, **UNIVERSE_ROLES}.items()
+}
 PARENT = check_amends(PREREG, _PREREG, ARM, _ROLES)
 check_locked_bundle(LOCKED, ARM, _ROLES)  # arm_locked: a locked arm's bundle content never changes
 if LOCKED is None:  # what the prereg will do with the bundle, before the lock writes anything

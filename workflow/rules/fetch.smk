@@ -25,7 +25,7 @@ if HF_URI:
         params:
             src=src,
             uri=HF_URI,
-            files=list(BUNDLE_FILES.values()),
+            files=[*BUNDLE_FILES.values(), *UNIVERSE_ROLES.values()],
             optional=_HF_OPTIONAL,
             out=BUNDLE,
         log:
