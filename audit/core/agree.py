@@ -60,9 +60,9 @@ RANK_KEYS: dict[str, list[str]] = {
 def keys_for(kind: Kind, prereg_path: str) -> dict[str, list[str]]:
     """The files compared on an arm, by their keys: the arm's kind decides, and a
     leaderboard prereg declaring feasibility (or ranks) adds its files."""
-    from audit.cells.prereg import load_yaml
+    from audit.core.strict_yaml import read_strict
 
-    doc = load_yaml(prereg_path)
+    doc = read_strict(prereg_path)
     if kind is TRIALS:  # a trials prereg declaring ranks adds them (trials contract, 17)
         return {**TRIAL_KEYS, **RANK_KEYS} if doc.get("ranks") else TRIAL_KEYS
     keys = {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else dict(KEYS)
