@@ -22,13 +22,14 @@ from .values import STRING
 def _ids(path: str, column: str) -> frozenset[str]:
     """The table's ids, refused in the contract's order."""
     read.require_file(path, path)  # missing_file
-    table = read.load_table(path, path)  # unreadable, unsupported_encoding
-    checks.missing_columns(table, [column])  # missing_column
-    checks.duplicate_columns(table)  # duplicate_column
-    checks.unsupported_types(table, [column], set())  # unsupported_type
-    kind = table.kinds[column]
+    footer = read.load_schema(path, path)  # unreadable, unsupported_encoding
+    checks.missing_columns(footer, [column])  # missing_column
+    checks.duplicate_columns(footer)  # duplicate_column
+    checks.unsupported_types(footer, [column], set())  # unsupported_type
+    kind = footer.kinds[column]
     if kind != STRING:
         raise InputError(BAD_TYPE, path, f"universe column '{column}' is {kind}, not string")
+    table = read.load_table(path, path, [column])  # the id column alone: no other is read
     assert table.frame is not None
     ids: pd.Series = table.frame[column]
     if ids.empty:
