@@ -226,6 +226,7 @@ def test_graded_p_against_scipy_exact_permutation(
 def test_report_words_for_a_graded_column() -> None:
     """The method names the sign-flip test only when a declared column is a mean, and a
     graded row's empty passes shows as '-' (words and rows written here by hand)."""
+    from audit.core.arm_kind import LEADERBOARD
     from audit.ranks.record import summary
 
     doc = {
@@ -240,7 +241,7 @@ def test_report_words_for_a_graded_column() -> None:
         {"column": "alpha_cost", "row_id": "b", "published_rank": "2", "passes": "",
          "items": "6", "tie_group": "b", "rank_lo": "2", "rank_hi": "2", "next_verdict": ""},
     ]  # fmt: skip
-    paragraphs, table = summary(doc, rows)
+    paragraphs, table = summary(doc, rows, LEADERBOARD)
     assert paragraphs[0] == (
         "Method: exact McNemar on shared items, for graded (mean) columns a paired sign-flip "
         "permutation test of the summed differences from 4,000 seeded draws, "
@@ -249,4 +250,4 @@ def test_report_words_for_a_graded_column() -> None:
     )
     assert [t["passes / items"] for t in table] == ["- / 6", "- / 6"]
     doc["ranks"]["columns"] = ["s"]
-    assert "sign-flip" not in summary(doc, rows)[0][0]
+    assert "sign-flip" not in summary(doc, rows, LEADERBOARD)[0][0]

@@ -9,6 +9,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from audit.core.arm_kind import TRIALS, Kind
+
 TIE_MEANING = (
     "A tie in the rank census means the paired test on the rows' shared items did not "
     "separate them at the declared alpha after the declared correction: the data do not "
@@ -32,11 +34,11 @@ def _graded(doc: dict) -> bool:
     return any((measured.get(c) or {}).get("recipe") == "mean" for c in doc["ranks"]["columns"])
 
 
-def _method(doc: dict) -> str:
+def _method(doc: dict, kind: Kind) -> str:
     spec = doc["ranks"]
     correction = {"holm": "Holm", "bh": "Benjamini-Hochberg"}[spec["correction"]]
     flips = f"a paired sign-flip permutation test of the summed differences from {spec['draws']:,} seeded draws"
-    if doc.get("kind") == "trials":  # per-task means (trials contract, section 17)
+    if kind is TRIALS:  # per-task means (trials contract, section 17)
         test = f"on the per-task means under policy {spec['policy']}, {flips}"
     elif _graded(doc):
         test = f"exact McNemar on shared items, for graded (mean) columns {flips}"
@@ -48,11 +50,13 @@ def _method(doc: dict) -> str:
     )
 
 
-def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict[str, str]]]:
+def summary(
+    doc: dict, rows: list[dict[str, str]], kind: Kind
+) -> tuple[list[str], list[dict[str, str]]]:
     """Paragraphs (one per declared column: the top row's tie group and the adjacent pairs)
     and a table (row, column, published rank, rank interval, tie group, against the next)."""
     spec = doc["ranks"]
-    paragraphs = [f"Method: {_method(doc)}."]
+    paragraphs = [f"Method: {_method(doc, kind)}."]
     for name in spec["columns"]:
         mine = [r for r in rows if r["column"] == name]
         if not mine:
@@ -82,13 +86,13 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
     return paragraphs, table
 
 
-def report_section(res: Path, doc: dict, out: Path) -> Any:
+def report_section(res: Path, doc: dict, out: Path, kind: Kind) -> Any:
     """The report's rank section, its plot ranks.svg written into `out` (declared only)."""
     from audit.files import write_atomic
     from audit.report import plots, render
 
     rows = read(res)
-    text, table = summary(doc, rows)
+    text, table = summary(doc, rows, kind)
     by_column = {n: [r for r in rows if r["column"] == n] for n in doc["ranks"]["columns"]}
     svg = plots.rank_intervals(by_column)
     write_atomic(out / "ranks.svg", svg)
@@ -110,12 +114,12 @@ def adjacent_lines(rows: list[dict[str, str]]) -> list[str]:
     return out
 
 
-def certificate_lines(res: Path, doc: dict) -> list[str]:
+def certificate_lines(res: Path, doc: dict, kind: Kind) -> list[str]:
     """The certificate's rank section (Markdown); nothing when ranks is not declared."""
     if not doc.get("ranks"):
         return []
     rows = read(res)
-    paragraphs, _ = summary(doc, rows)
+    paragraphs, _ = summary(doc, rows, kind)
     return [
         "",
         "## Ranks",

@@ -154,7 +154,7 @@ def render(res: Path, doc: dict, head: str) -> str:
             ],
         ]
     out += feasibility.certificate_lines(res, doc)
-    out += ranks.certificate_lines(res, doc)
+    out += ranks.certificate_lines(res, doc, LEADERBOARD)
     if (res / "controls.csv").exists():
         rows = _csv(res / "controls.csv")
         passed = sum(r["verdict"] == "pass" for r in rows)

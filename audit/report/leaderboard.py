@@ -120,7 +120,7 @@ def build(res_dir: str, out_dir: str) -> None:
         )
     )
     if doc.get("ranks"):  # declared only: an arm without it keeps its bytes
-        sections.append(ranks.report_section(res, doc, out))
+        sections.append(ranks.report_section(res, doc, out, LEADERBOARD))
     threshold = summary.chance["threshold"]
     chance = [_chance_row(c, threshold) for c in columns if c["kind"] == "measured"]
     constructed = [

@@ -473,7 +473,7 @@ def build(res_dir: str, out_dir: str) -> None:
             )
         )
     if doc.get("ranks"):  # declared only (section 17): an arm without it keeps its bytes
-        sections.append(ranks.report_section(res, doc, out))
+        sections.append(ranks.report_section(res, doc, out, TRIALS))
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
@@ -509,7 +509,7 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         *answer.markdown(answer.build(res, doc, TRIALS)),
         "",
         # feasible: the feasibility section goes here
-        *ranks.certificate_lines(res, doc)[1:],
+        *ranks.certificate_lines(res, doc, TRIALS)[1:],
         *([""] if doc.get("ranks") else []),
         "## Provenance",
         "",
