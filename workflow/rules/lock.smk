@@ -18,7 +18,7 @@ rule lock:
         bundle=LOCK_BUNDLE,
         assembled=LOCK_ASSEMBLED,
         out=lambda w, output: str(Path(output.lock).parent),
-        results=RESULTS,
+        results=lambda w: RESULTS,
     log:
         f"{RES}/logs/lock.log",
     shell:

@@ -221,3 +221,17 @@ def check_amends(prereg, doc, arm, bundle_files, jobs=None):
 
     found = guard(check, prereg, doc, arm, RESULTS, bundle_files, jobs)
     return found[0] if found else None
+
+
+def stamp_refused_exit():
+    """A stamp due in this run that the TSA refused (the job's one line,
+    error[tsa_unavailable]): that line and exit 2, as before any job, not Snakemake's 1."""
+    from audit.seal.timestamp import refused_stamp
+
+    if TSA_URL and not _own_process():
+        logs = [f"{RES}/logs/timestamp_lock.log", f"{RES}/logs/annex.log"]
+        line = refused_stamp(logs, _RUN_BEGAN)
+        if line is not None:
+            print(line, file=sys.stderr, flush=True)
+            release_scheduler_timers()
+            raise SystemExit(2)

@@ -17,20 +17,6 @@ SEAL_TSA = (
 )
 
 
-def stamp_refused_exit():
-    """A stamp due in this run that the TSA refused (the job's one line,
-    error[tsa_unavailable]): that line and exit 2, as before any job, not Snakemake's 1."""
-    from audit.seal.timestamp import refused_stamp
-
-    if TSA_URL and not _own_process():
-        logs = [f"{RES}/logs/timestamp_lock.log", f"{RES}/logs/annex.log"]
-        line = refused_stamp(logs, _RUN_BEGAN)
-        if line is not None:
-            print(line, file=sys.stderr, flush=True)
-            release_scheduler_timers()
-            raise SystemExit(2)
-
-
 _RUN_BEGAN = time.time()  # a log older than this is an earlier run's
 
 
