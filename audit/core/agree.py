@@ -88,8 +88,40 @@ def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
     """The header and the lines of a contestant's CSV file, every field as text."""
     _exists(path)
     with path.open(newline="", encoding="utf-8") as f:
-        lines = [line for line in csv.reader(f) if line]
+        lines = list(csv.reader(f))  # a blank line is a line of no fields, not skipped
     return (lines[0], lines[1:]) if lines else ([], [])
+
+
+def _malformed(head: list[str], keys: list[str]) -> str | None:
+    """Why a header cannot be joined on its key: a repeated name (one of its fields
+    would go uncompared) or a key column missing."""
+    repeated = sorted({c for c in head if head.count(c) > 1})
+    if repeated:
+        return f"repeated column name(s) {', '.join(repeated)}"
+    missing = [k for k in keys if k not in head]
+    return f"no key column(s) {', '.join(missing)}" if missing else None
+
+
+def _ragged(
+    lines: list[list[str]], width: int, side: int, names: tuple[str, str]
+) -> tuple[list[list[str]], list[dict[str, str]]]:
+    """The lines with as many fields as the header, and one difference for each line
+    that has more or fewer (its extra fields would go uncompared, a missing one unread)."""
+    kept, wrong = [], []
+    for n, line in enumerate(lines, start=2):  # line 1 is the header
+        if len(line) == width:
+            kept.append(line)
+            continue
+        here = f"{len(line)} field(s) on line {n}"
+        wrong.append(
+            {
+                "key": f"(line {n} of {names[side]})",
+                "field": "(fields)",
+                names[side]: here,
+                names[1 - side]: f"{width} in the header",
+            }
+        )
+    return kept, wrong
 
 
 def compare_file(
@@ -108,22 +140,40 @@ def compare_file(
         only_in={names[0]: [], names[1]: []},
         differences=[],
     )
-    if head_a != head_b:
+    if head_a != head_b or (why := _malformed(head_a, keys)):
+        shown = (",".join(head_a), ",".join(head_b))
+        if head_a == head_b:  # the same header, which cannot be joined on: say why
+            shown = (f"{shown[0]} ({why})", f"{shown[1]} ({why})")
         result.differences.append(
-            {
-                "key": "(header)",
-                "field": "(header)",
-                names[0]: ",".join(head_a),
-                names[1]: ",".join(head_b),
-            }
+            {"key": "(header)", "field": "(header)", names[0]: shown[0], names[1]: shown[1]}
         )
         return result
+    left, wrong_a = _ragged(left, len(head_a), 0, names)
+    right, wrong_b = _ragged(right, len(head_b), 1, names)
+    result.differences.extend(wrong_a + wrong_b)
     at = {c: i for i, c in enumerate(head_a)}
     kpos = [at[k] for k in keys]
     fields = [(c, i) for i, c in enumerate(head_a) if c not in keys]
     by_key: dict[tuple[str, ...], list[list[str]]] = {}
     for line in right:
         by_key.setdefault(tuple(line[i] for i in kpos), []).append(line)
+    # a key names one line (each file's KEYS): a key on more lines of either side is a
+    # difference in itself, even where every line it meets holds the same fields
+    on_left: dict[tuple[str, ...], int] = {}
+    for line in left:
+        key = tuple(line[i] for i in kpos)
+        on_left[key] = on_left.get(key, 0) + 1
+    for key in sorted(set(on_left) | set(by_key)):
+        counts = (on_left.get(key, 0), len(by_key.get(key, ())))
+        if max(counts) > 1:
+            result.differences.append(
+                {
+                    "key": "|".join(key),
+                    "field": "(lines)",
+                    names[0]: f"{counts[0]} line(s)",
+                    names[1]: f"{counts[1]} line(s)",
+                }
+            )
     met: set[tuple[str, ...]] = set()
     for line in left:
         key = tuple(line[i] for i in kpos)
