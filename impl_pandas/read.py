@@ -26,7 +26,7 @@ import pandas as pd
 from fastparquet import parquet_thrift
 
 from . import pages
-from .errors import MISSING_FILE, UNREADABLE, UNSUPPORTED_ENCODING, InputError
+from .errors import MISSING_FILE, TOO_LARGE, UNREADABLE, UNSUPPORTED_ENCODING, InputError
 from .footer import FooterError, check_footer, top_level_names
 from .values import BOOLEAN, FLOATING, INTEGER, NULL_KIND, OTHER, STRING
 
@@ -144,6 +144,34 @@ def _footer(display: str, path: str) -> list[str]:
         raise InputError(UNREADABLE, display, f"corrupted parquet footer: {exc}") from None
 
 
+# docs/contract.md, too_large: the most a parquet file's footer may declare it becomes
+FLOOR_BYTES = 256 << 20
+SIZE_RATIO = 64
+CAP_BYTES = 8 << 30
+MAX_VALUES = 1 << 28
+
+
+def _declared_size(display: str, path: str, pfile: Any, chunks: list[Any]) -> None:
+    """too_large when the footer's column chunks declare more uncompressed bytes than
+    max(FLOOR_BYTES, SIZE_RATIO x the file's bytes) (at most CAP_BYTES), or more values
+    than MAX_VALUES, counted by the chunks or the row groups; nothing is decompressed."""
+    sizes = np.array([m.total_uncompressed_size or 0 for m in chunks], dtype=np.int64)
+    counts = np.array([m.num_values or 0 for m in chunks], dtype=np.int64)
+    rows = int(np.sum([rg.num_rows or 0 for rg in pfile.row_groups], dtype=np.int64))
+    bound = min(CAP_BYTES, max(FLOOR_BYTES, SIZE_RATIO * os.path.getsize(path)))
+    if int(sizes.sum()) > bound:
+        raise InputError(
+            TOO_LARGE,
+            display,
+            f"its footer declares {int(sizes.sum())} bytes once read, more than {bound}",
+        )
+    values = max(int(counts.sum()), rows)
+    if values > MAX_VALUES:
+        raise InputError(
+            TOO_LARGE, display, f"its footer declares {values} values, more than {MAX_VALUES}"
+        )
+
+
 def _open(display: str, path: str) -> tuple[Any, list[str], list[str]]:
     """The ParquetFile, its top-level column names (duplicates kept) and their kinds.
 
@@ -172,6 +200,7 @@ def _open(display: str, path: str) -> tuple[Any, list[str], list[str]]:
         chunks = [c.meta_data for rg in pfile.row_groups for c in rg.columns]
     except Exception as exc:  # noqa: BLE001 - any parse failure means unreadable
         raise InputError(UNREADABLE, display, f"cannot parse parquet footer: {exc}") from None
+    _declared_size(display, path, pfile, chunks)
     for meta in chunks:
         column = ".".join(meta.path_in_schema or [])
         for enc in meta.encodings or []:

@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import InputError
-from .schema import check_layout, check_utf8, conform, kinds
+from .schema import check_declared_size, check_layout, check_utf8, conform, kinds
 
 
 def bundle_path(bundle_dir: str, name: str) -> str:
@@ -45,6 +45,7 @@ def open_parquet(path: str, layout: bool = True) -> pq.ParquetFile:
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise InputError("unreadable", path, f"not a readable parquet file: {exc}") from None
     if layout:
+        check_declared_size(pf, path)
         check_layout(pf, path)
     return pf
 

@@ -10,6 +10,8 @@ contract's kinds come from the parquet schema, so they are read here from
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -24,6 +26,34 @@ _NOT_INTEGER_CONVERTED = {
     "DATE", "TIME_MILLIS", "TIME_MICROS", "TIMESTAMP_MILLIS", "TIMESTAMP_MICROS", "DECIMAL",
     "INTERVAL",
 }  # fmt: skip
+
+
+# docs/contract.md, too_large: what a parquet file's footer may declare it becomes once read
+_FLOOR_BYTES, _RATIO, _CAP_BYTES, _MAX_VALUES = 256 * 2**20, 64, 8 * 2**30, 2**28
+
+
+def check_declared_size(pf: pq.ParquetFile, path: str) -> None:
+    """too_large if the footer declares more uncompressed bytes than the bound allows for
+    the file's size, or more values; read from Arrow's FileMetaData, before any page."""
+    meta = pf.metadata
+    chunks = [
+        meta.row_group(g).column(i)
+        for g in range(meta.num_row_groups)
+        for i in range(meta.row_group(g).num_columns)
+    ]
+    inflated = sum(chunk.total_uncompressed_size for chunk in chunks)
+    allowed = min(_CAP_BYTES, max(_FLOOR_BYTES, _RATIO * os.stat(path).st_size))
+    if inflated > allowed:
+        raise InputError(
+            "too_large",
+            path,
+            f"its footer declares {inflated} bytes once read, more than {allowed}",
+        )
+    values = max(sum(chunk.num_values for chunk in chunks), meta.num_rows)
+    if values > _MAX_VALUES:
+        raise InputError(
+            "too_large", path, f"its footer declares {values} values, more than {_MAX_VALUES}"
+        )
 
 
 def check_layout(pf: pq.ParquetFile, path: str) -> None:

@@ -72,8 +72,10 @@ def _gzip_zeros(n: int) -> bytes:
     return b"".join(parts)
 
 
-def bomb(path: Path, rows: int) -> int:
-    """Write the file; return its size. Its one page declares, and holds, rows x 8 bytes."""
+def bomb(path: Path, rows: int, honest_footer: bool = False) -> int:
+    """Write the file; return its size. Its one page declares, and holds, rows x 8 bytes;
+    the footer understates the chunk's uncompressed size as its compressed one unless
+    ``honest_footer`` (then it declares the page's size, as a writer would)."""
     raw = rows * 8
     data = _gzip_zeros(raw)
     page = _struct(
@@ -92,7 +94,7 @@ def bomb(path: Path, rows: int) -> int:
             (3, _LIST, (_BINARY, [b"x"])),
             (4, _I32, 2),  # GZIP
             (5, _I64, rows),
-            (6, _I64, chunk),
+            (6, _I64, len(page) + raw if honest_footer else chunk),
             (7, _I64, chunk),
             (9, _I64, 4),
         ]
