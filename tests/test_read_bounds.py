@@ -174,3 +174,40 @@ def test_an_annex_summary_that_is_a_fifo_is_refused_without_hanging(tmp_path):
     with pytest.raises(AuditError) as e:
         tests_of(tmp_path)
     assert e.value.path.endswith("controls.csv") and "FIFO" in e.value.detail
+
+
+def _universe_doc() -> dict:
+    """A prereg naming universe.parquet's column x (the bomb's one column) as a universe."""
+    ids = {"file": "universe.parquet", "column": "x"}
+    universe = {"column": "instance_id", "ids": ids, "missing": "as_null"}
+    return {
+        "bundle": {"leaderboard": "leaderboard.parquet"},
+        "columns": {"measured": {"m": {"denominator": {"universe": universe}}}},
+    }
+
+
+def test_a_universe_table_past_the_bound_is_refused_unread(tmp_path, monkeypatch):
+    """A universe table (docs/contract.md, Recipes) is a bundle file the referee reads
+    whole (preflight before the lock, the controls' ids): bounded like the others. The
+    9-row file declares 9 values past a bound lowered to 8 (as above, by hand); before,
+    preflight passed it (it read the footer's schema) and polars read it whole."""
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    pl.DataFrame({"id": ["a"]}).write_parquet(bundle / "leaderboard.parquet")
+    bomb(bundle / "universe.parquet", 9)
+    monkeypatch.setattr(parquet_bounds, "MAX_VALUES", 8)
+
+    def never(*a, **k):
+        raise AssertionError("polars was asked to read the universe table")
+
+    monkeypatch.setattr(pl, "read_parquet", never)
+    from audit.cells import universe
+
+    for read in (
+        lambda: preflight.check_universe_tables(_universe_doc(), str(bundle)),
+        lambda: universe.inlined(_universe_doc(), bundle),
+    ):
+        with pytest.raises(AuditError) as e:
+            read()
+        assert e.value.kind == "too_large" and "declares 9 values" in e.value.detail
+        assert e.value.path == f"{bundle}/universe.parquet"

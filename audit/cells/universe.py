@@ -46,6 +46,11 @@ def _checked(bundle: str | Path, file: str, column: str) -> Path:
         raise AuditError(
             "missing_file", shown, "no such regular file (a universe table the prereg names)"
         )
+    # read whole by the controls and by this check: bounded like the bundle's other
+    # files (audit/bundles/parquet_bounds.py; too_large, unreadable), a FIFO refused
+    from audit.bundles import parquet_bounds
+
+    parquet_bounds.check(path, shown)
     try:
         schema = pl.read_parquet_schema(path)
     except Exception:  # noqa: BLE001 - any unreadable file: the lock's own refusal
