@@ -500,3 +500,37 @@ def test_the_refused_stamp_is_read_from_this_runs_logs_only(tmp_path: Path) -> N
     assert ts.refused_stamp(logs, began) == line
     os.utime(seal_log, (began - 10, began - 10))  # left by an earlier run
     assert ts.refused_stamp(logs, began) is None
+
+
+@pytest.mark.realbundle
+def test_a_trials_arm_is_stamped_and_verifies_with_the_tsa(impl_envs, pki, tsa, tmp_path: Path):
+    """A trials arm (the SkillsBench registry) run with a TSA: the lock and the seal are
+    stamped, and verify --tsa-cert checks both tokens (docs/seal.md, Time-stamps; the
+    stamp is the same rule for both kinds)."""
+    bundle = (ROOT / ".." / "shared" / "bundles" / "skillsbench-registry").resolve()
+    if not bundle.is_dir():
+        pytest.skip("the SkillsBench registry bundle is not here")
+    work = tmp_path / "trials"
+    work.mkdir()
+    (work / "tsa.yaml").write_text(
+        f"tsa_url: {tsa.url}\ntsa_cert: {pki['good'] / 'ca.crt'}\n", encoding="utf-8"
+    )
+    arm = "skillsbench-registry"
+    p = run_dag(
+        work,
+        "--configfile",
+        str(ROOT / "config" / f"{arm}.yaml"),
+        str(work / "tsa.yaml"),
+        "--config",
+        f"prereg={ROOT / 'prereg' / f'{arm}.yaml'}",
+        f"bundle={bundle}",
+    )
+    assert p.returncode == 0, p.stderr[-3000:]
+    annex = work / "results" / arm / "annex"
+    record = json.loads((annex / "lock" / "timestamp.json").read_text())
+    assert record["stamped"] is True
+    assert (annex / "lock" / "lock.tsr").is_file() and (annex / "seal.tsr").is_file()
+    r = run_audit(
+        "verify", annex, "--head", annex_head(annex), "--tsa-cert", pki["good"] / "ca.crt"
+    )
+    assert r.code == 0, r.stdout + r.stderr
