@@ -102,20 +102,21 @@ def workdir() -> Path:
     return work
 
 
-def run(cmd: list[str]) -> subprocess.CompletedProcess:
+def run(cmd: list[str], root: Path = ROOT) -> subprocess.CompletedProcess:
+    """``cmd`` with the packages of the checkout at ``root`` first on the path."""
     return subprocess.run(
         cmd,
-        cwd=ROOT,
+        cwd=root,
         check=True,
         capture_output=True,
         text=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=dict(os.environ, PYTHONPATH=str(root)),
     )
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str], root: Path = ROOT) -> float:
     t0 = time.perf_counter()
-    run(cmd)
+    run(cmd, root)
     return time.perf_counter() - t0
 
 
@@ -144,7 +145,7 @@ def dag(bundle: Path, root: Path = ROOT) -> float:
     """The whole DAG from scratch, with the Snakefile of the checkout at ``root``."""
     work = workdir()
     try:
-        return timed([*snakemake_args(work, bundle, root), "--quiet", "all"])
+        return timed([*snakemake_args(work, bundle, root), "--quiet", "all"], root)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
