@@ -211,3 +211,40 @@ def test_a_universe_table_past_the_bound_is_refused_unread(tmp_path, monkeypatch
             read()
         assert e.value.kind == "too_large" and "declares 9 values" in e.value.detail
         assert e.value.path == f"{bundle}/universe.parquet"
+
+
+def test_a_trials_job_file_past_the_bound_or_a_fifo_is_refused(tmp_path):
+    """The trials adapters read every job's JSON whole (audit.adapters.base.Reader): a file
+    past the bound is too_large, a FIFO is refused at once, and a sniffing read of either
+    finds no JSON rather than hanging."""
+    import os
+
+    from audit.adapters.base import MAX_JOB_FILE, Reader
+
+    _sparse(tmp_path / "run" / "result.json", MAX_JOB_FILE + 1)
+    os.mkfifo(tmp_path / "run" / "config.json")
+    rd = Reader(str(tmp_path))
+    with pytest.raises(AuditError) as e:
+        rd.read_json("run/result.json")
+    assert e.value.kind == "too_large" and e.value.path.endswith("result.json")
+    err = _refused_at_once(rd.read_json, "run/config.json")
+    assert "FIFO" in err.detail
+    assert rd.peek_json("run/config.json") is None and rd.peek_json("run/result.json") is None
+
+
+def _refused_at_once(call, *args):
+    import threading
+
+    got = {}
+
+    def run():
+        try:
+            call(*args)
+        except AuditError as e:
+            got["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(20)
+    assert not t.is_alive(), "the reader blocked on a FIFO"
+    return got["error"]

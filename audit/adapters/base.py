@@ -20,6 +20,7 @@ from typing import Any
 import polars as pl
 
 from audit.errors import AuditError
+from audit.files import read_regular
 from audit.trials.verifiers import VERIFIER_SCHEMA
 
 ABSENT = object()  # a path the record does not hold (not the same as JSON null)
@@ -141,6 +142,11 @@ def _name_ok(name: str) -> bool:
     return True
 
 
+# A job's JSON file is read whole: past this bound it is too_large, never read (the
+# samples' largest is 0.7 MB; docs/refusals.md, "Bounds on what is read").
+MAX_JOB_FILE = 256 << 20
+
+
 class Reader:
     """Reads the JSON files of a jobs directory, recording each file read with its blake3."""
 
@@ -154,7 +160,8 @@ class Reader:
     def read_json(self, rel: str) -> Any:
         import blake3
 
-        raw = (Path(self.jobs) / rel).read_bytes()
+        # a FIFO or device is refused at once; a file past the bound is too_large, unread
+        raw = read_regular(Path(self.jobs) / rel, MAX_JOB_FILE, "too_large")
         if raw.startswith(b"\xef\xbb\xbf"):
             raise AuditError("unreadable", self.where(rel), "starts with a byte-order mark")
         try:
@@ -172,8 +179,9 @@ class Reader:
     def peek_json(self, rel: str) -> Any:
         """Parse a JSON file without recording it as read (None if it does not parse)."""
         try:
-            return json.loads((Path(self.jobs) / rel).read_bytes().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            raw = read_regular(Path(self.jobs) / rel, MAX_JOB_FILE, "too_large")
+            return json.loads(raw.decode("utf-8"))
+        except (AuditError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
             return None
 
     def subdirs(self, rel: str) -> list[str]:
