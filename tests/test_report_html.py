@@ -23,12 +23,12 @@ ARMS = {
     "skillsbench-registry": (
         "skillsbench-registry.yaml",
         "skillsbench-registry",
-        ["intervals", "task-rewards", "null-histograms"],
+        ["intervals-plot", "task-rewards", "null-histograms"],
     ),
     "benchflow-sample": (
         "benchflow-sample.yaml",
         "benchflow-trials-sample",
-        ["intervals", "task-rewards", "settings"],
+        ["intervals-plot", "task-rewards", "settings-plot"],
     ),
 }
 
@@ -45,9 +45,12 @@ class _Page(HTMLParser):
         self.imgs: list[str] = []
         self.h2: list[str] = []
         self._in_h2 = False
+        self.ids: list[str] = []  # every element's id, in page order
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
+        if a.get("id") and self.figure is None:  # an SVG's own ids are the plot's
+            self.ids.append(a["id"] or "")
         if tag in ("style", "script"):
             self.skip += 1
         elif tag == "figure":
@@ -115,6 +118,8 @@ def test_report_renders_without_raw_markdown_or_missing_images(arm, tmp_path: Pa
     raw = [ln for ln in lines if ln.startswith(("#", "```", "|---", "![", "- "))]
     assert not raw, raw[:5]  # Markdown a browser shows as it is
     assert not [ln for ln in lines if re.search(r"`[^`]+`", ln)], "unrendered code spans"
+    twice = sorted({i for i in page.ids if page.ids.count(i) > 1})
+    assert not twice, twice  # an anchor names one element (a section and its figure differ)
     for ident in ARMS[name][2]:
         assert page.figures.get(ident, 0) > 10, (ident, page.figures)  # an SVG, drawn
     assert all((report / src).is_file() for src in page.imgs)

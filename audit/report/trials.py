@@ -189,8 +189,11 @@ def _nulls(res: Path) -> tuple[list[dict[str, str]], str]:
     return nulls, plots.null_histograms(hist, observed)
 
 
-def _figure(svgs: dict[str, str], name: str, alt: str) -> render.Figure:
-    return render.Figure(name, alt, name.removesuffix(".svg").replace("_", "-"), svgs[name])
+def _figure(svgs: dict[str, str], name: str, alt: str, ident: str = "") -> render.Figure:
+    """A figure, its id the file's stem in kebab case unless ``ident`` names one: a figure
+    whose stem is its section's id takes "<stem>-plot" (ids are unique in the page)."""
+    ident = ident or name.removesuffix(".svg").replace("_", "-")
+    return render.Figure(name, alt, ident, svgs[name])
 
 
 def _intro(summary: TrialsCensusSummary, agreement: Agreement) -> list[str]:
@@ -376,7 +379,11 @@ def build(res_dir: str, out_dir: str) -> None:
             "measure the census judged. The last three columns are another measure, shown for "
             "every entry: Method D (1.96 x sd of per-task means / sqrt(tasks)) and the seeded "
             "bootstrap over tasks.",
-            [_figure(svgs, "intervals.svg", "published and recomputed intervals")],
+            [
+                _figure(
+                    svgs, "intervals.svg", "published and recomputed intervals", "intervals-plot"
+                )
+            ],
             empty="No interval is published, so the plot shows each entry's recomputed "
             "intervals alone.",
         )
@@ -457,7 +464,7 @@ def build(res_dir: str, out_dir: str) -> None:
                 [{**r, "status": labels.label(r["status"])} for r in settings],
                 ["setting", "status", "value", "trials", "runs"],
                 "`not_recorded`: no trial recorded the setting; it is never guessed.",
-                [_figure(svgs, "settings.svg", "settings census")],
+                [_figure(svgs, "settings.svg", "settings census", "settings-plot")],
             )
         )
     compare_txt = res / "compare" / "compare.txt"
