@@ -137,10 +137,38 @@ def _int(text: str) -> int:
     return int(text.replace(",", ""))
 
 
+# the finding of a column no better than chance: its counts from census_cells.csv, its mean
+# and p from nulls.csv
+CHANCE = re.compile(
+    rf"^(\S+): {N} of {N} reproduced, but chance alone reproduces ([\d.]+) "
+    r"\(permutation null, p ([^)]+)\)"
+)
+
+
+def check_chance(line: str, src: Sources) -> tuple[list[str], str]:
+    """A chance finding's numbers checked, and the line left without them."""
+    found = CHANCE.search(line)
+    if not found:
+        return [], line
+    column, rep, judged, mean, p = found.groups()
+    mine = [
+        c for c in src.cells if c["column"] == column and c["class"] in MISSED + ("reproduced",)
+    ]
+    errors = []
+    if _int(rep) != sum(c["class"] == "reproduced" for c in mine) or _int(judged) != len(mine):
+        errors.append(f"{line!r}: {rep} of {judged}, the census cells of {column} say otherwise")
+    null = src.nulls.get(column)
+    if null is None:
+        return [*errors, f"{line!r}: {column} has no null"], ""
+    errors += check_value(line, mean, null["null_mean"]) + check_p(line, p, null)
+    if not Decimal(null["null_mean"]) >= Decimal(null["observed"]) >= 1:
+        errors.append(f"{line!r}: the null's mean {null['null_mean']} is below {null['observed']}")
+    return errors, line[: found.start()] + " " + line[found.end() :]
+
+
 def check_sentence(line: str, src: Sources) -> list[str]:
     """Every number of ``line`` accounted for by a sentence whose source says the same."""
-    errors = []
-    rest = CODE.sub("", line)
+    errors, rest = check_chance(CODE.sub("", line), src)
     for found in CLASS_ITEM.finditer(rest):
         key = CLASS_WORDS[found.group(2)]
         if _int(found.group(1)) != src.counts.get(key):

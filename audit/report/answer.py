@@ -27,6 +27,7 @@ from audit.seal import vulns
 
 JUDGED = ("reproduced", "divergent", "no_data", "infeasible")  # infeasible: where declared
 MISSED = ("divergent", "no_data", "infeasible")
+RUN1 = Path("recompute") / "pandas" / "run1"  # the first contestant's first run: the null
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def _tiers(doc: dict) -> int:
 def _verdicts(
     res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]
 ) -> tuple[list[str], list[list[str]]]:
-    nulls = {r["column"]: r for r in _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")}
+    nulls = {r["column"]: r for r in _csv(res / RUN1 / "nulls.csv")}
     n_tiers = _tiers(doc)
     header = ["column", "cells", "reproduced", *[f"tier {k}" for k in range(n_tiers + 1)]]
     feasibility = any(c["class"] == "infeasible" for c in cells)
@@ -115,7 +116,7 @@ def _verdicts(
 def _missed(res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]) -> list[list[str]]:
     by_cell: dict[tuple[str, str], list[dict[str, str]]] = {}
     any_kind: dict[tuple[str, str], dict[str, str]] = {}
-    for r in _csv(res / "recompute" / "pandas" / "run1" / "cells.csv"):
+    for r in _csv(res / RUN1 / "cells.csv"):
         any_kind.setdefault((r["row_id"], r["column"]), r)
         if r.get("kind", "measured") == "measured":
             by_cell.setdefault((r["row_id"], r["column"]), []).append(r)
@@ -149,6 +150,60 @@ def _missed(res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]) -> li
     return out
 
 
+def _mean_reaches(res: Path, null: dict[str, str], observed: int) -> bool:
+    """Whether the null's mean count of ``null``'s column is at least ``observed``, exactly:
+    the sum of the draws' counts >= observed x draws, in integers, from null_hist.csv (count
+    and draws per line); where no histogram is written, nulls.csv's mean as written."""
+    hist = [r for r in _csv(res / RUN1 / "null_hist.csv") if r["column"] == null["column"]]
+    if hist:
+        total = sum(int(r["count"]) * int(r["draws"]) for r in hist)
+        return total >= observed * sum(int(r["draws"]) for r in hist)
+    mean = _diff(null.get("null_mean", ""))
+    return mean is not None and mean >= observed
+
+
+def no_better_than_chance(res: Path) -> list[dict[str, str]]:
+    """The nulls.csv rows of the columns whose reproduction shows nothing: at least one cell
+    reproduced (observed >= 1) and the null's mean count at least that many (the sum of the
+    draws' counts >= observed x draws, in integers). Dealing the recomputed values to random
+    rows then reproduces, on average, as many cells as the true rows do: the recomputation
+    does not tell the rows apart (every entry ran the same tasks, say), so agreement there
+    is no evidence that each published value is its row's. A statement about the mean, not a
+    test: no threshold on p is set, and a column whose mean is below its observed count is
+    left to the p beside it in the verdict table."""
+    out = []
+    for null in _csv(res / RUN1 / "nulls.csv"):
+        if not null.get("observed", "").isdigit() or int(null["observed"]) < 1:
+            continue
+        if _mean_reaches(res, null, int(null["observed"])):
+            out.append(null)
+    return out
+
+
+def _chance(res: Path, cells: list[dict[str, str]]) -> list[Finding]:
+    out = []
+    for null in no_better_than_chance(res):
+        column = null["column"]
+        mine = [c for c in cells if c["column"] == column and c["class"] in JUDGED]
+        rep = sum(c["class"] == "reproduced" for c in mine)
+        out.append(
+            Finding(
+                f"{column}: {numbers.of(rep, len(mine))} reproduced, but chance alone "
+                f"reproduces {numbers.stat(null.get('null_mean'), 3)} (permutation null, "
+                f"p {numbers.perm_p(null.get('p'), null.get('draws'))}): "
+                "this agreement shows nothing",
+                "Dealt to the wrong rows at random (the permutation null), the recomputed "
+                "values reproduce on average at least as many of this column's cells as in "
+                "their own rows: the recomputation does not tell the rows apart, so these "
+                "reproduced cells are no evidence that each published value is its own row's. "
+                "(Said of every column with a reproduced cell whose null mean is at least its "
+                "reproduced count, summed exactly over the draws; no threshold on p.)",
+                "#null-histograms",
+            )
+        )
+    return out
+
+
 def _findings(res: Path, cells: list[dict[str, str]], kind: Kind) -> list[Finding]:
     out = []
     columns = _csv(res / "census_columns.csv")
@@ -164,6 +219,7 @@ def _findings(res: Path, cells: list[dict[str, str]], kind: Kind) -> list[Findin
                 "#chance",
             )
         )
+    out += _chance(res, cells)
     n_infeasible = sum(c["class"] == "infeasible" for c in cells)
     if n_infeasible:
         out.append(
