@@ -41,7 +41,7 @@ LOCK_TOKEN = "lock/lock.tsr"
 SEAL_TOKEN = contract.SEAL_TOKEN
 # The events the lock writes: the ledger's leading lines, which the lock's token covers
 LOCK_EVENTS = ("amendment", "prereg_locked", "bundle_hashed", "bundle_fetched")
-TIMEOUT = 30.0  # seconds for one request to the TSA
+TIMEOUT = 30.0  # seconds for one whole request to the TSA (connect, send, the answer)
 MAX_REPLY = 1 << 20  # a time-stamp reply is a few kilobytes
 MAX_PEM = 1 << 20
 MAX_TOKEN = 1 << 20  # an RFC 3161 token is a few kilobytes
@@ -140,6 +140,7 @@ def check_token(token: bytes, message: str, certs, where: str, request=None) -> 
 def request_stamp(url: str, message: str, certs, timeout: float = TIMEOUT) -> Stamp:
     """Ask the TSA at ``url`` to stamp ``message``; its reply must verify against ``certs``
     (with the request's nonce). Anything else is AuditError(tsa_unavailable)."""
+    import threading
     import urllib.error
     import urllib.request
 
@@ -161,14 +162,33 @@ def request_stamp(url: str, message: str, certs, timeout: float = TIMEOUT) -> St
         headers={"Content-Type": "application/timestamp-query"},
         method="POST",
     )
-    try:
-        with urllib.request.urlopen(http, timeout=timeout) as r:
-            body = r.read(MAX_REPLY + 1)
-    except urllib.error.HTTPError as e:
-        raise AuditError("tsa_unavailable", url, f"HTTP {e.code} {e.reason}") from None
-    except (urllib.error.URLError, OSError, ValueError) as e:
-        reason = getattr(e, "reason", e)
-        raise AuditError("tsa_unavailable", url, f"no answer ({reason})") from None
+    # ``timeout`` bounds each socket read only: an authority trickling its answer a byte
+    # at a time inside it would hold the stamp for MAX_REPLY reads. The whole exchange
+    # runs in a daemon thread given ``timeout`` in all; one still waiting is abandoned.
+    got: dict[str, object] = {}
+
+    def exchange() -> None:
+        try:
+            with urllib.request.urlopen(http, timeout=timeout) as r:
+                got["body"] = r.read(MAX_REPLY + 1)
+        except Exception as e:  # noqa: BLE001 - handed to the caller's thread below
+            got["error"] = e
+
+    asking = threading.Thread(target=exchange, name="tsa-request", daemon=True)
+    asking.start()
+    asking.join(timeout)
+    if asking.is_alive():
+        raise AuditError("tsa_unavailable", url, f"no whole answer within {timeout:g} s")
+    error = got.get("error")
+    if isinstance(error, urllib.error.HTTPError):
+        raise AuditError("tsa_unavailable", url, f"HTTP {error.code} {error.reason}")
+    if isinstance(error, (urllib.error.URLError, OSError, ValueError)):
+        reason = getattr(error, "reason", error)
+        raise AuditError("tsa_unavailable", url, f"no answer ({reason})")
+    if error is not None:
+        raise error
+    body = got["body"]
+    assert isinstance(body, bytes)
     if len(body) > MAX_REPLY:
         raise AuditError("tsa_unavailable", url, f"a reply above {MAX_REPLY} bytes")
     try:
