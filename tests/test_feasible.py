@@ -180,6 +180,22 @@ def test_a_missing_column_and_a_missing_table_are_refused(tmp_path: Path) -> Non
     assert code == 2 and err.startswith("error[missing_file]: ")
 
 
+def test_a_parquet_bomb_and_a_fifo_are_refused_unread(tmp_path: Path) -> None:
+    """A published table whose page inflates past the read bound (tests/parquet_bomb.py:
+    2 MiB on disk, 512 MiB once read) is too_large before polars reads it; a FIFO named
+    as the table is refused at once (docs/refusals.md, bounds and special files)."""
+    import os
+
+    from tests.parquet_bomb import bomb
+
+    bomb(tmp_path / "bomb.parquet", 64 << 20)
+    code, _, err = _run(tmp_path / "bomb.parquet", "--column", "x", "--n", 5)
+    assert code == 2 and err.startswith("error[too_large]: "), err
+    os.mkfifo(tmp_path / "pipe.csv")
+    code, _, err = _run(tmp_path / "pipe.csv", "--column", "s", "--n", 5)
+    assert code == 2 and "FIFO" in err and err.startswith("error[missing_file]: "), err
+
+
 # The rounding intervals against Decimal's own rounding, at every value of a
 # fine grid around each published value (an independent method).
 _MODES = {"half_even": ROUND_HALF_EVEN, "half_up": ROUND_HALF_UP, "truncate": ROUND_DOWN}

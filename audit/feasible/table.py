@@ -12,10 +12,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from decimal import Decimal
 from pathlib import Path
 
+from audit.bundles import parquet_bounds
 from audit.errors import AuditError
+from audit.files import open_regular
 
 MAX_TEXT = 1 << 30  # a text table over 1 GiB is not a published table
 
@@ -47,15 +50,11 @@ def _cell(v: object) -> object:
 def read(path: str, columns: list[str | None]) -> tuple[list[str], list[list[object]]]:
     """The table's column names and, per row, the values of ``columns`` (None picks the first)."""
     p = Path(path)
-    if not p.is_file():
-        raise AuditError("missing_file", path, "no such file")
-    try:
-        with p.open("rb") as f:
-            head = f.read(4)
-            size = p.stat().st_size
-    except OSError as e:
-        raise AuditError("unreadable", path, e.strerror or str(e)) from None
+    with open_regular(p, path) as f:  # a FIFO, device or folder: refused, never waited on
+        head = f.read(4)
+        size = os.fstat(f.fileno()).st_size
     if head == b"PAR1":
+        parquet_bounds.check(p, path)  # too_large from its page headers, before polars
         names, rows = _parquet(path)
     else:
         if size > MAX_TEXT:
