@@ -152,13 +152,40 @@ def test_preflight_refuses_a_missing_universe_file_or_column(tmp_path: Path) -> 
         assert e.value.kind == expect and e.value.status == 2
         assert e.value.path == f"{bundle}/universe.parquet" and "\n" not in str(e.value)
         pl.DataFrame({"id": ["1"]}).write_parquet(bundle / "universe.parquet")
-    shutil.copyfile(bundle / "instances.parquet", bundle / "universe.parquet")  # has instance_id
+    pl.DataFrame({"instance_id": FIVE}).write_parquet(bundle / "universe.parquet")
     preflight.check_universe_tables(doc, str(bundle))
     listed = yaml.safe_load(
         write_prereg(tmp_path / "l.yaml", [_measured("['1']")], TOLERANCE).read_text()
     )
     assert universe.tables(listed) == []
     preflight.check_universe_tables(listed, str(tmp_path / "nowhere"))  # nothing declared
+
+
+@pytest.mark.parametrize(
+    ("ids", "kind", "words"), CASES, ids=["null", "twice", "empty", "integer", "null-type"]
+)
+def test_preflight_refuses_a_table_the_contestants_refuse_in_their_words(
+    tmp_path: Path, ids: pl.Series, kind: str, words: str
+) -> None:
+    """Before the lock, in the class and words both contestants print (CASES, checked
+    against them above): refused only by them, after the lock, the table left a locked
+    arm no run completes and whose table could not be changed (arm_locked)."""
+    bundle = _bundle(tmp_path, ids)
+    doc = yaml.safe_load(
+        write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE).read_text()
+    )
+    with pytest.raises(AuditError) as e:
+        preflight.check_universe_tables(doc, str(bundle))
+    assert (e.value.kind, e.value.path, e.value.detail) == (
+        kind,
+        f"{bundle}/universe.parquet",
+        words,
+    )
+    # the instance table's instance_id repeats each id once per row: the same refusal
+    shutil.copyfile(bundle / "instances.parquet", bundle / "universe.parquet")
+    with pytest.raises(AuditError) as e:
+        preflight.check_universe_tables(doc, str(bundle))
+    assert e.value.detail == "universe column 'instance_id' holds id '1' more than once"
 
 
 def test_the_lock_hashes_the_universe_table(tmp_path: Path) -> None:

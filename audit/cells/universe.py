@@ -82,12 +82,56 @@ def inlined(doc: dict[str, Any], bundle: str | Path) -> dict[str, Any]:
     return out
 
 
+# the contestants' kind of a column polars reads as this (docs/contract.md, Types);
+# a type not named here is left to the contestants
+_KINDS = {"Null": "null", "Boolean": "boolean", "String": "string", "Categorical": "string"}
+
+
+def _kind(dtype: Any) -> str | None:
+    if dtype.is_integer():
+        return "integer"
+    if dtype.is_float():
+        return "floating"
+    return _KINDS.get(type(dtype).__name__)
+
+
+def _judged(bundle: str, file: str, column: str) -> None:
+    """The contestants' refusals of a universe table they would refuse after the lock, in
+    their class and words (impl_pandas/universe.py, impl_pyarrow/universe.py): a column
+    of the null type (unsupported_type) or of another kind than string (bad_type), no
+    id, a null id or an id twice (bad_denominator)."""
+    import polars as pl
+
+    path, shown = _checked(bundle, file, column), f"{bundle}/{file}"
+    kind = _kind(pl.read_parquet_schema(path)[column])
+    if kind == "null":
+        raise AuditError("unsupported_type", shown, f"column {column!r} has the null type here")
+    if kind is None:
+        return  # a type the contestants judge by the file's own schema
+    if kind != "string":
+        raise AuditError("bad_type", shown, f"universe column '{column}' is {kind}, not string")
+    ids = pl.read_parquet(path, columns=[column])[column].cast(pl.String)
+    if ids.is_empty():
+        raise AuditError("bad_denominator", shown, f"universe column '{column}' holds no id")
+    if ids.null_count():
+        raise AuditError("bad_denominator", shown, f"universe column '{column}' holds a null id")
+    twice = ids.filter(ids.is_duplicated())
+    if not twice.is_empty():
+        raise AuditError(
+            "bad_denominator",
+            shown,
+            f"universe column '{column}' holds id '{twice.min()}' more than once",
+        )
+
+
 def check_tables(doc: dict[str, Any], bundle: str) -> None:
     """Before the lock: each universe table the prereg names is a file of the bundle
-    holding the named column (missing_file, missing_column; one line, nothing
-    written). Its type and ids are the contestants' to judge."""
+    holding the named column (missing_file, missing_column), of ids the contestants
+    accept (unsupported_type, bad_type, bad_denominator: ``_judged``); one line, nothing
+    written. Refused only after the lock, the table would leave a locked arm that no
+    run completes and whose table cannot change (arm_locked)."""
     leaderboard = ((doc.get("bundle") or {}).get("leaderboard")) or ""
     if not Path(bundle, str(leaderboard)).is_file():
         return  # a bundle a rule builds (the demo, a fetch): the lock checks it
     for _, file, column in tables(doc):
-        _checked(bundle, file, column)
+        _judged(bundle, file, column)
