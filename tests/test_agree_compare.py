@@ -120,6 +120,20 @@ def test_a_header_that_cannot_be_joined_on_is_a_difference_even_when_shared(
     assert [d["field"] for d in got.differences] == ["(header)"]
 
 
+def test_a_file_that_is_not_utf8_csv_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    import pytest
+
+    from audit.errors import AuditError
+
+    a = _write(tmp_path / "a.csv", HEADER + "m1,score,reproduced,0\n")
+    b = tmp_path / "b.csv"
+    b.write_bytes(HEADER.encode() + b"m1,score,\xff,0\n")  # 0xff starts no UTF-8 character
+    with pytest.raises(AuditError) as e:
+        compare_file("census.csv", a, b, ("p", "q"), KEYS)
+    assert (e.value.kind, e.value.path) == ("unreadable", str(b))
+    assert "not a UTF-8 CSV file" in e.value.detail and "\n" not in str(e.value)
+
+
 def test_other_headers_are_one_difference(tmp_path: Path) -> None:
     a = _write(tmp_path / "a.csv", HEADER)
     b = _write(tmp_path / "b.csv", "row_id,column,class\n")

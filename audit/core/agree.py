@@ -87,8 +87,11 @@ def read_csv(path: Path) -> pl.DataFrame:
 def _rows(path: Path) -> tuple[list[str], list[list[str]]]:
     """The header and the lines of a contestant's CSV file, every field as text."""
     _exists(path)
-    with path.open(newline="", encoding="utf-8") as f:
-        lines = list(csv.reader(f))  # a blank line is a line of no fields, not skipped
+    try:
+        with path.open(newline="", encoding="utf-8") as f:
+            lines = list(csv.reader(f))  # a blank line is a line of no fields, not skipped
+    except (UnicodeDecodeError, csv.Error) as e:  # a contestant's file, never a traceback
+        raise AuditError("unreadable", str(path), f"not a UTF-8 CSV file ({e})") from None
     return (lines[0], lines[1:]) if lines else ([], [])
 
 
