@@ -11,7 +11,7 @@ nor a schema library.
 Which kind an arm is, its prereg alone decides: no ``kind`` key is a leaderboard
 prereg, ``kind: trials`` a trials prereg; the config holds no kind. The readers
 below (``kind_of``, ``of_file``, ``load_checked``) are the only code that asks a file
-for the kind: the workflow reads it once, before any job (workflow/rules/arm.smk), and
+for the kind: the workflow reads it once, before any job (workflow/rules/common.smk), and
 hands it to every job as ``--kind <name>`` (``named``); the second seat's verify asks
 the annex it verifies (its input). tests/test_kind_registry.py fails on any other
 module that asks.

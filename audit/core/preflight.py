@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit.core.arm_kind import Kind
+from audit.core.arm_kind import LEADERBOARD, Kind
 from audit.errors import AuditError
 from audit.files import file_blake3, open_regular, regular_files, require_regular
 
@@ -758,3 +758,23 @@ def check_registry_entries(doc: Mapping[str, Any], prereg: str, bundle: str) -> 
                 f"control {name!r} targets entry {entry!r}, which is not an entry of the"
                 f" registry table ({table}); nothing was written",
             )
+
+
+def check_jobs(jobs: tuple[str, str] | None) -> None:
+    """missing_file: a trials source's jobs folder (as the prereg names it, its path) that
+    is not in the bundle folder; nothing for an arm without one."""
+    if jobs is not None and not Path(jobs[1]).is_dir():
+        raise AuditError("missing_file", jobs[1], "no jobs directory in the bundle folder")
+
+
+def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
+    """What an arm not yet locked will do with its bundle, before the lock writes anything:
+    a leaderboard's column types, its universe tables and its controls' rows
+    (unsupported_type, missing_file, missing_column, bad_prereg);
+    a trials registry's controls' entries (bad_prereg; nothing for a trials source)."""
+    if kind is LEADERBOARD:
+        check_column_types(doc, bundle)
+        check_universe_tables(doc, bundle)
+        check_control_rows(doc, prereg, bundle)
+    elif doc["source"]["kind"] == "registry":
+        check_registry_entries(doc, prereg, bundle)

@@ -1,187 +1,180 @@
-# A leaderboard arm (cells v1, docs/contract.md): the prereg has no `kind`. What
-# every arm shares (config, seat, prereg, kind) is read first, in arm.smk.
-import json
-import shlex
+# What every rule names, read and checked once, before any job; functions and names
+# only, no rules. The config (against its schema), the seat, the prereg (present, its
+# blake3 as expected, the arm not locked under another), the arm's kind, which the
+# prereg alone decides (`kind: trials` for trials v1, docs/trials-contract.md; absent
+# for a leaderboard, cells v1, docs/contract.md; the registry of kinds is
+# audit/core/arm_kind.py), and the arm itself (audit/core/arm.py): the bundle files
+# the lock hashes and the contestants read, the run files, the outputs of the census,
+# the report and the record. Every job is handed the kind (--kind); none asks the
+# prereg again. The rules of a kind the arm is not are never requested.
 from pathlib import Path
 
-import yaml
+from snakemake.utils import validate
 
-from audit.cells.universe import ROLE as UNIVERSE_ROLE
-from audit.cells.universe import files as universe_files
+from audit.core import arm as arm_record
+from audit.core.console import export_job_output
 
 
-HF_URI = BUNDLE if BUNDLE.startswith("hf://") else None  # fetched by the rule fetch_hf
-if HF_URI:
-    BUNDLE = f"{RES}/bundle/hf"
-RUN_FILES = ["cells", "census", "reproduce", "chance", "nulls", "null_hist"]  # a recompute run's files
-if _PREREG.get("feasibility"):  # declared: the contestants write feasibility.csv too
-    RUN_FILES.append("feasibility")
-if _PREREG.get("ranks"):  # declared: the contestants write ranks.csv and rank_pairs.csv too
-    RUN_FILES += ["ranks", "rank_pairs"]
-BUNDLE_FILES = {
-    "leaderboard": _PREREG.get("bundle", {}).get("leaderboard", "leaderboard.parquet"),
-    "instances": _PREREG.get("bundle", {}).get("instances", "instances.parquet"),
-}
-# universes declared as tables (docs/contract.md, Recipes): bundle files the lock hashes too
-UNIVERSE_ROLES = {f"{UNIVERSE_ROLE}{name}": name for name in universe_files(_PREREG)}
+include: "preflight.smk"
+
+
+check_config(config)  # bad_config, one line and exit 2, before snakemake's own check
+validate(config, schema="../schemas/config.schema.yaml", set_default=False)
+
+SRC = workflow.basedir  # the repository: packages and environments live here
+IMPLS = list(arm_record.IMPLS)
+RUNS = list(arm_record.RUNS)
+SEAT = config["seat"]
+SEAT_KEY = config.get("seat_key", "")  # empty: the default key path (docs/seal.md)
+# A second seat reruns the first seat's locked method, on a bundle that must match
+# the first seat's lock (checked by the lock rule): its annex, prereg and blake3.
+PREREG, PREREG_BLAKE3, EXPECT_BUNDLE = seat_prereg(config)
+
+check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
+RESULTS = arm_record.RESULTS  # every arm's folder; an amendment's parent is sealed here too
+LOCKED = check_arm(f"{RESULTS}/{config['arm']}", config["arm"], PREREG, PREREG_BLAKE3)
+# The lock's own reader and checks for the prereg's kind (audit/core/arm_kind.py): a
+# prereg the lock would refuse is one line and exit 2 here, before any job.
+KIND, _PREREG = prereg_kind(PREREG)
+A = arm_record.build(config, KIND, _PREREG)  # the arm, a frozen record
+ARM, RES, BUNDLE = A.name, A.res, A.bundle
+CONTROLS = list(A.controls)
+RUN_FILES = list(A.run_files)  # a recompute run's files (rules recompute, same_runs)
 
 
 # Null draws run in NULL_SHARDS jobs per recompute run, shard i drawing null_range(i).
 include: "null_shards.smk"
 
 
-check_bundle(
-    BUNDLE, BUNDLE_FILES.values(), built_by_rule=BUNDLE if HF_URI else "results/demo-bundle"
-)
+check_bundle(BUNDLE, A.needed, A.built_by_rule, A.jobs)  # missing_file
 # An amendment (prereg key amends): its parent arm, checked before any job.
-_ROLES = {
-    role: (f"{BUNDLE}/{name}", None) for role, name in {**BUNDLE_FILES, **UNIVERSE_ROLES}.items()
-}
-PARENT = check_amends(PREREG, _PREREG, ARM, _ROLES)
-check_locked_bundle(LOCKED, ARM, _ROLES)  # arm_locked: a locked arm's bundle content never changes
-if LOCKED is None:  # what the prereg will do with the bundle, before the lock writes anything
-    check_inputs(_PREREG, PREREG, BUNDLE)  # unsupported_type, a control's row (bad_prereg)
-# what the rule versus writes (workflow/rules/versus.smk); none for an arm amending nothing
-VERSUS = [f"{RES}/versus-{PARENT}.csv", f"{RES}/versus-{PARENT}.json"] if PARENT else []
+PARENT = check_amends(PREREG, _PREREG, ARM, A.roles, A.jobs)
+check_locked_bundle(LOCKED, ARM, A.roles, A.jobs)  # arm_locked: the locked content never changes
+check_before_lock(LOCKED, KIND, _PREREG, PREREG, BUNDLE)  # unsupported_type, bad_prereg
+VERSUS = A.versus(PARENT)  # what the rule versus writes; none for an arm amending nothing
 check_writable(RES)  # unwritable: before any job, nothing removed
-check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in BUNDLE_FILES.values())])  # clock_skew
+check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in A.needed)])  # clock_skew
 hold_run_lock()  # one run per folder; a killed run resumes with the usual command
 check_envs(IMPLS)  # an environment that lost files is synced again
+# What a job prints goes to its log (tee) and, only with SECONDSEAT_VERBOSE=1 or
+# --verbose, to the terminal too; the terminal otherwise shows one line per stage and
+# the summary (audit/core/console.py, the logger plugin profiles/default names). The
+# rules name it through the environment (a job that has none writes to /dev/null), so
+# their commands and params are the same words in either mode: switching modes
+# reruns nothing.
+export_job_output(terminal_verbose())
 
 
 wildcard_constraints:
     impl="pandas|pyarrow",
     run=r"\d+",
     shard=r"\d+",
-
-
-def bundle_file(role):
-    return f"{BUNDLE}/{BUNDLE_FILES[role]}"
-
-
-def contestant_command(impl):
-    """The contestant's entry for a leaderboard arm (the shard commands, null_draws.smk)."""
-    return ["-m", f"impl_{impl}"]
-
-
-def run_dir(impl, run):
-    return f"{RES}/recompute/{impl}/run{run}"
+    parent=r"[a-z0-9][a-z0-9._-]*",
 
 
 def get_final_output():
-    return [
-        f"{RES}/census.txt",
-        f"{RES}/controls.md",
-        f"{RES}/annex",
-    ]
+    """What `snakemake` builds when asked for nothing: the census, the controls' table
+    when the arm has controls, and the annex, which waits for the rest (the report, a
+    trials arm's comparison and settings census, an amendment's versus, the self-test
+    when the prereg asks for it)."""
+    return A.final_outputs()
 
 
-def bundle_dir(wildcards, input):
-    """The bundle folder, derived from the bundle files a rule takes as input."""
-    return str(Path(input.leaderboard).parent)
+def impl_python(impl):
+    """The interpreter of a contestant's own environment (made by impl_env)."""
+    return f"{SRC}/.venvs/impl-{impl}/bin/python"
 
 
-# What the shared stage rules (lock.smk, census.smk, annex.smk) read and write on a
-# leaderboard arm.
+def src(wildcards):
+    return SRC
+
+
+def contestant_command(impl):
+    """The contestant's entry for the arm's kind: `-m impl_<x>` [`trials`]."""
+    return KIND.contestant_command(impl)
+
+
+def shipped(files):
+    """Input files, each of the shipped bundle marked locked_input (preflight.smk)."""
+    return {k: locked_input(v) if v in A.shipped.values() else v for k, v in files.items()}
+
+
 def lock_inputs(wildcards):
-    return {role: locked_input(bundle_file(role)) for role in ("leaderboard", "instances")}
+    """What the lock reads besides the prereg: the bundle files it hashes."""
+    return shipped(A.lock_inputs())
 
 
 def recompute_inputs(wildcards):
     """What a recompute reads besides the locked prereg (recompute.smk)."""
-    return {"lock": f"{RES}/lock/lock.json", **lock_inputs(wildcards)}
+    return shipped(A.recompute_inputs())
 
 
-recompute_bundle = bundle_dir  # the folder of the bundle files a recompute reads
-LOCK_BUNDLE = bundle_dir  # the folder of the bundle files (demo, fetched, or shipped)
-LOCK_ASSEMBLED = []
-CENSUS_OUTPUTS = {
-    "txt": f"{RES}/census.txt",
-    "json": f"{RES}/census.json",
-    "columns": f"{RES}/census_columns.csv",
-    "cells": f"{RES}/census_cells.csv",
-    "rows": f"{RES}/census_rows.csv",
-}
-RECORDED_OUTPUTS = [
-    *expand(f"{RES}/recompute/{{impl}}/run{{run}}/{{f}}.csv", impl=IMPLS, run=RUNS, f=RUN_FILES),
-    f"{RES}/agreement.json",
-    f"{RES}/census.json",
-    f"{RES}/census_columns.csv",
-    f"{RES}/census_cells.csv",
-    f"{RES}/census_rows.csv",
-    *expand(
-        f"{RES}/controls/{{control}}/{{impl}}/{{f}}.csv",
-        control=CONTROLS,
-        impl=IMPLS,
-        f=["cells", "census", "reproduce"],
-    ),
-    *expand(f"{RES}/controls/{{control}}/check.csv", control=CONTROLS),
-    f"{RES}/controls.csv",
-    *VERSUS,
-]
-CONTROLS_MD = [f"{RES}/controls.md"]
-
-
-# What the controls (controls.smk) read and rerun on a leaderboard arm: the locked
-# bundle, and the contestants' cells, census and null table.
-# With ranks declared, a swap's prediction relabels the unperturbed run's rank census
-# (controls/ranks_predict.py): the controls read pandas' first run's rank files too.
-RANKS_BEFORE = (
-    {f: f"{RES}/recompute/pandas/run1/{f}.csv" for f in ("ranks", "rank_pairs")}
-    if _PREREG.get("ranks")
-    else {}
-)
+def recompute_bundle(wildcards, input):
+    """The folder a recompute reads: the shipped bundle, or the one the run assembles."""
+    return A.read_dir
 
 
 def control_source(wildcards):
-    return {"files": f"{RES}/lock/files.json", **lock_inputs(wildcards), **RANKS_BEFORE}
+    """What the controls read (controls.smk): the locked bundle, or the trial table."""
+    return shipped(A.control_inputs())
 
 
 def control_source_args(wildcards, input):
-    ranks = ["--ranks", str(Path(input.ranks).parent)] if RANKS_BEFORE else []
-    return ["--bundle", bundle_dir(wildcards, input), "--lock", input.files, *ranks]
+    return A.control_source_args(input)
 
 
-CONTROL_BUNDLE = [BUNDLE_FILES["leaderboard"], BUNDLE_FILES["instances"]]
-CONTROL_RUN_FILES = ["cells", "census", "reproduce", *(["ranks", "rank_pairs"] if RANKS_BEFORE else [])]
-REPORT_INPUTS = {
-    "columns": f"{RES}/census_columns.csv",
-    "cells": f"{RES}/census_cells.csv",
-    "hist": f"{RES}/recompute/pandas/run1/null_hist.csv",
-    "controls": f"{RES}/controls.csv",
-}
-REPORT_OUTPUTS = {
-    "md": f"{RES}/report/report.md",
-    "html": report(
-        f"{RES}/report/report.html",
-        caption="../report/report.rst",
-        category="Report",
-        labels={"what": "the whole report"},
-    ),
-    "census_map": report(
-        f"{RES}/report/census_map.svg",
-        caption="../report/census_map.rst",
-        category="Census",
-        labels={"what": "census map"},
-    ),
-    "nulls": report(
-        f"{RES}/report/null_histograms.svg",
-        caption="../report/nulls.rst",
-        category="Chance",
-        labels={"what": "permutation nulls"},
-    ),
-    "controls": report(
-        f"{RES}/report/controls.svg",
-        caption="../report/controls.rst",
-        category="Controls",
-        labels={"what": "predicted against measured"},
-    ),
-}
-if _PREREG.get("ranks"):  # declared only (docs/contract.md, Ranks)
-    REPORT_INPUTS["ranks"] = f"{RES}/recompute/pandas/run1/ranks.csv"
-    REPORT_OUTPUTS["ranks"] = report(
-        f"{RES}/report/ranks.svg",
-        caption="../report/ranks.rst",
-        category="Ranks",
-        labels={"what": "rank intervals and the top row's tie group"},
-    )
+def control_files(*names):
+    """Each control's folder, with these files in it (one list over every control)."""
+    return expand(f"{RES}/controls/{{control}}/{{f}}", control=CONTROLS, f=names)
+
+
+def control_args(wildcards):
+    return [a for c in CONTROLS for a in ("--control", c)]
+
+
+def controls_folder(stamps):
+    """results/<arm>/controls, from the controls' stamps a rule reads or writes."""
+    return str(Path(stamps[0]).parent.parent)
+
+
+def event_files(controls):
+    """The event files the seal chains, in the DAG's order (docs/seal.md): the lock,
+    every control's stamp, every perturbation (built only once all are stamped),
+    the record of the outputs."""
+    stamps = [f"{RES}/controls/{c}/stamp.json" for c in controls]
+    perturbed = [f"{RES}/events/perturb-{c}.json" for c in controls]
+    return [f"{RES}/events/lock.json", *stamps, *perturbed, f"{RES}/events/outputs.json"]
+
+
+def sealed_inputs(controls):
+    """Files the seal copies into the annex beside its declared inputs, declared too:
+    a rerun killed mid-way removes a job's outputs first, and Snakemake builds a
+    missing file again only when a job to run asks for it (never seal it absent)."""
+    per_control = ["prediction.csv", "selection.json", "check.csv", "verdict.json"]
+    files = [f"{RES}/controls/{c}/{f}" for c in controls for f in per_control]
+    files += [f"{RES}/recompute/{i}/run1/{f}.csv" for i in IMPLS for f in RUN_FILES]
+    return files + [f"{RES}/recompute/{i}/runs-identical.json" for i in IMPLS]
+
+
+def report_outputs():
+    """The report's files; those Snakemake's own report shows carry their caption."""
+    return {k: captioned(v, A.report_captions.get(k)) for k, v in A.report_outputs.items()}
+
+
+def captioned(path, c):
+    """A report output, with its caption in Snakemake's report (--report) when it has one."""
+    return path if c is None else report(path, c.caption, category=c.category, labels={"what": c.what})
+
+
+# What the stage rules (lock.smk, census.smk, controls.smk, annex.smk) read and write.
+LOCK_BUNDLE = A.lock_bundle  # the folder the lock hashes
+LOCK_ASSEMBLED = list(A.lock_assembled)  # a trials source's assembled folder
+LOCK_COPIES = list(A.copied.values())  # shipped files the lock copies where they are read
+CENSUS_OUTPUTS = A.census_outputs
+RECORDED_OUTPUTS = [*A.recorded_outputs, *VERSUS]
+CONTROLS_MD = list(A.controls_md)
+CONTROL_BUNDLE = list(A.control_bundle)  # the files of a control's perturbed bundle
+CONTROL_RUN_FILES = list(A.control_run_files)  # what a control's rerun writes and compares
+REPORT_INPUTS = A.report_inputs
+REPORT_OUTPUTS = report_outputs()
+HF_URI = A.hf_uri  # a bundle on the Hugging Face Hub, fetched by the rule fetch_hf

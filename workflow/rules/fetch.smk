@@ -19,13 +19,13 @@ if HF_URI:
 
     rule fetch_hf:
         output:
-            leaderboard=bundle_file("leaderboard"),
-            instances=bundle_file("instances"),
+            leaderboard=A.shipped["leaderboard"],
+            instances=A.shipped["instances"],
             record=f"{BUNDLE}/hf-source.json",
         params:
             src=src,
             uri=HF_URI,
-            files=[*BUNDLE_FILES.values(), *UNIVERSE_ROLES.values()],
+            files=list(A.fetched),
             optional=_HF_OPTIONAL,
             out=BUNDLE,
         log:

@@ -1,6 +1,8 @@
 # Both kinds: the lock, the run's first job (docs/seal.md). What it reads besides
-# the prereg, the bundle folder it hashes and a trials source's assembled table are
-# each kind's (lock_inputs, LOCK_BUNDLE, LOCK_ASSEMBLED: common.smk, trials_common.smk).
+# the prereg, the bundle folder it hashes, a trials source's assembled table and the
+# shipped files it copies where the contestants read them (a trials source's
+# leaderboard) are the arm's (lock_inputs, LOCK_BUNDLE, LOCK_ASSEMBLED, LOCK_COPIES:
+# common.smk).
 rule lock:
     input:
         unpack(lock_inputs),
@@ -10,6 +12,7 @@ rule lock:
         lock=f"{RES}/lock/lock.json",
         files=f"{RES}/lock/files.json",
         events=f"{RES}/events/lock.json",
+        copies=LOCK_COPIES,
     params:
         src=src,
         expected=PREREG_BLAKE3,

@@ -88,12 +88,12 @@ def locked_input(path):
     return ancient(path) if LOCKED is not None else path
 
 
-def check_inputs(doc, prereg, bundle):
-    """A leaderboard arm not yet locked: the bundle's column types against what the prereg
-    reads, and the rows its controls name (audit/core/preflight.py), before the lock."""
-    guard(preflight.check_column_types, doc, bundle)
-    guard(preflight.check_universe_tables, doc, bundle)
-    guard(preflight.check_control_rows, doc, prereg, bundle)
+def check_before_lock(locked, kind, doc, prereg, bundle):
+    """An arm not yet locked: what its prereg will do with the bundle (column types, the
+    universe tables, the rows or entries its controls name; audit/core/preflight.py),
+    before the lock."""
+    if locked is None:
+        guard(preflight.check_before_lock, kind, doc, prereg, bundle)
 
 
 def guard_planned():
@@ -121,9 +121,11 @@ def guard_planned():
     guard(check_planned, RES, ARM, LOCKED, sealed_head(RES), jobs)
 
 
-def check_bundle(bundle, files, built_by_rule):
-    """missing_file for a bundle folder or file that is not there (unless a rule builds it)."""
+def check_bundle(bundle, files, built_by_rule, jobs):
+    """missing_file for a bundle folder or file that is not there (unless a rule builds it),
+    and for a trials source's jobs folder."""
     guard(preflight.check_bundle, bundle, list(files), built_by_rule)
+    guard(preflight.check_jobs, jobs)
 
 
 def check_writable(res, state=".snakemake"):
@@ -205,6 +207,16 @@ def prereg_kind(prereg):
     from audit.core.arm_kind import load_checked
 
     return guard(load_checked, prereg)
+
+
+def seat_prereg(cfg):
+    """The prereg, its expected blake3 and the lock's arguments for the bundle it must
+    match: a first seat's from the config; a second seat's from the first seat's annex,
+    once it verifies (second_seat), the bundle matching that annex's lock."""
+    if cfg["seat"] == "second":
+        annex, prereg, blake3 = second_seat(cfg)
+        return prereg, blake3, ["--expect-bundle", f"{annex}/lock/lock.json"]
+    return cfg["prereg"], cfg["prereg_blake3"], []
 
 
 def second_seat(cfg):

@@ -1,23 +1,19 @@
-# Trials arm: adapt (a trials source); the lock (lock.smk) and the recompute
-# (recompute.smk) are shared with a leaderboard arm.
+# A trials arm on a trials source: the adapter's trial table (the lock, lock.smk, and
+# the recompute, recompute.smk, are every arm's). Requested only by such an arm.
 
 
 rule adapt_trials:
     input:
-        jobs=f"{BUNDLE}/{SOURCE.get('jobs', '')}",
+        jobs=f"{BUNDLE}/{A.source_jobs}",
     output:
         table=f"{RES}/bundle/trials.parquet",
         adapter=f"{RES}/bundle/adapter.json",
     params:
         src=src,
         out=lambda w, output: str(Path(output.table).parent),
-        fmt=SOURCE.get("format", ""),
+        fmt=A.source_format,
         # tb-run-v1 (section 16.1): the declared duplicate rule and the board's minimum
-        tb=(
-            ["--duplicates", str(SOURCE["duplicates"]), "--min-tries", str(SOURCE["min_tries"])]
-            if SOURCE.get("format") == "tb-run-v1"
-            else []
-        ),
+        tb=list(A.adapt_args),
     log:
         f"{RES}/logs/adapt_trials.log",
     shell:

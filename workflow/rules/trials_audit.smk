@@ -1,5 +1,6 @@
-# Trials arm: the referee's trial tools, the settings census and compare-runs
-# (the census, report and annex of both kinds: census.smk, annex.smk).
+# A trials arm: the referee's trial tools, the settings census (a trials source) and
+# compare-runs (a prereg with `compare`), each requested by the report's inputs
+# (REPORT_INPUTS); the census, report and annex are every arm's.
 
 
 rule settings_census:
@@ -21,34 +22,6 @@ rule settings_census:
         " --out {params.out:q} > {log:q} 2>&1"
 
 
-def compare_flags(wildcards):
-    """Every flag from the prereg's compare block (trials contract section 11), as
-    a list of arguments: `:q` quotes each on its own."""
-    c = COMPARE
-    under = ["--under-study", ",".join(c["under_study"])] if c["under_study"] else []
-    return [
-        str(c["a"]),
-        str(c["b"]),
-        "--denominator",
-        str(c["denominator"]),
-        "--k",
-        ",".join(map(str, c["k"])),
-        "--seed",
-        str(_PREREG["seed"]),
-        "--draws",
-        str(c["draws"]),
-        *under,
-        *compare_policy_flags(c),
-    ]
-
-
-def compare_policy_flags(c):
-    """The compare block's optional direction, unit, policies and power settings, as
-    arguments (`--unit`, `points`, ...); a key left out keeps the command's default."""
-    keys = ("difference", "unit", "reward", "broken", "alpha", "power")
-    return [arg for k in keys if k in c for arg in (f"--{k}", str(c[k]))]  # schema: enums, numbers
-
-
 rule compare_runs:
     input:
         table=f"{RES}/bundle/trials.parquet",
@@ -60,7 +33,9 @@ rule compare_runs:
         txt=f"{RES}/compare/compare.txt",
     params:
         src=src,
-        flags=compare_flags,
+        # the prereg's compare block (trials contract section 11), each its own
+        # argument (audit/core/arm.py compare_args)
+        flags=list(A.compare_args),
         out=lambda w, output: str(Path(output.pairs).parent),
     log:
         f"{RES}/logs/compare_runs.log",
