@@ -173,3 +173,25 @@ def test_the_arm_is_frozen() -> None:
     a = _arm("config")
     with pytest.raises(dataclasses.FrozenInstanceError):
         a.res = "elsewhere"  # type: ignore[misc]
+
+
+def test_a_universe_table_is_a_bundle_file_the_lock_and_the_fetch_take() -> None:
+    # a measured column of prereg/demo.yaml given a universe read from a table of the
+    # bundle (docs/contract.md, Recipes): the lock's role universe:<file>
+    kind, doc = load_checked(ROOT / "prereg" / "demo.yaml")
+    column = next(iter(doc["columns"]["measured"]))
+    spec = {
+        **doc["columns"]["measured"][column],
+        "denominator": {
+            "universe": {
+                "column": "instance_id",
+                "ids": {"file": "universe.parquet", "column": "instance_id"},
+                "missing": "as_null",
+            }
+        },
+    }
+    doc = {**doc, "columns": {**doc["columns"], "measured": {column: spec}}}
+    a = arm_record.build({"arm": "u", "bundle": "b"}, kind, doc)
+    assert a.roles["universe:universe.parquet"] == ("b/universe.parquet", None)
+    assert a.fetched == ("leaderboard.parquet", "instances.parquet", "universe.parquet")
+    assert a.needed == ("leaderboard.parquet", "instances.parquet")
