@@ -195,3 +195,9 @@ def test_a_universe_table_is_a_bundle_file_the_lock_and_the_fetch_take() -> None
     assert a.roles["universe:universe.parquet"] == ("b/universe.parquet", None)
     assert a.fetched == ("leaderboard.parquet", "instances.parquet", "universe.parquet")
     assert a.needed == ("leaderboard.parquet", "instances.parquet")
+
+
+def test_the_universe_role_is_the_locks() -> None:
+    from audit.cells import universe
+
+    assert arm_record.UNIVERSE_ROLE == universe.ROLE

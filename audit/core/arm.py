@@ -23,6 +23,7 @@ IMPLS = ("pandas", "pyarrow")
 RUNS = (1, 2)
 LEADERBOARD_DEFAULTS = {"leaderboard": "leaderboard.parquet", "instances": "instances.parquet"}
 TRIALS_PLOTS = ("task_rewards", "intervals", "null_histograms", "settings")
+UNIVERSE_ROLE = "universe:"  # the lock's role of a universe table (audit/cells/universe.py)
 COMPARE_OPTIONAL = ("difference", "unit", "reward", "broken", "alpha", "power")
 
 
@@ -127,14 +128,12 @@ def build(config: dict[str, Any], kind: Kind, doc: dict[str, Any]) -> Arm:
 
 
 def _leaderboard(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) -> Arm:
-    from audit.cells.universe import ROLE, files
-
     hf_uri = bundle if bundle.startswith("hf://") else None
     if hf_uri:
         bundle = f"{res}/bundle/hf"
     names = {r: (doc.get("bundle") or {}).get(r, d) for r, d in LEADERBOARD_DEFAULTS.items()}
     # universes declared as tables (docs/contract.md, Recipes): bundle files the lock hashes
-    universes = {f"{ROLE}{name}": name for name in files(doc)}
+    universes = {f"{UNIVERSE_ROLE}{n}": n for n in LEADERBOARD.entry("bundle_tables")(doc)}
     run_files = list(LEADERBOARD.run_files)
     if doc.get("feasibility"):  # declared: the contestants write feasibility.csv too
         run_files.append("feasibility")

@@ -62,6 +62,7 @@ ROLES = (
     "check",  # (doc, path): the kind's schema and logic
     "measured",  # doc -> the measured columns the census judges
     "tolerance_of",  # (doc, row, column) -> the tolerance a cell was compared under
+    "bundle_tables",  # doc -> further tables of the bundle the prereg names (the lock hashes)
     "lock",
     "census",
     "report",
@@ -85,6 +86,7 @@ LEADERBOARD = Kind(
         ("check", "audit.cells.prereg:check"),
         ("measured", "audit.cells.prereg:measured"),
         ("tolerance_of", "audit.cells.prereg:tolerance_of"),
+        ("bundle_tables", "audit.cells.universe:files"),
         ("lock", "audit.lock.cells:lock"),
         ("census", "audit.cells.census:summarise"),
         ("report", "audit.report.leaderboard:build"),
@@ -122,6 +124,7 @@ TRIALS = Kind(
         ("check", "audit.trials.prereg:check"),
         ("measured", "audit.trials.prereg:measured"),
         ("tolerance_of", "audit.trials.prereg:tolerance_of"),
+        ("bundle_tables", "audit.trials.prereg:bundle_tables"),
         ("lock", "audit.lock.trials:lock"),
         ("census", "audit.trials.census:summarise"),
         ("report", "audit.report.trials:build"),

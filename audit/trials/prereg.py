@@ -64,6 +64,11 @@ def measured(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in spec.items() if not unpublished(v)}
 
 
+def bundle_tables(doc: dict[str, Any]) -> list[str]:
+    """Tables of the bundle beyond the source's and the leaderboard's: none in trials v1."""
+    return []
+
+
 def tolerance_of(doc: dict[str, Any], row: str, column: str) -> dict[str, Any]:
     """The tolerance a cell was compared under: its row's, or its column's."""
     spec = doc["leaderboard"]["columns"]["measured"][column]
