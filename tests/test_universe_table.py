@@ -218,6 +218,15 @@ def test_the_lock_hashes_the_universe_table(tmp_path: Path) -> None:
     r = lock(tmp_path / "2")
     assert r.code == 2 and r.stderr.startswith(f"error[missing_file]: {bundle}/universe.parquet")
     assert not (tmp_path / "2" / "lock").exists()
+    # a table the contestants refuse is refused by the lock too, which a bundle a rule
+    # builds (the demo, a Hub fetch) reaches with no check before it: nothing locked
+    pl.DataFrame({"instance_id": ["1", "2", "1"]}).write_parquet(bundle / "universe.parquet")
+    r = lock(tmp_path / "3")
+    assert r.code == 2 and r.stderr.strip() == (
+        f"error[bad_denominator]: {bundle}/universe.parquet: "
+        "universe column 'instance_id' holds id '1' more than once"
+    )
+    assert not (tmp_path / "3" / "lock").exists() and not (tmp_path / "3" / "events.json").exists()
 
 
 @pytest.mark.parametrize("impl", IMPL_PARAMS)

@@ -63,6 +63,9 @@ def lock(
             **file_record(path, name),
             **table_digest(path),
         }
+    # ids both contestants would refuse: refused here too, before anything is locked (a
+    # bundle a rule builds, the demo or a Hub fetch, reaches the lock unchecked)
+    universe.check_tables(doc, bundle)
     if disclosure.relations(doc):
         lb = str(Path(bundle) / doc["bundle"]["leaderboard"])
         ids = disclosure.leaderboard_ids(lb, [doc["bundle"]["row_id"]], None)
