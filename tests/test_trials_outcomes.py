@@ -251,7 +251,15 @@ def test_pass_k_notes_tasks_left_out(jobs: Path) -> None:
     ]
     from audit.trials.compare_runs import render
 
-    assert "k=2: p left out of pass@k and pass^k: n_A = 1, n_B = 2" in render(doc, pairs)
+    text = render(doc, pairs)
+    assert (
+        "k = 2: p left out of pass@k and pass^k: it has 1 value(s) in A and 2 in B, "
+        "and both must be >= 2" in text
+    )
+    assert (
+        "k = 2: q left out of pass@k and pass^k: it has 2 value(s) in A and 1 in B, "
+        "and both must be >= 2" in text
+    )
 
 
 def test_cli_pooled_arms_and_broken_first(jobs: Path, tmp_path: Path) -> None:
@@ -279,8 +287,12 @@ def test_cli_pooled_arms_and_broken_first(jobs: Path, tmp_path: Path) -> None:
     )
     assert res.code == 0, res.stderr
     lines = res.stdout.splitlines()
-    assert lines[0] == "broken verifiers in A (A+C): 1"
-    assert lines[1] == "  p: Ap2 (crashed, regraded 1.000000)"
+    # the headline (what is compared) comes first; the broken verifiers follow it, A before B
+    assert lines[0] == "compare-runs: A = A+C, B = B; difference B - A, in points"
+    k = lines.index("broken verifiers in A (A+C): 1 trial(s)")
+    assert lines[k + 1] == "  p: Ap2 (crashed, regraded 1.000000)"
+    # B's Bq2 timed out (the fixture): one broken verifier in B, listed after A's
+    assert lines.index("broken verifiers in B (B): 1 trial(s)") > k
     assert "control run left out of A: C (harness oracle, 2 trials)" in res.stdout
     assert json.loads((out / "compare.json").read_text(encoding="utf-8"))["unit"] == "points"
 
