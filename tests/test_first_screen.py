@@ -225,7 +225,7 @@ def test_terminal_markdown_html_and_certificate_print_the_same_digits(arms) -> N
 
 def numbers_ok(v: str) -> bool:
     """No exponent and at most 12 significant digits in a printed number."""
-    from audit.report import numbers
+    from audit.text import numbers
 
     return not numbers.is_number(v) or numbers.digits(v) <= 12
 

@@ -1,11 +1,11 @@
-"""audit/report/numbers.py and audit/report/labels.py: each expectation worked by hand (the
+"""audit/text/numbers.py and audit/text/labels.py: each expectation worked by hand (the
 arithmetic in the comment beside it), never by the formatter itself."""
 
 from __future__ import annotations
 
 import pytest
 
-from audit.report import labels, numbers
+from audit.text import labels, numbers
 
 
 @pytest.mark.parametrize(

@@ -194,7 +194,7 @@ def test_markdown_from_the_template() -> None:
     ]
     assert md.index("- Publication: whatever it is") < md.index("Intro with")
     # a pipe inside a cell is escaped, or it would split the cell in two
-    # headers are shown by their labels (audit/report/labels.py), the raw keys in the glossary
+    # headers are shown by their labels (audit/text/labels.py), the raw keys in the glossary
     assert "| Row | Value | Note |" in lines
     assert "| model\\|condition | 1.5 | <b> |" in lines
     assert "Empty in every row, so left out: Empty." in lines  # by its label

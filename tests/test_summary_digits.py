@@ -8,7 +8,7 @@ number found is checked against what the result files hold: census.json (cells, 
 agreement.json (disagreements), controls.csv (verdicts), census_cells.csv (per column and cell),
 the first contestant's nulls.csv and cells.csv (the null, the published and recomputed values).
 The expected value is read from those files and rounded here, half-even with Python's decimal
-module at the places the surface shows, never by audit/report/numbers.py (the formatter under
+module at the places the surface shows, never by audit/text/numbers.py (the formatter under
 test). A number the checks do not account for fails the test: a new number in the summary
 needs its source named here.
 

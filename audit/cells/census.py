@@ -19,7 +19,7 @@ from audit.core.agree import read_csv
 from audit.core.agreement import Agreement
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
-from audit.report import numbers
+from audit.text import numbers
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
 INFEASIBLE = "infeasible"  # docs/contract.md, Feasibility: counted apart, when declared

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from audit.text import numbers
+
 NO_INSTANCE_ROWS = (
     "The instance table has no rows: nothing shipped can recompute any cell, so every cell "
     "with an antecedent has no data, the permutation null is not computable and no control "
@@ -41,9 +43,7 @@ class CensusSummary:
 
 def constructed_words(r: dict, epsilon: float, threshold: object = None) -> str:
     """The flagged column's evidence in words (census.txt, report, certificate), its numbers
-    as audit/report/numbers.py prints them everywhere."""
-    from audit.report import numbers
-
+    as audit/text/numbers.py prints them everywhere."""
     p = numbers.chance_p(r["chance_p"], threshold)
     return (
         f"agreement in {r['column']} is more exact than independent data would give: "

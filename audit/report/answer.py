@@ -1,5 +1,5 @@
 """The answer, first: what the report's first screen, the certificate's first section and the
-terminal summary all show, in this order and with the same digits (audit/report/numbers.py):
+terminal summary all show, in this order and with the same digits (audit/text/numbers.py):
 
 1. the verdict per measured column: cells reproduced (and at which tier), divergent, no data,
    with the permutation null beside them;
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from audit.core.agreement import Agreement
 from audit.core.arm_kind import Kind
-from audit.report import labels, numbers
 from audit.seal import vulns
+from audit.text import labels, numbers
 
 JUDGED = ("reproduced", "divergent", "no_data", "infeasible")  # infeasible: where declared
 MISSED = ("divergent", "no_data", "infeasible")

@@ -19,8 +19,9 @@ from audit.core.arm_kind import LEADERBOARD
 from audit.feasible import record as feasibility
 from audit.files import write_atomic
 from audit.ranks import record as ranks
-from audit.report import answer, labels, limits, numbers, plots, render
+from audit.report import answer, limits, plots, render
 from audit.seal import timestamp, versus, vulns
+from audit.text import labels, numbers
 
 
 def _csv(path: Path) -> list[dict[str, str]]:

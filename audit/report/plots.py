@@ -13,7 +13,7 @@ from matplotlib.patches import Patch
 from matplotlib.textpath import TextToPath
 from matplotlib.ticker import MaxNLocator
 
-from audit.report import numbers
+from audit.text import numbers
 
 mpl.rcParams["svg.hashsalt"] = "secondseat"
 mpl.rcParams["svg.fonttype"] = "none"  # text stays text: smaller, searchable

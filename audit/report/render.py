@@ -17,8 +17,9 @@ from markupsafe import Markup
 from audit.core import disclosure
 from audit.files import write_atomic
 from audit.markdown import inline
-from audit.report import answer, labels, limits
+from audit.report import answer, limits
 from audit.report.answer import Answer
+from audit.text import labels
 
 
 @dataclass(frozen=True)

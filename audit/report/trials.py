@@ -13,8 +13,9 @@ from audit.core.agreement import Agreement
 from audit.core.arm_kind import TRIALS
 from audit.files import write_atomic
 from audit.ranks import record as ranks
-from audit.report import answer, labels, limits, numbers, plots, render
+from audit.report import answer, limits, plots, render
 from audit.seal import timestamp, versus, vulns
+from audit.text import labels, numbers
 from audit.trials import prereg as trials_prereg
 from audit.trials.summary import TrialsCensusSummary
 

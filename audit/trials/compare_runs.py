@@ -14,7 +14,7 @@ from audit.adapters.base import SETTING_NAMES, Options, canonical_json
 from audit.adapters.formats import adapt
 from audit.errors import AuditError
 from audit.files import write_atomic
-from audit.report import labels, numbers
+from audit.text import labels, numbers
 from audit.trials import outcomes, stats
 
 F6 = stats.fmt_fraction
