@@ -13,10 +13,10 @@ import pytest
 from scipy import stats as sps
 
 from audit.adapters.formats import adapt
+from audit.adapters.verifiers import broken_reason
 from audit.trials import stats
 from audit.trials.compare_runs import compare
 from audit.trials.metrics import metrics
-from audit.trials.verifiers import broken_reason
 from tests.conftest import run_audit
 
 # (task, trial id, kind, reward, regrade): kinds are "scored", "broken" (a

@@ -19,9 +19,9 @@ from typing import Any
 
 import polars as pl
 
+from audit.adapters.verifiers import VERIFIER_SCHEMA
 from audit.errors import AuditError
 from audit.files import read_regular
-from audit.trials.verifiers import VERIFIER_SCHEMA
 
 ABSENT = object()  # a path the record does not hold (not the same as JSON null)
 

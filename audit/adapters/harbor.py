@@ -28,8 +28,8 @@ from audit.adapters.base import (
     sort_rows,
     unread_files,
 )
+from audit.adapters.verifiers import run_summary, verifier_fields
 from audit.errors import AuditError
-from audit.trials.verifiers import run_summary, verifier_fields
 
 FORMAT = "harbor-trial-v1"
 LOOKED_FOR = "<run>/<trial>/result.json (Harbor trial folders)"

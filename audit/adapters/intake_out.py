@@ -14,12 +14,25 @@ import polars as pl
 from audit.adapters.base import SCHEMA as TRIAL_SCHEMA
 from audit.errors import AuditError
 from audit.files import write_atomic
-from audit.trials.compare_items import ITEM_SCHEMA
 
 # A record that cannot be read at all (no such file, not the format's bytes, its
 # sidecar absent) is skipped with its reason in a batch; a record that reads but
 # contradicts itself (a checksum, a count, a duplicate) refuses the batch.
 SKIPPABLE = ("missing_file", "unreadable")
+
+# The per-item record the adapters write (items.parquet) for compare-items
+# (audit/trials/compare_items.py) to read.
+ITEM_SCHEMA = {
+    "item_id": pl.String,
+    "run": pl.String,
+    "epoch": pl.Int64,
+    "input": pl.String,
+    "prompt": pl.String,
+    "output": pl.String,
+    "answer": pl.String,
+    "score": pl.Float64,
+    "target": pl.String,
+}
 
 
 def batch(

@@ -29,18 +29,6 @@ from audit.files import write_atomic
 
 BOUNDARIES = ("input", "prompt", "tokens", "output", "answer", "score", "included")
 NONE = "none"  # no recorded boundary differs
-# The per-item record the adapters write (items.parquet) for this command to read.
-ITEM_SCHEMA = {
-    "item_id": pl.String,
-    "run": pl.String,
-    "epoch": pl.Int64,
-    "input": pl.String,
-    "prompt": pl.String,
-    "output": pl.String,
-    "answer": pl.String,
-    "score": pl.Float64,
-    "target": pl.String,
-}
 
 
 def read_items(path: str) -> pl.DataFrame:
