@@ -1,5 +1,5 @@
 """The rank census of an arm in words (report and certificate), from the agreed ranks.csv
-(docs/contract.md, Ranks). Written only where the prereg declares `ranks`, so an arm
+(docs/contract.md, Ranks); the report's page part of it is audit/report/rank_section.py. Written only where the prereg declares `ranks`, so an arm
 that does not keeps its bytes. No dataframe library."""
 
 from __future__ import annotations
@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 from audit.core.arm_kind import TRIALS, Kind
 
@@ -84,25 +83,6 @@ def summary(
         for r in rows
     ]
     return paragraphs, table
-
-
-def report_section(res: Path, doc: dict, out: Path, kind: Kind) -> Any:
-    """The report's rank section, its plot ranks.svg written into `out` (declared only)."""
-    from audit.files import write_atomic
-    from audit.report import plots, render
-
-    rows = read(res)
-    text, table = summary(doc, rows, kind)
-    by_column = {n: [r for r in rows if r["column"] == n] for n in doc["ranks"]["columns"]}
-    svg = plots.rank_intervals(by_column)
-    write_atomic(out / "ranks.svg", svg)
-    return render.Section(
-        "Ranks: does the data support the published order?",
-        "ranks",
-        paragraphs=text,
-        table=render.table(table, list(table[0]), "ranks") if table else None,
-        figures=[render.Figure("ranks.svg", "rank intervals", "ranks-plot", svg)],
-    )
 
 
 def adjacent_lines(rows: list[dict[str, str]]) -> list[str]:

@@ -18,8 +18,7 @@ from audit.core.agreement import Agreement
 from audit.core.arm_kind import LEADERBOARD
 from audit.feasible import record as feasibility
 from audit.files import write_atomic
-from audit.ranks import record as ranks
-from audit.report import answer, limits, plots, render
+from audit.report import answer, limits, plots, rank_section, render
 from audit.seal import timestamp, versus, vulns
 from audit.text import labels, numbers
 
@@ -121,7 +120,7 @@ def build(res_dir: str, out_dir: str) -> None:
         )
     )
     if doc.get("ranks"):  # declared only: an arm without it keeps its bytes
-        sections.append(ranks.report_section(res, doc, out, LEADERBOARD))
+        sections.append(rank_section.section(res, doc, out, LEADERBOARD))
     threshold = summary.chance["threshold"]
     chance = [_chance_row(c, threshold) for c in columns if c["kind"] == "measured"]
     constructed = [

@@ -13,7 +13,7 @@ from audit.core.agreement import Agreement
 from audit.core.arm_kind import TRIALS
 from audit.files import write_atomic
 from audit.ranks import record as ranks
-from audit.report import answer, limits, plots, render
+from audit.report import answer, limits, plots, rank_section, render
 from audit.seal import timestamp, versus, vulns
 from audit.text import labels, numbers
 from audit.trials import prereg as trials_prereg
@@ -481,7 +481,7 @@ def build(res_dir: str, out_dir: str) -> None:
             )
         )
     if doc.get("ranks"):  # declared only (section 17): an arm without it keeps its bytes
-        sections.append(ranks.report_section(res, doc, out, TRIALS))
+        sections.append(rank_section.section(res, doc, out, TRIALS))
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
