@@ -46,8 +46,9 @@ class _Malformed(ValueError):
 class _Thrift:
     """A Thrift compact-protocol struct reader over a bounded buffer."""
 
-    def __init__(self, data: bytes | mmap.mmap, pos: int, end: int) -> None:
+    def __init__(self, data: bytes | mmap.mmap, pos: int, end: int, strings: bool = False) -> None:
         self.data, self.pos, self.end = data, pos, end
+        self.strings = strings  # keep binary and string values (the footer's), not only skip them
 
     def byte(self) -> int:
         if self.pos >= self.end:
@@ -86,8 +87,10 @@ class _Thrift:
             self.skip(8)
             return None
         if kind == 8:
-            self.skip(self.varint())
-            return None
+            n = self.varint()
+            start = self.pos
+            self.skip(n)
+            return bytes(self.data[start : start + n]) if want and self.strings else None
         if kind in (9, 10):
             head = self.byte()
             size = head >> 4
@@ -160,15 +163,16 @@ def _int(v: object) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 
 
-def declared(data: bytes | mmap.mmap, size: int) -> Declared:
-    """The uncompressed bytes and the values a parquet file's pages declare (_Malformed:
-    a footer or page header that is not well-formed, or that points outside the file)."""
+def footer(data: bytes | mmap.mmap, size: int) -> tuple[dict[int, object], list[object], int]:
+    """A parquet file's FileMetaData (Thrift field id -> value), its column chunks'
+    ColumnMetaData in file order (row group by row group, column by column) and the
+    footer's length (_Malformed: no PAR1 at both ends, or a footer not well-formed)."""
     if size < 12 or data[:4] != b"PAR1" or data[size - 4 : size] != b"PAR1":
         raise _Malformed("not a parquet file (no PAR1 at both ends)")
     flen = int.from_bytes(data[size - 8 : size - 4], "little")
     if flen > size - 12:
         raise _Malformed("the footer's length points before the start of the file")
-    meta = _Thrift(data, size - 8 - flen, size - 8).struct()
+    meta = _Thrift(data, size - 8 - flen, size - 8, strings=True).struct()
     groups = meta.get(_FMD_ROW_GROUPS) or []
     chunks = [
         c.get(_CC_META) or {}
@@ -177,6 +181,13 @@ def declared(data: bytes | mmap.mmap, size: int) -> Declared:
         for c in (g.get(_RG_COLUMNS) or [])
         if isinstance(c, dict)
     ]
+    return meta, chunks, flen
+
+
+def declared(data: bytes | mmap.mmap, size: int) -> Declared:
+    """The uncompressed bytes and the values a parquet file's pages declare (_Malformed:
+    a footer or page header that is not well-formed, or that points outside the file)."""
+    meta, chunks, flen = footer(data, size)
     footer_values = sum(_int(m.get(_CMD_NUM_VALUES)) for m in chunks if isinstance(m, dict))
     uncompressed, page_values = 0, 0
     for m in chunks:

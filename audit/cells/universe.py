@@ -51,6 +51,10 @@ def _checked(bundle: str | Path, file: str, column: str) -> Path:
     from audit.bundles import parquet_bounds
 
     parquet_bounds.check(path, shown)
+    # an encoding the contestants refuse, in their line (docs/contract.md, Types)
+    from audit.bundles import parquet_encodings
+
+    parquet_encodings.check(path, shown)
     try:
         schema = pl.read_parquet_schema(path)
     except Exception:  # noqa: BLE001 - any unreadable file: the lock's own refusal

@@ -630,6 +630,20 @@ def _words(name: str, dtype: str) -> str:
     return f"column {name!r} has a type outside the contract's kinds here"
 
 
+def check_encodings(doc: Mapping[str, Any], bundle: str) -> None:
+    """unsupported_encoding, before the lock: a column chunk of the leaderboard, then of
+    the instance table, listing an encoding the contract does not read (any column,
+    named or not), in the contestants' line (audit/bundles/parquet_encodings.py). The
+    file is readable, so the lock would hash it and the arm be locked before the
+    contestants refused it. A file not there (a bundle a rule builds) is the lock's."""
+    from audit.bundles import parquet_encodings
+
+    for role in ("leaderboard", "instances"):
+        path = Path(bundle, doc["bundle"][role])
+        if path.is_file():
+            parquet_encodings.check(path, f"{bundle}/{path.name}")
+
+
 def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
     """unsupported_type, before the lock: a leaderboard column (in file order) that is
     not a label, then an instance column the prereg names (in the contract's order),
@@ -769,10 +783,11 @@ def check_jobs(jobs: tuple[str, str] | None) -> None:
 
 def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
     """What an arm not yet locked will do with its bundle, before the lock writes anything:
-    a leaderboard's column types, its universe tables and its controls' rows
-    (unsupported_type, missing_file, missing_column, bad_prereg);
+    a leaderboard's encodings, column types, universe tables and controls' rows
+    (unsupported_encoding, unsupported_type, missing_file, missing_column, bad_prereg);
     a trials registry's controls' entries (bad_prereg; nothing for a trials source)."""
     if kind is LEADERBOARD:
+        check_encodings(doc, bundle)
         check_column_types(doc, bundle)
         check_universe_tables(doc, bundle)
         check_control_rows(doc, prereg, bundle)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from audit.bundles import hf_source
+from audit.bundles import hf_source, parquet_encodings
 from audit.bundles.digest import table_digest
 from audit.cells import prereg as cells_prereg
 from audit.cells import universe
@@ -63,8 +63,13 @@ def lock(
             **file_record(path, name),
             **table_digest(path),
         }
-    # ids both contestants would refuse: refused here too, before anything is locked (a
-    # bundle a rule builds, the demo or a Hub fetch, reaches the lock unchecked)
+    # what both contestants would refuse: refused here too, before anything is locked (a
+    # bundle a rule builds, the demo or a Hub fetch, reaches the lock unchecked): an
+    # encoding the contract does not read (the leaderboard's, then the instance
+    # table's; a universe table's in check_tables), a universe table's ids
+    for role in ("leaderboard", "instances"):
+        name = doc["bundle"][role]
+        parquet_encodings.check(Path(bundle) / name, str(Path(bundle) / name))
     universe.check_tables(doc, bundle)
     if disclosure.relations(doc):
         lb = str(Path(bundle) / doc["bundle"]["leaderboard"])
