@@ -58,4 +58,5 @@ onsuccess:
 onerror:
     interrupted_exit()  # Ctrl-C: one line and exit 130
     stamp_refused_exit()  # a stamp the TSA refused when due: its one line, exit 2
+    input_refused_exit()  # input a job refused: its one line (and what to do), exit 2
     release_scheduler_timers()

@@ -1,4 +1,5 @@
-"""The end of a Snakemake run: nothing left that keeps the process alive.
+"""The end of a Snakemake run: nothing left that keeps the process alive, and a run a job
+stopped on input it cannot use ends as a refusal before any job does (one line, exit 2).
 
 After each pass that finds jobs ready, Snakemake's scheduler starts a
 threading.Timer of the job-rate timespan (--max-jobs-per-timespan: 1 s, and no
@@ -11,7 +12,10 @@ a timer only skips its look.
 
 from __future__ import annotations
 
+import re
 import threading
+from collections.abc import Iterable
+from pathlib import Path
 
 
 def release_timers() -> int:
@@ -20,3 +24,71 @@ def release_timers() -> int:
     for t in timers:
         t.cancel()
     return len(timers)
+
+
+# The classes a job's one line gives to input it cannot use (the bundle, the prereg, a
+# trials source: docs/contract.md, docs/trials-contract.md section 5, docs/refusals.md),
+# not to a fault of the run (a file changed after its stamp, runs that differ, a full
+# disk, a TSA): the same command would be refused the same way, and the arm, once
+# locked, takes no corrected input under its name.
+INPUT_CLASSES = frozenset(
+    {
+        "too_large",
+        "unreadable",
+        "unsupported_encoding",
+        "yaml_alias",
+        "yaml_duplicate_key",
+        "bad_prereg",
+        "missing_column",
+        "undeclared_column",
+        "duplicate_column",
+        "unsupported_type",
+        "duplicate_key",
+        "bad_type",
+        "ambiguous_value",
+        "bad_denominator",
+        "bad_key",
+        "unknown_row",
+        "bad_value",
+        "bad_trial",
+        "control",
+    }
+)
+TAIL = 64 << 10  # a log's last bytes hold its job's last line
+
+
+def refused_input(logs: Iterable[str | Path], since: float) -> list[str]:
+    """The one-line input refusals (``error[<class>]: ...``, a class of INPUT_CLASSES) the
+    jobs of this run printed last in their logs (written since ``since``, the run's
+    start), each once, in the order the logs were written; [] when none."""
+    found: list[tuple[float, str]] = []
+    for log in logs:
+        p = Path(log)
+        try:
+            st = p.stat()
+            if st.st_mtime < since or not p.is_file():
+                continue  # a log an earlier run left
+            with p.open("rb") as f:
+                f.seek(max(0, st.st_size - TAIL))
+                tail = f.read().decode("utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in reversed(tail):
+            m = _REFUSAL.match(line)
+            if m:
+                if m.group(1) in INPUT_CLASSES:
+                    found.append((st.st_mtime, line))
+                break  # the job's last refusal is its own
+    return list(dict.fromkeys(line for _, line in sorted(found)))
+
+
+_REFUSAL = re.compile(r"error\[([a-z_]+)\]: ")
+
+
+def locked_advice(arm: str, lock: str | Path) -> str:
+    """What to do when an input is refused after the arm was locked on it."""
+    return (
+        f"arm {arm!r} was locked on this input ({lock}) before a job refused it, and a"
+        " locked arm takes no other bundle or prereg: correct the input and audit it under"
+        f" a new arm name (say arm={arm}-2; README, 'Auditing another bundle')"
+    )
