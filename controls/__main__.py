@@ -13,7 +13,8 @@ control) and works in one process, in three steps the DAG keeps apart:
 
 The arm's kind (``--kind``, audit/core/arm_kind.py) decides what a control reads
 (its ``controls`` source): a leaderboard arm's bundle (``--bundle``, ``--lock``), or
-a trials arm's table (``--table``).
+a trials arm's table (``--table``); with ranks declared, a swap also reads the
+unperturbed run's rank census (``--ranks``).
 """
 
 from __future__ import annotations
@@ -38,8 +39,8 @@ def _source(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bundle", help="a leaderboard arm: the bundle folder")
     p.add_argument("--lock", help="a leaderboard arm: the lock's files.json, the bytes to read")
     p.add_argument("--table", help="a trials arm: the trial table (or the registry) to perturb")
-    p.add_argument("--ranks", help="a leaderboard arm declaring ranks: the unperturbed run's "
-                   "folder with ranks.csv and rank_pairs.csv (a swap predicts them)")  # fmt: skip
+    p.add_argument("--ranks", help="an arm declaring ranks: the unperturbed run's folder "
+                   "with ranks.csv and rank_pairs.csv (a swap predicts them)")  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -129,8 +130,11 @@ def _predict_each(args: argparse.Namespace, predict_one) -> None:
 def _predict_table(args: argparse.Namespace, doc: dict) -> None:
     from controls import sources
 
+    swaps = [n for n in args.control if doc["controls"][n]["kind"] == "swap"]
+    if swaps and doc.get("ranks") and args.ranks is None:
+        raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
     rows = sources.read_rows(doc, args.table)
-    _predict_each(args, lambda name: sources.predict(doc, rows, name))
+    _predict_each(args, lambda name: sources.predict(doc, rows, name, args.ranks))
 
 
 def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:

@@ -1,4 +1,6 @@
-"""A trial control measured by both contestants: entries.csv against the prediction."""
+"""A trial control measured by both contestants: entries.csv against the prediction, and,
+for a swap on an arm declaring ranks, ranks.csv and rank_pairs.csv against the rank census
+stamped with it (controls/trials_swap.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from audit.files import write_atomic
 from controls import sources
 
 TOL = Decimal("0.000001")
+RANK_FILES = ("ranks.csv", "rank_pairs.csv")  # written when the prereg declares ranks
 
 
 def _rows(path: Path, keys: tuple[str, ...]) -> dict[tuple[str, ...], dict[str, str]]:
@@ -31,8 +34,9 @@ def _hash(p: Path) -> str:
     return blake3.blake3(p.read_bytes()).hexdigest()
 
 
-def measure(pred: list[dict[str, str]], run: str, before: Path, after: Path) -> dict:
-    """One contestant: each predicted value measured; any change outside the run listed."""
+def measure(pred: list[dict[str, str]], runs: list[str], before: Path, after: Path) -> dict:
+    """One contestant: each predicted value measured; any change outside the control's
+    runs (entries) listed."""
     key = ("entry", "policy")
     b, a = _rows(before / "entries.csv", key), _rows(after / "entries.csv", key)
     measured = {}
@@ -44,14 +48,14 @@ def measure(pred: list[dict[str, str]], run: str, before: Path, after: Path) -> 
     unpredicted = [
         f"entries.csv {'|'.join(k)}"
         for k in sorted(set(b) | set(a))
-        if k[0] != run and b.get(k) != a.get(k)
+        if k[0] not in runs and b.get(k) != a.get(k)
     ]
     tkey = ("entry", "policy", "task")
     tb, ta = _rows(before / "tasks.csv", tkey), _rows(after / "tasks.csv", tkey)
     unpredicted += [
         f"tasks.csv {'|'.join(k)}"
         for k in sorted(set(tb) | set(ta))
-        if k[0] != run and tb.get(k) != ta.get(k)
+        if k[0] not in runs and tb.get(k) != ta.get(k)
     ]
     same = _hash(before / "entries.csv") == _hash(after / "entries.csv")
     return {"measured": measured, "unpredicted": unpredicted, "identical": same}
@@ -68,8 +72,8 @@ def check(
     impls = sorted(before)
     with Path(prediction).open(newline="", encoding="utf-8") as f:
         pred = list(csv.DictReader(f))
-    run, name = sources.target(selection), selection["control"]
-    m = {i: measure(pred, run, Path(before[i]), Path(after[i])) for i in impls}
+    runs, name = sources.targets(selection), selection["control"]
+    m = {i: measure(pred, runs, Path(before[i]), Path(after[i])) for i in impls}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(
@@ -116,6 +120,17 @@ def check(
         for i in impls
         if m[i]["unpredicted"]
     ]
+    rank = selection.get("ranks")
+    if rank is not None:  # a swap on an arm declaring ranks (trials contract 17)
+        from controls.ranks_predict import predicted_part
+
+        for i in impls:
+            for f in RANK_FILES:
+                path = Path(after[i]) / f
+                if not path.is_file():
+                    reasons.append(f"{i}: no {f} after the swap")
+                elif predicted_part(path.read_text(encoding="utf-8"), rank["columns"]) != rank[f]:
+                    reasons.append(f"{i}: {f} not as predicted after the swap")
     if not same:
         reasons.append("the contestants' perturbed entries.csv differ")
     verdict = {
@@ -128,6 +143,11 @@ def check(
         "class_changes": {i: [] for i in impls},
         "identical_to_unperturbed": {i: m[i]["identical"] for i in impls},
         "contestants_identical": same,
+        **(
+            {"ranks_predicted": rank["columns"], "ranks_not_predicted": rank["not_predicted"]}
+            if rank is not None
+            else {}
+        ),
         "verdict": "pass" if not reasons else "fail",
         "reasons": reasons,
     }

@@ -100,15 +100,19 @@ class Arm:
         or the trial table as the contestants read it and the lock (trials)."""
         if self.kind.controls == "bundle":
             return {"files": f"{self.res}/lock/files.json", **self.shipped, **self.ranks_before}
-        return {"table": self.read["table"], "lock": f"{self.res}/lock/lock.json"}
+        return {
+            "table": self.read["table"],
+            "lock": f"{self.res}/lock/lock.json",
+            **self.ranks_before,
+        }
 
     def control_source_args(self, input: Any) -> list[str]:
         """The controls' source arguments, from the files the rule takes (control_inputs)."""
+        ranks = ["--ranks", str(Path(input.ranks).parent)] if self.ranks_before else []
         if self.kind.controls == "bundle":
-            ranks = ["--ranks", str(Path(input.ranks).parent)] if self.ranks_before else []
             bundle = str(Path(input.leaderboard).parent)
             return ["--bundle", bundle, "--lock", str(input.files), *ranks]
-        return ["--table", str(input.table)]
+        return ["--table", str(input.table), *ranks]
 
 
 def build(config: dict[str, Any], kind: Kind, doc: dict[str, Any]) -> Arm:
@@ -275,6 +279,13 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
     copied = {"leaderboard": f"{read_dir}/{board['table']}"} if trials_source and board else {}
     read = {**shipped, **assembled, **copied} if trials_source else dict(shipped)
     controls = common["controls"]
+    # With ranks declared, a swap's prediction relabels the unperturbed run's rank census
+    # (controls/trials_swap.py), as on a leaderboard arm: pandas' first run's rank files.
+    ranks_before = (
+        {f: f"{res}/recompute/pandas/run1/{f}.csv" for f in ("ranks", "rank_pairs")}
+        if doc.get("ranks")
+        else {}
+    )
     referee = [f"{res}/census.json", f"{res}/intervals.csv", f"{res}/census_rows.csv"]
     if trials_source:
         referee += [f"{res}/settings/settings.csv", f"{res}/settings/settings_all.csv"]
@@ -315,8 +326,11 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
         lock_bundle=bundle,
         lock_assembled=("--assembled", f"{res}/bundle") if trials_source else (),
         control_bundle=(source["table"],),  # the file a control perturbs, as it is read
-        control_run_files=TRIALS.controls_compared,
-        ranks_before={},
+        control_run_files=(
+            *TRIALS.controls_compared,
+            *(("ranks", "rank_pairs") if ranks_before else ()),
+        ),
+        ranks_before=ranks_before,
         controls_md=(f"{res}/controls.md",) if controls else (),
         census_outputs={
             "txt": f"{res}/census.txt",

@@ -182,10 +182,10 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
         if kind == "registry":
             if spec["kind"] not in REGISTRY_CONTROLS:
                 raise bad(f"control {name!r}: {REGISTRY_CONTROLS_NOT[spec['kind']]}")
-            if "run" in target:
+            if "run" in target or "runs" in target:
                 raise bad(f"control {name!r}: a registry control targets an entry, not a run")
             continue
-        if "entry" in target:
+        if "entry" in target or "entries" in target:
             raise bad(f"control {name!r}: a trial control targets a run, not an entry")
         ordered = [p for p, s in doc["policies"].items() if s["select"] != "all"]
         if spec["kind"] == "reorder_starts" and not ordered:
@@ -193,7 +193,7 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
 
 
 # docs/controls.md: what a registry (one row per entry and task, no trial rows) can take
-REGISTRY_CONTROLS = ("flip", "drop")
+REGISTRY_CONTROLS = ("flip", "drop", "swap")
 REGISTRY_CONTROLS_NOT = {
     "duplicate": "a registry has no trial copies to add, and a second row of one "
     "(entry, task) is duplicate_key (trials contract 3)",
