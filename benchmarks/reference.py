@@ -65,8 +65,8 @@ def reference(impl: str, prereg: str, bundle: str, out: Path) -> None:
     from controls.perturb import perturb, reader
     from controls.predict import predict, selection_json
 
-    doc = LEADERBOARD.entry("prereg")(prereg)  # as the controls' jobs read it (--kind)
-    names = sorted(doc.get("controls") or {})
+    doc = LEADERBOARD.entry("record")(prereg)  # as the controls' jobs read it (--kind)
+    names = sorted(doc.controls)
     folder = out / "controls"
     read, table = bundle_reader(bundle, doc), reader(doc, bundle)
     for name in names:

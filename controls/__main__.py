@@ -138,17 +138,19 @@ def _predict_table(args: argparse.Namespace, doc: dict) -> None:
 
 
 def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
+    from audit.cells.record import parse
     from audit.cells.universe import inlined
     from audit.seal.locked import locked_bundle
     from controls.exact import bundle_reader
     from controls.predict import predict
 
-    if doc.get("ranks") and args.ranks is None:
+    record = parse(doc, args.prereg)  # the checked prereg's frozen record
+    if record.ranks is not None and args.ranks is None:
         raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
     with locked_bundle(args.bundle, args.lock) as bundle:
-        doc = inlined(doc, bundle)  # a universe declared as a table: its ids, listed
-        read = bundle_reader(bundle, doc)  # read once for every control
-        _predict_each(args, lambda name: predict(doc, bundle, name, read, args.ranks))
+        record = inlined(record, bundle)  # a universe declared as a table: its ids, listed
+        read = bundle_reader(bundle, record)  # read once for every control
+        _predict_each(args, lambda name: predict(record, bundle, name, read, args.ranks))
 
 
 def _perturb_each(args: argparse.Namespace, perturb_one) -> None:
@@ -176,12 +178,14 @@ def _perturb_table(args: argparse.Namespace, doc: dict) -> None:
 
 
 def _perturb_bundle(args: argparse.Namespace, doc: dict) -> None:
+    from audit.cells.record import parse
     from audit.seal.locked import locked_bundle
     from controls.perturb import perturb, reader
 
+    record = parse(doc, args.prereg)  # the checked prereg's frozen record
     with locked_bundle(args.bundle, args.lock) as bundle:
-        table = reader(doc, bundle)  # read once for every control
-        _perturb_each(args, lambda selection, out: perturb(doc, bundle, selection, out, table))
+        table = reader(record, bundle)  # read once for every control
+        _perturb_each(args, lambda selection, out: perturb(record, bundle, selection, out, table))
 
 
 def _check_table(sel: dict, prediction: str, before: dict, after: dict, out_csv: str,

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.cells.record import Column, Prereg
+
 Value = Fraction | str | None  # None: no data
 
 
@@ -22,10 +24,10 @@ class ByRow:
     A prediction looks at one or two rows many times; filtering ten million
     rows for each look costs seconds, a lookup nothing."""
 
-    def __init__(self, frame: pl.DataFrame, doc: dict) -> None:
+    def __init__(self, frame: pl.DataFrame, doc: Prereg) -> None:
         self.all = frame
-        self.row_id = doc["bundle"]["row_id"]
-        self.group_by = doc["bundle"]["group_by"]
+        self.row_id = doc.bundle.row_id
+        self.group_by = doc.bundle.group_by
         self.rows: dict[str, pl.DataFrame] = {}
 
     def frame(self, row: str, group: str | None) -> pl.DataFrame:
@@ -46,14 +48,14 @@ class ByRow:
         return dict(per_row.iter_rows())
 
 
-def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, ByRow]:
+def read_bundle(bundle: str, doc: Prereg) -> tuple[pl.DataFrame, ByRow]:
     """The leaderboard, and the instance columns the method reads, split by row id."""
-    b = doc["bundle"]
-    lb = pl.read_parquet(Path(bundle) / b["leaderboard"])
-    needed = {b["row_id"], b["group_by"], *b["instance_key"]}
-    needed |= {s["source"] for s in doc["columns"]["measured"].values() if "source" in s}
-    needed |= {c for c in (population_of(doc, p) for p in doc["policies"]) if c is not None}
-    path = Path(bundle) / b["instances"]
+    b = doc.bundle
+    lb = pl.read_parquet(Path(bundle) / b.leaderboard)
+    needed = {b.row_id, b.group_by, *b.instance_key}
+    needed |= {s.source for s in doc.measured.values() if s.source is not None}
+    needed |= {c for c in (doc.population_of(p) for p in doc.policies) if c is not None}
+    path = Path(bundle) / b.instances
     present = pl.read_parquet_schema(path)
     inst = pl.read_parquet(path, columns=[c for c in present if c in needed])
     floats = [c for c, t in inst.schema.items() if t.is_float()]
@@ -62,36 +64,27 @@ def read_bundle(bundle: str, doc: dict) -> tuple[pl.DataFrame, ByRow]:
     return lb, ByRow(inst, doc)
 
 
-def bundle_reader(bundle: str, doc: dict) -> Callable[[], tuple[pl.DataFrame, ByRow]]:
+def bundle_reader(bundle: str, doc: Prereg) -> Callable[[], tuple[pl.DataFrame, ByRow]]:
     """read_bundle at the first call, the same tables after (every control of a run
     predicts from the same unperturbed bundle; nothing here changes them)."""
     return cache(partial(read_bundle, bundle, doc))
 
 
-def row_ids(lb: pl.DataFrame, doc: dict) -> list[str]:
-    return sorted(str(v) for v in lb.get_column(doc["bundle"]["row_id"]).to_list())
+def row_ids(lb: pl.DataFrame, doc: Prereg) -> list[str]:
+    return sorted(str(v) for v in lb.get_column(doc.bundle.row_id).to_list())
 
 
-def population_of(doc: dict, policy: str) -> str | None:
-    """The column a mean policy's population requires not null (policy key population)."""
-    spec = doc["policies"].get(policy) or {}
-    return (spec.get("population") or {}).get("not_null")
-
-
-def in_population(frame: pl.DataFrame, doc: dict, policy: str) -> pl.DataFrame:
+def in_population(frame: pl.DataFrame, doc: Prereg, policy: str) -> pl.DataFrame:
     """The rows a mean under ``policy`` is taken over: all, or those its population keeps."""
-    column = population_of(doc, policy)
+    column = doc.population_of(policy)
     return frame if column is None else frame.filter(pl.col(column).is_not_null())
 
 
-def fixed_of(spec: dict) -> int | None:
+def fixed_of(spec: Column) -> int | None:
     """A rate or mean column's declared denominator: N of {fixed: N}, the number of ids of
     {universe: ...} (the contestants refuse a row whose ids do not fit it); None: the
     rows listed."""
-    declared = spec.get("denominator")
-    if not isinstance(declared, dict):
-        return None
-    return declared["fixed"] if "fixed" in declared else len(declared["universe"]["ids"])
+    return None if spec.denominator is None else spec.denominator.count()
 
 
 def denominator(frame: pl.DataFrame, source: str, nulls: str, fixed: int | None = None) -> int:
@@ -158,18 +151,20 @@ def mean(
     return s if total else scale * s / n
 
 
-def direct(spec: dict, frame: pl.DataFrame, nulls: str, in_population: bool = False) -> Value:
+def direct(spec: Column, frame: pl.DataFrame, nulls: str, in_population: bool = False) -> Value:
     """A rate, mean or sum column's exact value over the frame (its population already
     taken, ``in_population``: a declared denominator then counts nothing unlisted)."""
     fixed = None if in_population else fixed_of(spec)
-    if spec["recipe"] == "rate":
-        return rate(frame, spec["source"], spec["scale"], nulls, fixed)
-    return mean(frame, spec["source"], nulls, spec.get("scale", 1), fixed, spec["recipe"] == "sum")
+    assert spec.source is not None
+    if spec.recipe == "rate":
+        assert spec.scale is not None
+        return rate(frame, spec.source, spec.scale, nulls, fixed)
+    return mean(frame, spec.source, nulls, spec.mean_scale, fixed, spec.recipe == "sum")
 
 
 def cell(
     inst: ByRow,
-    doc: dict,
+    doc: Prereg,
     row: str,
     column: str,
     policy: str,
@@ -178,25 +173,25 @@ def cell(
     """Exact value of one cell under one policy; ``overrides`` replace component cells."""
     if overrides and (column, policy) in overrides:
         return overrides[(column, policy)]
-    spec = doc["columns"]["measured"][column]
-    recipe = spec["recipe"]
+    spec = doc.measured[column]
+    recipe = spec.recipe
     if recipe == "single_value":
-        values = inst.frame(row, None).get_column(spec["source"]).drop_nulls().unique()
+        values = inst.frame(row, None).get_column(str(spec.source)).drop_nulls().unique()
         return None if values.len() == 0 else str(values[0])
     if recipe == "mean_of_columns":
-        parts = [cell(inst, doc, row, c, policy, overrides) for c in spec["columns"]]
+        parts = [cell(inst, doc, row, c, policy, overrides) for c in spec.columns]
         present = [p for p in parts if p is not None]
         return None if not present else sum(present, Fraction(0)) / len(present)  # type: ignore[arg-type]
-    nulls = doc["policies"][policy]["nulls"]
-    frame = inst.frame(row, spec["group"])
+    nulls = doc.policies[policy].nulls
+    frame = inst.frame(row, spec.group)
     if recipe == "rate":
         return direct(spec, frame, nulls)
     kept = in_population(frame, doc, policy)
-    return direct(spec, kept, nulls, population_of(doc, policy) is not None)
+    return direct(spec, kept, nulls, doc.population_of(policy) is not None)
 
 
-def policies_of(doc: dict, column: str) -> list[str]:
-    return list(doc["columns"]["measured"][column].get("policies", [])) or ["-"]
+def policies_of(doc: Prereg, column: str) -> list[str]:
+    return doc.measured[column].policies_or_dash()
 
 
 def fmt6(value: Value, signed: bool = False) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.cells.record import Prereg
 from controls import select
 from controls.errors import ControlError
 
@@ -25,26 +26,24 @@ def _is_one_of(keys: list[list[str]], cols: list[str]) -> pl.Expr:
     return hit
 
 
-def reader(doc: dict, bundle: str) -> Callable[[], pl.DataFrame]:
+def reader(doc: Prereg, bundle: str) -> Callable[[], pl.DataFrame]:
     """The unperturbed instance table, read at the first call and kept for the next
     (every control of a run perturbs the same table; polars frames are not changed
     in place, so each control starts from the table as read)."""
-    return cache(partial(pl.read_parquet, Path(bundle) / doc["bundle"]["instances"]))
+    return cache(partial(pl.read_parquet, Path(bundle) / doc.bundle.instances))
 
 
-def _carry(doc: dict, bundle: str, out: Path) -> None:
+def _carry(doc: Prereg, bundle: str, out: Path) -> None:
     """The bundle's universe tables (docs/contract.md, Recipes) as they are: a perturbed
     bundle changes instance rows, never the universe they are held to."""
-    from audit.cells.universe import files
-
-    for name in files(doc):
+    for name in dict.fromkeys(f for _, f, _ in doc.universe_tables()):
         tmp = out / f".{name}.tmp"
         shutil.copyfile(Path(bundle) / name, tmp)
         tmp.replace(out / name)
 
 
 def perturb(
-    doc: dict,
+    doc: Prereg,
     bundle: str,
     selection_path: str,
     out_dir: str,
@@ -53,23 +52,23 @@ def perturb(
     """Write the perturbed bundle; return the paths written. ``table``: the unperturbed
     instance table (``reader``), read here if not given."""
     sel = json.loads(Path(selection_path).read_text())
-    b = doc["bundle"]
+    b = doc.bundle
     out = Path(out_dir)
     if "skipped" in sel:  # nothing to perturb: the control's bundle is the unperturbed one
         out.mkdir(parents=True, exist_ok=True)
         for role in ("leaderboard", "instances"):
-            tmp = out / f".{b[role]}.tmp"
-            shutil.copyfile(Path(bundle) / b[role], tmp)
-            tmp.replace(out / b[role])
+            tmp = out / f".{b.table(role)}.tmp"
+            shutil.copyfile(Path(bundle) / b.table(role), tmp)
+            tmp.replace(out / b.table(role))
         _carry(doc, bundle, out)
-        return [str(out / b["leaderboard"]), str(out / b["instances"])]
+        return [str(out / b.leaderboard), str(out / b.instances)]
     inst = (table or reader(doc, bundle))()
     kind = sel["kind"]
     if kind in ("flip", "shift", "nullify"):
         hit = (
-            (pl.col(b["row_id"]).cast(pl.String) == sel["row_id"])
-            & (pl.col(b["group_by"]) == sel["group"])
-            & _is_one_of(sel["instances"], b["instance_key"])
+            (pl.col(b.row_id).cast(pl.String) == sel["row_id"])
+            & (pl.col(b.group_by) == sel["group"])
+            & _is_one_of(sel["instances"], list(b.instance_key))
         )
         src = sel["source"]
         if kind == "flip":
@@ -84,18 +83,18 @@ def perturb(
         inst = inst.with_columns(pl.when(hit).then(new).otherwise(pl.col(src)).alias(src))
     elif kind == "swap":
         a, c = sel["row_ids"]
-        rid = pl.col(b["row_id"])
+        rid = pl.col(b.row_id)
         inst = inst.with_columns(
             pl.when(rid == a)
             .then(pl.lit(c))
             .when(rid == c)
             .then(pl.lit(a))
             .otherwise(rid)
-            .alias(b["row_id"])
+            .alias(b.row_id)
         )
     elif kind == "reorder":
         keys = pl.Series(
-            "key", memoryview(select.stream_keys(doc["seed"], sel["control"], inst.height))
+            "key", memoryview(select.stream_keys(doc.seed, sel["control"], inst.height))
         )
         order = keys.to_frame().with_row_index("i").sort("key", "i").get_column("i")  # by (key, i)
         del keys
@@ -108,10 +107,10 @@ def perturb(
             del col
         inst = pl.DataFrame(columns)
     out.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(Path(bundle) / b["leaderboard"], out / b["leaderboard"])
-    tmp = out / f".{b['instances']}.tmp"
+    shutil.copyfile(Path(bundle) / b.leaderboard, out / b.leaderboard)
+    tmp = out / f".{b.instances}.tmp"
     # zstd like the bundles polars writes, at its fastest level: the copy is read once
     inst.write_parquet(tmp, compression="zstd", compression_level=1, statistics=False)
-    tmp.replace(out / b["instances"])
+    tmp.replace(out / b.instances)
     _carry(doc, bundle, out)
-    return [str(out / b["leaderboard"]), str(out / b["instances"])]
+    return [str(out / b.leaderboard), str(out / b.instances)]

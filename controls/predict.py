@@ -11,47 +11,44 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.cells.record import Control, Prereg
 from controls import exact, select
 from controls.errors import ControlError
 from controls.exact import Value
 
 
-def _rows_dependent_on(doc: dict, columns: set[str]) -> list[str]:
+def _rows_dependent_on(doc: Prereg, columns: set[str]) -> list[str]:
     """Measured columns whose value depends on any of ``columns`` (themselves included)."""
-    measured = doc["columns"]["measured"]
     out = set(columns)
     changed = True
     while changed:
         changed = False
-        for name, spec in measured.items():
-            if (
-                name not in out
-                and spec["recipe"] == "mean_of_columns"
-                and out & set(spec["columns"])
-            ):
+        for name, spec in doc.measured.items():
+            if name not in out and spec.recipe == "mean_of_columns" and out & set(spec.columns):
                 out.add(name)
                 changed = True
     return sorted(out)
 
 
-def _direct_columns(doc: dict, recipe: str, source: str, group: str) -> list[str]:
+def _direct_columns(doc: Prereg, recipe: str, source: str, group: str) -> list[str]:
     """Columns reading ``source`` in ``group`` by the recipe (a mean's: means and sums)."""
     recipes = ("mean", "sum") if recipe == "mean" else (recipe,)
     return sorted(
         n
-        for n, s in doc["columns"]["measured"].items()
-        if s["recipe"] in recipes and s["source"] == source and s["group"] == group
+        for n, s in doc.measured.items()
+        if s.recipe in recipes and s.source == source and s.group == group
     )
 
 
-def _target_row(doc, name, spec, lb, inst, eligible) -> str:
+def _target_row(doc: Prereg, name, spec: Control, lb, inst, eligible) -> str:
     rows = exact.row_ids(lb, doc)
-    if spec["target"] == "seeded":
+    if spec.seeded:
         pool = [r for r in rows if eligible(r)]
         if not pool:
             raise ControlError(f"control {name}: no leaderboard row is eligible")
-        return select.choose(doc["seed"], name, select.ROWS, pool, 1)[0]
-    row = spec["target"]["row_id"]
+        return select.choose(doc.seed, name, select.ROWS, pool, 1)[0]
+    assert isinstance(spec.target, tuple)
+    (row,) = spec.target
     if row not in rows:
         raise ControlError(f"control {name}: row {row!r} is not on the leaderboard")
     if not eligible(row):
@@ -59,46 +56,43 @@ def _target_row(doc, name, spec, lb, inst, eligible) -> str:
     return row
 
 
-def _keys(frame: pl.DataFrame, doc: dict) -> list[list[str]]:
+def _keys(frame: pl.DataFrame, doc: Prereg) -> list[list[str]]:
     """The frame's instance keys, in instance key order (the canonical order to choose from)."""
-    cols = doc["bundle"]["instance_key"]
+    cols = list(doc.bundle.instance_key)
     return [[str(v) for v in r] for r in frame.select(cols).sort(cols).iter_rows()]
 
 
-def _flip_or_shift(doc, name, spec, lb, inst):
-    column = spec["column"]
-    cspec = doc["columns"]["measured"][column]
-    source, group = cspec["source"], cspec["group"]
-    k = spec["size"] if spec["kind"] == "flip" else 1
+def _flip_or_shift(doc: Prereg, name, spec: Control, lb, inst):
+    cspec = doc.measured[str(spec.column)]
+    source, group = str(cspec.source), str(cspec.group)
+    k = int(spec.size or 0) if spec.kind == "flip" else 1
 
-    where = (
-        pl.col(source).fill_null(False) if spec["kind"] == "flip" else pl.col(source).is_not_null()
-    )
+    where = pl.col(source).fill_null(False) if spec.kind == "flip" else pl.col(source).is_not_null()
     eligible = inst.counts(group, where)  # one pass over the instances, not one per row
     row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
     candidates = inst.frame(row, group).filter(where)
-    chosen = select.choose(doc["seed"], name, select.INSTANCES, _keys(candidates, doc), k)
-    recipe = "rate" if spec["kind"] == "flip" else "mean"
+    chosen = select.choose(doc.seed, name, select.INSTANCES, _keys(candidates, doc), k)
+    recipe = "rate" if spec.kind == "flip" else "mean"
     direct = _direct_columns(doc, recipe, source, group)
     frame = inst.frame(row, group)
     overrides: dict[tuple[str, str], Value] = {}
     for col in direct:
         for pol in exact.policies_of(doc, col):
             before = exact.cell(inst, doc, row, col, pol)
-            cspec = doc["columns"]["measured"][col]
-            nulls = doc["policies"][pol]["nulls"]
-            if spec["kind"] == "flip":
+            cspec = doc.measured[col]
+            nulls = doc.policies[pol].nulls
+            if spec.kind == "flip":
                 n = exact.denominator(frame, source, nulls, exact.fixed_of(cspec))
-                delta = Fraction(-cspec["scale"] * k, n)
+                delta = Fraction(-int(cspec.scale or 0) * k, n)
             else:  # a shifted value outside the policy's population moves nothing
                 kept = exact.in_population(frame, doc, pol)
                 if [c for c in chosen if c in _keys(kept, doc)]:
-                    restricted = exact.population_of(doc, pol) is not None
+                    restricted = doc.population_of(pol) is not None
                     fixed = None if restricted else exact.fixed_of(cspec)
                     n = exact.denominator(kept, source, nulls, fixed)
                     # a sum moves by the shift itself; a mean by scale * shift / n
-                    size = Fraction(spec["size"])
-                    delta = size if cspec["recipe"] == "sum" else cspec.get("scale", 1) * size / n
+                    size = Fraction(spec.size or 0)
+                    delta = size if cspec.recipe == "sum" else cspec.mean_scale * size / n
                 else:
                     delta = Fraction(0)
             overrides[(col, pol)] = before if delta == 0 else before + delta  # type: ignore[operator]
@@ -113,7 +107,7 @@ def _flip_or_shift(doc, name, spec, lb, inst):
 
 
 def _nullified(
-    doc: dict,
+    doc: Prereg,
     frame: pl.DataFrame,
     col: str,
     pol: str,
@@ -129,22 +123,23 @@ def _nullified(
     Mean, the chosen values summing to s: ``zero`` keeps the denominator,
     (S - s) / n (falls by s / n); ``exclude`` drops them, (S - s) / (n_non_null - k).
     A denominator of 0 is no data."""
-    spec = doc["columns"]["measured"][col]
-    nulls = doc["policies"][pol]["nulls"]
-    values = frame.get_column(spec["source"])
+    spec = doc.measured[col]
+    source = str(spec.source)
+    nulls = doc.policies[pol].nulls
+    values = frame.get_column(source)
     non_null = values.len() - values.null_count()
     fixed = None if in_population else exact.fixed_of(spec)
     if nulls in ("failure", "zero"):
-        n = exact.denominator(frame, spec["source"], nulls, fixed)
+        n = exact.denominator(frame, source, nulls, fixed)
     else:
         n = non_null - k
     if n == 0:
         return None
-    if spec["recipe"] == "rate":
+    if spec.recipe == "rate":
         true = int(values.fill_null(False).sum())
-        return Fraction(spec["scale"] * (true - k), n)
+        return Fraction(int(spec.scale or 0) * (true - k), n)
     left = exact.series_sum(values.drop_nulls()) - chosen_sum
-    return left if spec["recipe"] == "sum" else spec.get("scale", 1) * left / n
+    return left if spec.recipe == "sum" else spec.mean_scale * left / n
 
 
 def _nullified_in_population(doc, frame, col, pol, chosen, by_key):
@@ -160,37 +155,36 @@ def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str],
     """Mean cells of the group under a policy whose population needs ``source`` not
     null, once the chosen rows' ``source`` is null: those rows leave the mean."""
     out: dict[tuple[str, str], Value] = {}
-    for col, spec in sorted(doc["columns"]["measured"].items()):
-        if spec["recipe"] not in ("mean", "sum") or spec["group"] != group:
+    for col, spec in sorted(doc.measured.items()):
+        if spec.recipe not in ("mean", "sum") or spec.group != group:
             continue
         for pol in exact.policies_of(doc, col):
-            if exact.population_of(doc, pol) != source:
+            if doc.population_of(pol) != source:
                 continue
             kept = exact.in_population(frame, doc, pol)
-            cols = doc["bundle"]["instance_key"]
+            cols = list(doc.bundle.instance_key)
             gone = {tuple(c) for c in chosen}
             stays = [tuple(str(v) for v in r) not in gone for r in kept.select(cols).iter_rows()]
             left = kept.filter(pl.Series(stays, dtype=pl.Boolean))
-            out[(col, pol)] = exact.direct(spec, left, doc["policies"][pol]["nulls"], True)
+            out[(col, pol)] = exact.direct(spec, left, doc.policies[pol].nulls, True)
     return out
 
 
-def _nullify(doc, name, spec, lb, inst):
-    column = spec["column"]
-    cspec = doc["columns"]["measured"][column]
-    source, group, k = cspec["source"], cspec["group"], spec["size"]
-    recipe = cspec["recipe"]
+def _nullify(doc: Prereg, name, spec: Control, lb, inst):
+    cspec = doc.measured[str(spec.column)]
+    source, group, k = str(cspec.source), str(cspec.group), int(spec.size or 0)
+    recipe = cspec.recipe
     # a rate nulls true values (so every policy moves); a mean nulls values it has
     where = pl.col(source).fill_null(False) if recipe == "rate" else pl.col(source).is_not_null()
     eligible = inst.counts(group, where)
     row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
     candidates = inst.frame(row, group).filter(where)
     keys = _keys(candidates, doc)
-    chosen = select.choose(doc["seed"], name, select.INSTANCES, keys, k)
+    chosen = select.choose(doc.seed, name, select.INSTANCES, keys, k)
     chosen_sum = Fraction(0)
     by_key: dict[tuple[str, ...], float] = {}
     if recipe == "mean":
-        cols = doc["bundle"]["instance_key"]
+        cols = list(doc.bundle.instance_key)
         by_key = {
             tuple(str(v) for v in r[:-1]): r[-1]
             for r in candidates.select([*cols, source]).iter_rows()
@@ -200,7 +194,7 @@ def _nullify(doc, name, spec, lb, inst):
     frame = inst.frame(row, group)
     overrides: dict[tuple[str, str], Value] = {
         (col, pol): _nullified_in_population(doc, frame, col, pol, chosen, by_key)
-        if recipe == "mean" and exact.population_of(doc, pol) is not None
+        if recipe == "mean" and doc.population_of(pol) is not None
         else _nullified(doc, frame, col, pol, chosen_sum, k)
         for col in direct
         for pol in exact.policies_of(doc, col)
@@ -217,17 +211,18 @@ def _nullify(doc, name, spec, lb, inst):
     return cells, selection
 
 
-def _swap(doc, name, spec, lb, inst):
+def _swap(doc: Prereg, name, spec: Control, lb, inst):
     rows = exact.row_ids(lb, doc)
-    if spec["target"] == "seeded":
-        pair = sorted(select.choose(doc["seed"], name, select.ROWS, rows, 2))
+    if spec.seeded:
+        pair = sorted(select.choose(doc.seed, name, select.ROWS, rows, 2))
     else:
-        pair = sorted(spec["target"]["row_ids"])
+        assert isinstance(spec.target, tuple)
+        pair = sorted(spec.target)
         missing = [r for r in pair if r not in rows]
         if missing:
             raise ControlError(f"control {name}: rows {missing} are not on the leaderboard")
     cells = []
-    for col in sorted(doc["columns"]["measured"]):
+    for col in sorted(doc.measured):
         for pol in exact.policies_of(doc, col):
             a, b = (exact.cell(inst, doc, r, col, pol) for r in pair)
             cells.append((pair[0], col, pol, a, b))
@@ -239,18 +234,18 @@ NO_INSTANCE_ROWS = "the instance table has no rows: nothing to perturb"
 RANK_FILES = ("ranks.csv", "rank_pairs.csv")  # a run's rank census (docs/contract.md, Ranks)
 
 
-def nothing_to_perturb(doc: dict, bundle: str) -> str | None:
+def nothing_to_perturb(doc: Prereg, bundle: str) -> str | None:
     """Why no control can be applied to this bundle, or None when one can.
 
     An instance table with no rows has nothing to flip, shift, swap or reorder:
     every control is then skipped (neither passed nor failed), with this reason."""
-    path = Path(bundle) / doc["bundle"]["instances"]
+    path = Path(bundle) / doc.bundle.instances
     rows = pl.scan_parquet(path).select(pl.len()).collect().item()
     return NO_INSTANCE_ROWS if rows == 0 else None
 
 
 def predict(
-    doc: dict,
+    doc: Prereg,
     bundle: str,
     name: str,
     read: Callable[[], tuple[pl.DataFrame, exact.ByRow]] | None = None,
@@ -263,25 +258,25 @@ def predict(
     controls/ranks_predict.py), stamped with it.
 
     A skipped control predicts no cell; its selection holds ``skipped``, the reason."""
-    spec = doc["controls"][name]
+    spec = doc.controls[name]
     tables = read or exact.bundle_reader(bundle, doc)
     skipped = nothing_to_perturb(doc, bundle)
     if skipped is not None:
         cells, selection = [], {"skipped": skipped}
-    elif spec["kind"] in ("flip", "shift"):
+    elif spec.kind in ("flip", "shift"):
         cells, selection = _flip_or_shift(doc, name, spec, *tables())
-    elif spec["kind"] == "nullify":
+    elif spec.kind == "nullify":
         cells, selection = _nullify(doc, name, spec, *tables())
-    elif spec["kind"] == "swap":
+    elif spec.kind == "swap":
         cells, selection = _swap(doc, name, spec, *tables())
-        if ranks is not None and doc.get("ranks"):  # docs/controls.md, a swap and the ranks
+        if ranks is not None and doc.ranks is not None:  # docs/controls.md, a swap and the ranks
             from controls.ranks_predict import predict as predict_ranks
 
             texts = [(Path(ranks) / f).read_text(encoding="utf-8") for f in RANK_FILES]
             selection["ranks"] = predict_ranks(selection["row_ids"], *texts)
     else:  # a reorder predicts that nothing changes: the bundle's values are not needed
         cells, selection = [], {"instances": "every row, in the seeded order"}
-    selection = {"control": name, "kind": spec["kind"], "size": spec.get("size"), **selection}
+    selection = {"control": name, "kind": spec.kind, "size": spec.size, **selection}
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["row_id", "column", "policy", "before", "after", "change"])

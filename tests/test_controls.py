@@ -7,6 +7,7 @@ from pathlib import Path
 
 import blake3
 
+from audit.cells.prereg import load_record
 from controls.check import check
 from tests.conftest import ROOT, read_csv_rows, run
 
@@ -178,12 +179,11 @@ def test_reorder_stream_keys_are_the_xof_read_big_endian() -> None:
 
 def _perturb(control: str, bundle: Path, tmp: Path) -> Path:
     """Predict and build the perturbed bundle (no ledger: the functions, not the CLI)."""
-    import yaml
 
     from controls.perturb import perturb
 
     _predict(control, bundle, tmp)
-    doc = yaml.safe_load(PREREG.read_text())
+    doc = load_record(PREREG)
     perturb(doc, str(bundle), str(tmp / "s.json"), str(tmp / "bundle"))
     return tmp / "bundle" / "instances.parquet"
 
@@ -300,11 +300,10 @@ def test_controls_of_one_run_each_start_from_the_unperturbed_table(
     each control still perturbs the table as read, not its predecessor's bundle: every
     bundle built in turn from the one reading is the bundle built from a reading of its own."""
     import polars as pl
-    import yaml
 
     from controls.perturb import perturb, reader
 
-    doc = yaml.safe_load(PREREG.read_text())
+    doc = load_record(PREREG)
     table = reader(doc, str(demo_bundle))
     for control in ("flip_m2_beta", "swap_m1_m2", "reorder_invariant", "shift_seeded_alpha_cost"):
         alone = _perturb(control, demo_bundle, tmp_path / control)
@@ -320,14 +319,13 @@ def test_predictions_of_one_run_each_read_the_unperturbed_bundle(
     """One run reads the unperturbed bundle once for all its predictions
     (controls.exact.bundle_reader); each prediction is still the one a reading of its
     own gives (the CLI, one control at a time)."""
-    import yaml
 
     from controls.exact import bundle_reader
     from controls.predict import predict, selection_json
 
-    doc = yaml.safe_load(PREREG.read_text())
+    doc = load_record(PREREG)
     read = bundle_reader(str(demo_bundle), doc)
-    for control in doc["controls"]:
+    for control in doc.controls:
         _predict(control, demo_bundle, tmp_path / control)
         table, selection = predict(doc, str(demo_bundle), control, read)
         assert table == (tmp_path / control / "p.csv").read_text()

@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 from audit.bundles import demo as demo_bundle
+from audit.cells.prereg import load_record
 from controls.check import check
 from controls.summary import summarise
 from tests.conftest import (
@@ -186,13 +187,12 @@ def test_every_control_is_skipped_with_its_reason(
 def test_a_skipped_controls_bundle_is_the_unperturbed_one(
     empty_bundle: Path, tmp_path: Path
 ) -> None:
-    import yaml
 
     from controls.perturb import perturb
 
     _, sel, _ = _predict("swap_m1_m2", empty_bundle, tmp_path)
     assert sel["skipped"] == REASON
-    doc = yaml.safe_load(PREREG.read_text())
+    doc = load_record(PREREG)
     written = perturb(doc, str(empty_bundle), str(tmp_path / "s.json"), str(tmp_path / "b"))
     for path in written:
         assert Path(path).read_bytes() == (empty_bundle / Path(path).name).read_bytes()

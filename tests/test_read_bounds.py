@@ -11,6 +11,8 @@ The bound worked out by hand: max(256 MiB, 64 x ~2.3 MB) = 256 MiB < 512 MiB.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -186,6 +188,20 @@ def _universe_doc() -> dict:
     }
 
 
+def _universe_record():
+    """The demo prereg's record with one measured column whose universe is that table."""
+    from dataclasses import replace
+    from types import MappingProxyType
+
+    from audit.cells.prereg import load_record
+    from audit.cells.record import Column, Denominator, Universe
+
+    universe = Universe("instance_id", "as_null", file="universe.parquet", id_column="x")
+    column = Column("m", "rate", "resolved", "alpha", 100, Denominator(universe=universe))
+    demo = load_record(Path(__file__).resolve().parents[1] / "prereg" / "demo.yaml")
+    return replace(demo, measured=MappingProxyType({"m": column}))
+
+
 def test_a_universe_table_past_the_bound_is_refused_unread(tmp_path, monkeypatch):
     """A universe table (docs/contract.md, Recipes) is a bundle file the referee reads
     whole (preflight before the lock, the controls' ids): bounded like the others. The
@@ -205,7 +221,7 @@ def test_a_universe_table_past_the_bound_is_refused_unread(tmp_path, monkeypatch
 
     for read in (
         lambda: preflight.check_universe_tables(_universe_doc(), str(bundle)),
-        lambda: universe.inlined(_universe_doc(), bundle),
+        lambda: universe.inlined(_universe_record(), bundle),
     ):
         with pytest.raises(AuditError) as e:
             read()

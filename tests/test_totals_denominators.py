@@ -24,6 +24,7 @@ from fractions import Fraction
 import polars as pl
 import pytest
 
+from audit.cells.prereg import load_record
 from tests.conftest import IMPL_PARAMS, run_impl
 from tests.small_board import SCHEMA, recompute, write_bundle, write_prereg
 
@@ -138,11 +139,10 @@ def test_a_malformed_recipe_is_refused(impl, column, impl_envs, board, tmp_path)
 def test_the_referees_exact_arithmetic_agrees(board, tmp_path) -> None:
     """controls.exact (the referee's own Fractions, which every control's prediction uses)
     gives the hand values exactly."""
-    import yaml
 
     from controls import exact
 
-    doc = yaml.safe_load(write_prereg(tmp_path / "p.yaml", MEASURED, TOLERANCE).read_text())
+    doc = load_record(write_prereg(tmp_path / "p.yaml", MEASURED, TOLERANCE))
     inst = exact.ByRow(pl.read_parquet(board / "instances.parquet"), doc)
     want = {
         ("a", "resolved_of5", "A"): Fraction(40),
@@ -166,13 +166,9 @@ def _predicted(board, tmp_path, control: str) -> tuple[dict, dict]:
     import csv
     import io
 
-    import yaml
-
     from controls import predict
 
-    doc = yaml.safe_load(
-        write_prereg(tmp_path / "p.yaml", MEASURED, TOLERANCE, [f"c: {control}"]).read_text()
-    )
+    doc = load_record(write_prereg(tmp_path / "p.yaml", MEASURED, TOLERANCE, [f"c: {control}"]))
     text, selection = predict.predict(doc, str(board), "c")
     rows = csv.DictReader(io.StringIO(text))
     return {(r["row_id"], r["column"], r["policy"]): r["change"] for r in rows}, selection

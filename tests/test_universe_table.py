@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from audit.cells import universe
+from audit.cells.prereg import load_record
 from audit.core import preflight
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -211,8 +212,8 @@ def test_the_lock_hashes_the_universe_table(tmp_path: Path) -> None:
     ]
     assert "universe:universe.parquet" in roles
     # the ids the controls read: the table's, listed
-    doc = universe.inlined(yaml.safe_load(prereg.read_text()), bundle)
-    ids = doc["columns"]["measured"]["resolved_u"]["denominator"]["universe"]["ids"]
+    doc = universe.inlined(load_record(prereg), bundle)
+    ids = doc.measured["resolved_u"].denominator.universe.ids
     assert sorted(ids) == ["1", "2", "3", "4", "5"]
     (bundle / "universe.parquet").unlink()
     r = lock(tmp_path / "2")

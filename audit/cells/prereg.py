@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from audit.cells.record import Prereg, parse
 from audit.core import disclosure
 from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
@@ -245,3 +246,9 @@ def missing_required(doc: Any, spec: dict[str, Any], where: str = "") -> list[st
         elif doc[key] != PLACEHOLDER:
             out.extend(missing_required(doc[key], props.get(key, {}), path))
     return out
+
+
+def load_record(path: str | Path) -> Prereg:
+    """The checked prereg (``load``) parsed once into its frozen record
+    (audit/cells/record.py): what the referee reads of a leaderboard prereg."""
+    return parse(load(path), str(path))

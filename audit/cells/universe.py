@@ -9,10 +9,10 @@ before the lock (``check_tables``). The contestants read and check it themselves
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
+from audit.cells.record import Prereg
 from audit.errors import AuditError
 
 ROLE = "universe:"  # the lock's role of a universe table: ROLE + its file name
@@ -75,15 +75,17 @@ def read_ids(bundle: str | Path, file: str, column: str) -> list[str | None]:
     return pl.read_parquet(_checked(bundle, file, column), columns=[column])[column].to_list()
 
 
-def inlined(doc: dict[str, Any], bundle: str | Path) -> dict[str, Any]:
-    """A copy of ``doc`` whose universes declared as tables list their ids instead."""
-    if not tables(doc):
+def inlined(doc: Prereg, bundle: str | Path) -> Prereg:
+    """The record with each universe declared as a table listing its ids instead (read
+    from the bundle; a file or column that is not there is refused)."""
+    if not doc.universe_tables():
         return doc
-    out = copy.deepcopy(doc)
-    for name, file, column in tables(doc):
-        universe = out["columns"]["measured"][name]["denominator"]["universe"]
-        universe["ids"] = read_ids(bundle, file, column)
-    return out
+    return doc.with_universe_ids(
+        {
+            name: tuple(read_ids(bundle, file, column))
+            for name, file, column in doc.universe_tables()
+        }  # type: ignore[misc]
+    )
 
 
 # the contestants' kind of a column polars reads as this (docs/contract.md, Types);

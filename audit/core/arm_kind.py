@@ -59,6 +59,7 @@ class Kind:
 # certificate, and the census record the report and the certificate read.
 ROLES = (
     "prereg",  # path -> the checked prereg
+    "record",  # path -> the checked prereg parsed once into its frozen record
     "check",  # (doc, path): the kind's schema and logic
     "measured",  # doc -> the measured columns the census judges
     "tolerance_of",  # (doc, row, column) -> the tolerance a cell was compared under
@@ -83,6 +84,7 @@ LEADERBOARD = Kind(
     instances="instance table",
     entries=(
         ("prereg", "audit.cells.prereg:load"),
+        ("record", "audit.cells.prereg:load_record"),
         ("check", "audit.cells.prereg:check"),
         ("measured", "audit.cells.prereg:measured"),
         ("tolerance_of", "audit.cells.prereg:tolerance_of"),
@@ -121,6 +123,7 @@ TRIALS = Kind(
     instances="trials",
     entries=(
         ("prereg", "audit.trials.prereg:load"),
+        ("record", "audit.trials.prereg:load_record"),
         ("check", "audit.trials.prereg:check"),
         ("measured", "audit.trials.prereg:measured"),
         ("tolerance_of", "audit.trials.prereg:tolerance_of"),

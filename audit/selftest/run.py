@@ -26,6 +26,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -172,7 +173,7 @@ class Prepared:
 
     bundle: Bundle
     folder: Path
-    doc: dict
+    doc: Any  # the prereg: its record (cells) or its checked document (trials)
     controls: dict[str, Path]  # control -> its folder (prediction.csv, selection.json, bundle/)
     shape: tuple[int, int] | None  # leaderboard rows x columns (cells bundles)
 
@@ -185,19 +186,19 @@ def prepare(b: Bundle, work: Path) -> Prepared:
         from controls.perturb import perturb
         from controls.predict import predict, selection_json
 
-        doc = prereg_mod.load(str(b.prereg))
-        lb = folder / doc["bundle"]["leaderboard"]
+        doc = record = prereg_mod.load_record(str(b.prereg))
+        lb = folder / record.bundle.leaderboard
         shape = (
             pl.scan_parquet(lb).select(pl.len()).collect().item(),
             len(pl.read_parquet_schema(lb)),
         )
-        for name in sorted(doc.get("controls") or {}):
+        for name in sorted(record.controls):
             d = work / "controls" / b.name / name
             d.mkdir(parents=True)
-            table, selection = predict(doc, str(folder), name)
+            table, selection = predict(record, str(folder), name)
             (d / "prediction.csv").write_text(table, encoding="utf-8")
             (d / "selection.json").write_text(selection_json(selection), encoding="utf-8")
-            perturb(doc, str(folder), str(d / "selection.json"), str(d / "bundle"))
+            perturb(record, str(folder), str(d / "selection.json"), str(d / "bundle"))
             controls[name] = d
     else:
         from audit.trials import prereg as trials_prereg

@@ -10,6 +10,7 @@ from typing import Any
 from audit.cells.prereg import NONBLANK, load_yaml, refuse_undecided, validator
 from audit.core import disclosure
 from audit.errors import AuditError
+from audit.trials.record import Prereg, parse
 
 BUILT_INS = {
     "attempted": {
@@ -214,3 +215,9 @@ def check(doc: Any, path: str) -> None:
     """The schema, then the logic: the first problem, as an AuditError."""
     _check_schema(doc, path)
     _check_logic(doc, path)
+
+
+def load_record(path: str | Path) -> Prereg:
+    """The checked trials prereg (``load``) parsed once into its frozen record
+    (audit/trials/record.py): what the referee reads of a trials prereg."""
+    return parse(load(path), str(path))
