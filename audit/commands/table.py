@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Mapping
 
 from audit.errors import AuditError, disk_full, report
@@ -26,9 +27,20 @@ def build(prog: str, description: str, commands: Mapping[str, str]) -> argparse.
     return ap
 
 
+def chosen(argv: list[str], commands: Mapping[str, str]) -> Mapping[str, str]:
+    """The table a command line needs: the named subcommand's entry alone when argv starts
+    with one (its parser, help and errors are the same words), else every entry (the
+    command list, an unknown command). Each entry's module is imported to build its
+    parser, with what that module imports: a job pays for its own subcommand only."""
+    if argv and argv[0] in commands:
+        return {argv[0]: commands[argv[0]]}
+    return commands
+
+
 def main(argv: list[str] | None, prog: str, description: str, commands: Mapping[str, str]) -> int:
     """Parse argv, run the chosen subcommand; a refusal is one line and exit 2."""
-    args = build(prog, description, commands).parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build(prog, description, chosen(argv, commands)).parse_args(argv)
     try:
         return args.command_run(args)
     except AuditError as err:
