@@ -57,3 +57,13 @@ def test_reading_a_prereg_kind_needs_no_schema_library():
         f"from audit.core.arm_kind import load_checked\nload_checked({str(prereg)!r})"
     )
     assert "jsonschema" in checked
+
+
+def test_the_seal_signs_without_importing_a_cloud_signer_library():
+    # boto3 is in the referee's environment (the intake group brings it), so that
+    # securesystemslib's signer package would import it: the seal does not ...
+    seen = _imports_after("import audit.seal.annex, audit.seal.verify")
+    assert "boto3" not in seen and "botocore" not in seen
+    # ... and a later import of it in the same process still works (the check can see it)
+    later = _imports_after("import audit.seal.attest\nimport boto3")
+    assert "boto3" in later and "botocore" in later

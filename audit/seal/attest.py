@@ -13,17 +13,35 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from securesystemslib.dsse import Envelope
-from securesystemslib.exceptions import Error as SslibError
-from securesystemslib.exceptions import VerificationError
-from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
 
 from audit.errors import AuditError
 from audit.files import DuplicateKey, file_digests, json_loads, read_regular
+
+# securesystemslib.signer imports every signer it has, its AWS KMS signer among them,
+# which imports boto3 when it is installed (the intake group's inspect-ai brings it
+# into the referee's environment): 0.15 to 0.3 s of every seal and verify, on the
+# run's last job, for a signer they never use (a local ed25519 key, CryptoSigner).
+# A sys.modules entry of None makes Python's import refuse that module
+# (ModuleNotFoundError), which securesystemslib takes as the optional dependency
+# absent (its awskms extra); the entries go after, so a later `import boto3` in the
+# same process imports it as usual, and one already imported is left alone.
+_NOT_NEEDED = [m for m in ("boto3", "botocore") if m not in sys.modules]
+sys.modules.update(dict.fromkeys(_NOT_NEEDED))
+try:
+    from securesystemslib.dsse import Envelope
+    from securesystemslib.exceptions import Error as SslibError
+    from securesystemslib.exceptions import VerificationError
+    from securesystemslib.signer import CryptoSigner, Signer, SSlibKey
+finally:
+    for _m in _NOT_NEEDED:
+        if _m in sys.modules and sys.modules[_m] is None:
+            del sys.modules[_m]
+
 
 STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
 PREDICATE_TYPE = "https://in-toto.io/attestation/test-result/v0.1"
