@@ -68,7 +68,9 @@ def test_the_benchflow_record_by_hand() -> None:
         empty_slots="zero",
         slots=5,
     )
-    assert rec.controls["flip_skills_2"] == Control("flip_skills_2", "flip", ("run", "skills"), 2)
+    assert rec.controls["flip_skills_2"] == Control(
+        "flip_skills_2", "flip", ("run", ("skills",)), 2
+    )
     assert rec.controls["drop_seeded"].seeded and rec.controls["drop_seeded"].size is None
     assert rec.compare == Compare(
         "skills",
@@ -91,7 +93,7 @@ def test_the_registry_record_by_hand() -> None:
     assert (rec.source.score_scale, rec.source.score_decimals) == (100, 1)
     assert rec.controls["flip_deepseek_no_skills_3"].target == (
         "entry",
-        "OpenHands (DeepSeek V4 Flash)|No Skills",
+        ("OpenHands (DeepSeek V4 Flash)|No Skills",),
     )
 
 
@@ -132,6 +134,7 @@ def test_shapes_no_shipped_prereg_has(tmp_path: Path) -> None:
         alpha=0.01,
         power=0.9,
     )
+    doc["controls"]["swap_runs"] = {"kind": "swap", "target": {"runs": ["skills", "no_skills"]}}
     doc["policies"]["first3"]["reward"] = "regraded"
     doc["policies"]["first3"]["broken_verifier"] = "exclude_task_both_sides"
     doc["ranks"] = {
@@ -154,6 +157,9 @@ def test_shapes_no_shipped_prereg_has(tmp_path: Path) -> None:
         "alpha": 0.01,
         "power": 0.9,
     }
+    assert rec.controls["swap_runs"] == Control(
+        "swap_runs", "swap", ("runs", ("skills", "no_skills"))
+    )
     first3 = rec.policies["first3"]
     assert (first3.reward, first3.broken_verifier) == ("regraded", "exclude_task_both_sides")
     assert rec.policies["last3"].reward is None
@@ -178,6 +184,7 @@ def test_a_malformed_document_is_refused_not_half_read() -> None:
         {**doc, "source": {**doc["source"], "kind": "folder"}},
         {**doc, "controls": {"c": {"kind": "drop", "target": {"run": "a", "entry": "b"}}}},
         {**doc, "compare": {"a": "x"}},
+        {**doc, "controls": {"c": {"kind": "drop", "target": "every"}}},
     ):
         with pytest.raises(AuditError) as e:
             parse(broken, "p.yaml")

@@ -93,11 +93,12 @@ class Policy:
 
 @dataclass(frozen=True)
 class Control:
-    """``target``: "seeded", or ("run", <run>) or ("entry", <entry>)."""
+    """``target``: "seeded", or the key the prereg names it by and the names: ("run",
+    (<run>,)), ("entry", (<entry>,)), a swap's ("runs", (<a>, <b>)) or ("entries", ...)."""
 
     name: str
     kind: str
-    target: str | tuple[str, str]
+    target: str | tuple[str, tuple[str, ...]]
     size: int | None = None
 
     @property
@@ -255,12 +256,14 @@ def _policy(name: str, s: dict[str, Any]) -> Policy:
 
 def _control(name: str, s: dict[str, Any]) -> Control:
     t = s["target"]
-    target: str | tuple[str, str]
+    target: str | tuple[str, tuple[str, ...]]
     if isinstance(t, dict):
-        ((key, value),) = t.items()  # run or entry
-        target = (key, value)
-    else:
+        ((key, value),) = t.items()  # run or entry: one name; runs or entries: two
+        target = (key, tuple(value) if isinstance(value, list) else (value,))
+    elif t == "seeded":
         target = t
+    else:
+        raise ValueError(f"control target {t!r}")
     return Control(name, s["kind"], target, s.get("size"))
 
 
