@@ -18,7 +18,7 @@ def summarise(
     """controls.csv and controls.md; a control on a row the prereg's disclosure names says
     which row and the declared relation (column ``disclosed``), seeded targets named apart."""
     doc = read_strict(prereg)
-    rel = disclosure.relations(doc)
+    rel = disclosure.relations(disclosure.of(doc))
     rows = [json.loads(Path(v).read_text()) for v in verdicts]
     for r in rows:
         r["disclosed"] = disclosure.on_disclosed(disclosure.control_rows(r["selection"]), rel)

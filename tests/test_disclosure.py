@@ -79,9 +79,15 @@ def test_census_rows_mark_the_disclosed_row_with_its_relation() -> None:
             "class": ["reproduced", "structural", "divergent", "reproduced", "no_data"],
         }
     )
-    doc = {"disclosure": {"relations": [{"row": "b", "relation": "the auditor's own model"}]}}
+    doc = {
+        "disclosure": {
+            "auditor": "us",
+            "relations": [{"row": "b", "relation": "the auditor's own model"}],
+            "publication": "always",
+        }
+    }
     # counted by hand from the five cells above
-    assert rows_csv(census, doc).splitlines() == [
+    assert rows_csv(census, disclosure.of(doc)).splitlines() == [
         "row_id,cells,structural,no_antecedent,reproduced,divergent,no_data,disclosed",
         "a,2,1,0,1,0,0,",
         "b,3,0,0,1,1,1,the auditor's own model",
@@ -136,7 +142,7 @@ def test_controls_on_a_disclosed_row_are_named_seeded_apart(tmp_path: Path) -> N
 
 def test_disclosure_text_names_no_row_when_none_is_declared() -> None:
     doc = {"disclosure": {"auditor": "us", "relations": [], "publication": "always"}}
-    assert disclosure.text(doc) == [
+    assert disclosure.text(disclosure.of(doc)) == [
         "Disclosure: audit run by us; publication: always",
         "Disclosed rows: none declared",
     ]

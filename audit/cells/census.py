@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
+from dataclasses import asdict
 from pathlib import Path
 
 import polars as pl
 
 from audit.cells import prereg as prereg_mod
+from audit.cells.record import Prereg
 from audit.cells.summary import (
     NO_INSTANCE_ROWS,
     CensusSummary,
@@ -19,16 +20,17 @@ from audit.core.agree import read_csv
 from audit.core.agreement import Agreement
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
+from audit.seal.lock_record import read_lock
 from audit.text import numbers
 
 CLASSES = ("structural", "no_antecedent", "reproduced", "divergent", "no_data")
 INFEASIBLE = "infeasible"  # docs/contract.md, Feasibility: counted apart, when declared
 
 
-def classes_of(doc: dict) -> tuple[str, ...]:
+def classes_of(doc: Prereg) -> tuple[str, ...]:
     """The census classes of an arm: infeasible too when its prereg declares feasibility
     (an arm that declares none keeps the five, and its files their bytes)."""
-    return (*CLASSES, INFEASIBLE) if doc.get("feasibility") else CLASSES
+    return (*CLASSES, INFEASIBLE) if doc.feasibility else CLASSES
 
 
 P_NOT_COMPUTABLE = "n/c"
@@ -65,12 +67,11 @@ CHANCE_FIELDS = {  # chance.csv field -> census_columns.csv column
 
 
 def column_table(
-    census: pl.DataFrame, nulls: pl.DataFrame, doc: dict, chance: pl.DataFrame | None = None
+    census: pl.DataFrame, nulls: pl.DataFrame, doc: Prereg, chance: pl.DataFrame | None = None
 ) -> pl.DataFrame:
     """One line per leaderboard column, in prereg order."""
-    measured = doc["columns"]["measured"]
-    policies = sorted(doc["policies"])
-    max_tiers = max((len(t["tiers"]) for t in doc["tolerances"].values()), default=0)
+    policies = sorted(doc.policies)
+    max_tiers = max((len(t.tiers) for t in doc.tolerances.values()), default=0)
     diff = pl.col("min_abs_diff").cast(pl.Float64, strict=False)
     aggs = [
         pl.len().alias("cells"),
@@ -85,13 +86,13 @@ def column_table(
     table = census.group_by("column").agg(aggs)
     order = pl.DataFrame(
         {
-            "column": prereg_mod.leaderboard_columns(doc),
+            "column": doc.leaderboard_columns(),
             "kind": [
-                *["structural"] * len(doc["columns"]["structural"]),
-                *["no_antecedent"] * len(doc["columns"]["no_antecedent"]),
-                *["measured"] * len(measured),
+                *["structural"] * len(doc.structural),
+                *["no_antecedent"] * len(doc.no_antecedent),
+                *["measured"] * len(doc.measured),
             ],
-            "order": range(len(prereg_mod.leaderboard_columns(doc))),
+            "order": range(len(doc.leaderboard_columns())),
         },
         schema_overrides={"order": pl.Int64},
     )
@@ -117,10 +118,12 @@ def column_table(
     return joined.sort("order").drop("order")
 
 
-def row_table(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES) -> pl.DataFrame:
+def row_table(
+    census: pl.DataFrame, disclosed: disclosure.Disclosure, classes: tuple[str, ...] = CLASSES
+) -> pl.DataFrame:
     """One line per leaderboard row (census order): cells per class, and ``disclosed``,
     the relation the prereg's disclosure declares to that row (empty when none)."""
-    rel = disclosure.relations(doc)
+    rel = disclosure.relations(disclosed)
     table = census.group_by("row_id", maintain_order=True).agg(
         pl.len().alias("cells"), *[(pl.col("class") == c).sum().alias(c) for c in classes]
     )
@@ -131,9 +134,11 @@ def row_table(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSE
     )
 
 
-def rows_csv(census: pl.DataFrame, doc: dict, classes: tuple[str, ...] = CLASSES) -> str:
+def rows_csv(
+    census: pl.DataFrame, disclosed: disclosure.Disclosure, classes: tuple[str, ...] = CLASSES
+) -> str:
     """census_rows.csv (both kinds of arm): row_table as CSV."""
-    return _csv(row_table(census, doc, classes))
+    return _csv(row_table(census, disclosed, classes))
 
 
 def check_complete(
@@ -157,32 +162,32 @@ def summarise(
     agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
 ) -> CensusSummary:
     _check_agreement(agreement)
-    doc = prereg_mod.load(prereg_path)
-    lock = json.loads(Path(lock_path).read_text(encoding="utf-8"))
+    doc = prereg_mod.load_record(prereg_path)
+    lock = read_lock(lock_path)
     census = read_csv(Path(contestant_dir) / "census.csv")
     nulls = read_csv(Path(contestant_dir) / "nulls.csv")
     chance = read_csv(Path(contestant_dir) / "chance.csv")
-    rows, cols = lock["bundle"]["leaderboard"]["rows"], lock["bundle"]["leaderboard"]["columns"]
+    rows, cols = lock.bundle["leaderboard"].rows, lock.bundle["leaderboard"].columns
     classes = classes_of(doc)
     totals = check_complete(census, rows, cols, str(Path(contestant_dir) / "census.csv"), classes)
     table = column_table(census, nulls, doc, chance)
     summary = CensusSummary(
-        arm_prereg=doc["name"],
-        prereg_blake3=lock["prereg"]["blake3"],
+        arm_prereg=doc.name,
+        prereg_blake3=lock.prereg_blake3,
         rows=rows,
         columns=cols,
         cells=rows * cols,
         classes=totals,
         with_antecedent=totals["reproduced"] + totals["divergent"] + totals["no_data"],
-        instance_rows=lock["bundle"]["instances"]["rows"],
-        chance=doc["chance"],
+        instance_rows=lock.bundle["instances"].rows,
+        chance=asdict(doc.chance),
         constructed=table.filter(pl.col("constructed") == "yes")["column"].to_list(),
     )
     out = Path(out_dir)
     write_atomic(out / "census.json", summary.to_json())
     write_atomic(out / "census_columns.csv", _csv(table))
     write_atomic(out / "census_cells.csv", (Path(contestant_dir) / "census.csv").read_bytes())
-    write_atomic(out / "census_rows.csv", rows_csv(census, doc, classes))
+    write_atomic(out / "census_rows.csv", rows_csv(census, doc.disclosure, classes))
     write_atomic(out / "census.txt", render(summary, table, doc))
     return summary
 
@@ -194,7 +199,7 @@ def _csv(table: pl.DataFrame) -> str:
     ).write_csv(line_terminator="\n", null_value="")
 
 
-def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
+def render(summary: CensusSummary, table: pl.DataFrame, doc: Prereg) -> str:
     c = summary.classes
     lines = [
         f"secondseat census: prereg {summary.arm_prereg} (blake3 {summary.prereg_blake3[:16]}...)",
@@ -206,7 +211,7 @@ def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
         ),
         *([infeasible_words(c[INFEASIBLE])] if INFEASIBLE in c else []),
         *([NO_INSTANCE_ROWS] if summary.instance_rows == 0 else []),
-        *disclosure.text(doc),
+        *disclosure.text(doc.disclosure),
         "",
     ]
     measured = table.filter(pl.col("kind") == "measured")
@@ -226,11 +231,7 @@ def render(summary: CensusSummary, table: pl.DataFrame, doc: dict) -> str:
             else numbers.stat(r["min_divergent_abs_diff"], 4)
         )
         nm = "" if r["null_mean"] is None else numbers.stat(r["null_mean"], 3)
-        p = (
-            P_NOT_COMPUTABLE
-            if r["null_p"] is None
-            else numbers.perm_p(r["null_p"], doc["null_draws"])
-        )
+        p = P_NOT_COMPUTABLE if r["null_p"] is None else numbers.perm_p(r["null_p"], doc.null_draws)
         lines.append(
             f"{r['column']:<30}{r['reproduced']:>5}{r['divergent']:>5}{r['no_data']:>7}"
             + "".join(f"{r[t]:>4}" for t in tiers)

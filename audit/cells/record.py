@@ -9,7 +9,8 @@ that skipped the checks cannot get a half-read record.
 
 Named things keep the prereg's order (a read-only mapping, name -> record); lists are
 tuples; numbers are kept as the file wrote them (an int stays an int, a float a float).
-Imports nothing of the referee but its errors: any package may read it.
+Imports nothing of the referee but its errors and the disclosure's record (audit/core),
+so any package may read it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
+from audit.core import disclosure
+from audit.core.disclosure import Disclosure
 from audit.errors import AuditError
 
 
@@ -154,19 +157,6 @@ class Ranks:
 
 
 @dataclass(frozen=True)
-class Relation:
-    row: str
-    relation: str
-
-
-@dataclass(frozen=True)
-class Disclosure:
-    auditor: str
-    relations: tuple[Relation, ...]
-    publication: str
-
-
-@dataclass(frozen=True)
 class PublisherHash:
     recipe: str
     table: str  # leaderboard or instances
@@ -298,7 +288,6 @@ def parse(doc: Any, path: str) -> Prereg:
 def _parse(doc: dict[str, Any]) -> Prereg:
     b = doc["bundle"]
     cols = doc["columns"]
-    d = doc["disclosure"]
     ph = doc.get("publisher_hash")
     ranks = doc.get("ranks")
     amends = doc.get("amends")
@@ -335,11 +324,7 @@ def _parse(doc: dict[str, Any]) -> Prereg:
         null_draws=doc["null_draws"],
         chance=Chance(doc["chance"]["epsilon"], doc["chance"]["threshold"]),
         controls=frozen_mapping({n: _control(n, s) for n, s in (doc["controls"] or {}).items()}),
-        disclosure=Disclosure(
-            d["auditor"],
-            tuple(Relation(r["row"], r["relation"]) for r in d["relations"]),
-            d["publication"],
-        ),
+        disclosure=disclosure.of(doc),
         self_test=tuple(doc.get("self_test", ())),
         publisher_hash=PublisherHash(ph["recipe"], ph["table"], ph["file"]) if ph else None,
         feasibility=frozen_mapping(

@@ -8,15 +8,42 @@ the block in words for the census, the controls, the report and the certificate.
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from audit.errors import AuditError
 
 
-def relations(doc: dict[str, Any]) -> dict[str, str]:
+@dataclass(frozen=True)
+class Relation:
+    row: str
+    relation: str
+
+
+@dataclass(frozen=True)
+class Disclosure:
+    """The block as a record (a part of each kind's prereg record)."""
+
+    auditor: str
+    relations: tuple[Relation, ...]
+    publication: str
+
+
+def of(doc: dict[str, Any]) -> Disclosure:
+    """The disclosure record of a checked prereg (either kind): the prereg records'
+    parsers build it (audit/cells/record.py, audit/trials/record.py)."""
+    d = doc["disclosure"]
+    return Disclosure(
+        d["auditor"],
+        tuple(Relation(r["row"], r["relation"]) for r in d["relations"]),
+        d["publication"],
+    )
+
+
+def relations(d: Disclosure) -> dict[str, str]:
     """Row id -> declared relation, in prereg order."""
-    return {r["row"]: r["relation"] for r in doc["disclosure"]["relations"]}
+    return {r.row: r.relation for r in d.relations}
 
 
 def check_unique(doc: dict[str, Any], path: str) -> None:
@@ -85,7 +112,7 @@ def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | N
 
 def check_rows(doc: dict[str, Any], path: str, ids: set[str] | None, table: str) -> None:
     """Refuse a relation to a row the leaderboard does not have (ids None: no leaderboard)."""
-    for row in relations(doc):
+    for row in relations(of(doc)):
         if ids is None:
             raise AuditError(
                 "bad_prereg",
@@ -101,31 +128,29 @@ def check_rows(doc: dict[str, Any], path: str, ids: set[str] | None, table: str)
 LEAD = "Disclosure, declared in the preregistration and locked before the run"
 
 
-def items(doc: dict[str, Any]) -> list[tuple[str, str]]:
+def items(d: Disclosure) -> list[tuple[str, str]]:
     """(label, text) of each part: who runs the audit, relations to rows, publication."""
-    d = doc["disclosure"]
-    rel = relations(doc)
+    rel = relations(d)
     return [
-        ("Audit run by", d["auditor"]),
+        ("Audit run by", d.auditor),
         (
             "Relations to rows of this leaderboard",
             "none declared" if not rel else "; ".join(f"{r}: {t}" for r, t in rel.items()),
         ),
-        ("Publication", d["publication"]),
+        ("Publication", d.publication),
     ]
 
 
-def markdown(doc: dict[str, Any]) -> list[str]:
+def markdown(d: Disclosure) -> list[str]:
     """The disclosure as Markdown lines (top of the certificate, before any result)."""
-    return [f"**{LEAD}:**", "", *[f"- {label}: {t}" for label, t in items(doc)]]
+    return [f"**{LEAD}:**", "", *[f"- {label}: {t}" for label, t in items(d)]]
 
 
-def text(doc: dict[str, Any]) -> list[str]:
+def text(d: Disclosure) -> list[str]:
     """The disclosure in census.txt: who, the publication commitment, the disclosed rows."""
-    d = doc["disclosure"]
-    rel = relations(doc)
+    rel = relations(d)
     return [
-        f"Disclosure: audit run by {d['auditor']}; publication: {d['publication']}",
+        f"Disclosure: audit run by {d.auditor}; publication: {d.publication}",
         "Disclosed rows: "
         + ("none declared" if not rel else "; ".join(f"{r} ({t})" for r, t in rel.items())),
     ]

@@ -71,7 +71,7 @@ def lock(
         name = doc["bundle"][role]
         parquet_encodings.check(Path(bundle) / name, str(Path(bundle) / name))
     universe.check_tables(doc, bundle)
-    if disclosure.relations(doc):
+    if disclosure.relations(disclosure.of(doc)):
         lb = str(Path(bundle) / doc["bundle"]["leaderboard"])
         ids = disclosure.leaderboard_ids(lb, [doc["bundle"]["row_id"]], None)
         disclosure.check_rows(doc, prereg_path, ids, doc["bundle"]["leaderboard"])

@@ -76,7 +76,7 @@ def lock(
         "prereg": {"blake3": prereg.blake3, "name": doc["name"]},
     }
     lb = doc["leaderboard"]
-    if disclosure.relations(doc):  # before anything is copied or written
+    if disclosure.relations(disclosure.of(doc)):  # before anything is copied or written
         ids = None
         if lb is not None:
             table = Path(bundle) / lb["table"]

@@ -4,7 +4,7 @@ policies; nothing else. The kind hands it to the seal (audit/core/arm_kind.py)."
 from __future__ import annotations
 
 import csv
-import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
@@ -15,6 +15,7 @@ from audit.ranks import record as ranks
 from audit.report import answer, limits
 from audit.seal import timestamp, versus, vulns
 from audit.seal.contract import ANCHOR_PREFIX, WRITER_PREFIX
+from audit.seal.lock_record import File, read_files, read_lock
 
 
 def _csv(path: Path) -> list[dict[str, str]]:
@@ -32,10 +33,10 @@ def _tolerance_text(tol: dict) -> str:
     return "; ".join(parts)
 
 
-def writer_lines(shipped: dict) -> list[str]:
+def writer_lines(shipped: Mapping[str, File]) -> list[str]:
     """The bundle's files as bytes: another parquet writer gives other bytes, same content."""
     return [
-        f"{WRITER_PREFIX}{role} `{t['file']}` blake3 `{t['blake3']}` sha256 `{t['sha256']}`"
+        f"{WRITER_PREFIX}{role} `{t.file}` blake3 `{t.blake3}` sha256 `{t.sha256}`"
         for role, t in sorted(shipped.items())
     ]
 
@@ -76,15 +77,15 @@ def _on_disclosed(control: dict[str, str], doc: dict) -> str:
 
 def render(res: Path, doc: dict, head: str) -> str:
     summary = CensusSummary.read(res / "census.json")
-    lock = json.loads((res / "lock" / "lock.json").read_text())
-    shipped = json.loads((res / "lock" / "files.json").read_text())
+    lock = read_lock(res / "lock" / "lock.json")
+    shipped = read_files(res / "lock" / "files.json")
     columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
     measured = doc["columns"]["measured"]
     c = summary.classes
     out = [
         f"# Certificate: {doc['name']}",
         "",
-        *disclosure.markdown(doc),
+        *disclosure.markdown(disclosure.of(doc)),
         "",
         # the answer first, as the report's first screen and the terminal show it
         *answer.markdown(answer.build(res, doc, LEADERBOARD)),
@@ -92,11 +93,11 @@ def render(res: Path, doc: dict, head: str) -> str:
         # feasible: the feasibility and rank sections go here
         "## Provenance",
         "",
-        f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
+        f"Preregistration blake3 `{lock.prereg_blake3}`, locked before any comparison.",
         *[
-            f"Bundle {role} `{t['file']}`: content digest "
-            f"`{t['content_digest']}` ({t['rows']} rows x {t['columns']} columns)."
-            for role, t in sorted(lock["bundle"].items())
+            f"Bundle {role} `{t.file}`: content digest "
+            f"`{t.content_digest}` ({t.rows} rows x {t.columns} columns)."
+            for role, t in sorted(lock.bundle.items())
         ],
         *writer_lines(shipped),
         vulns.line_of(res),
@@ -106,7 +107,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         f"{c['reproduced']} reproduce, {c['divergent']} do not, {c['no_data']} have no data. "
         "Two independent implementations computed every cell, each twice, with identical bytes, "
         "and agreed on every cell.",
-        *(["", NO_INSTANCE_ROWS] if lock["bundle"]["instances"]["rows"] == 0 else []),
+        *(["", NO_INSTANCE_ROWS] if lock.bundle["instances"].rows == 0 else []),
         "",
         "## Columns that reproduce",
         "",

@@ -148,7 +148,7 @@ def build(res_dir: str, out_dir: str) -> None:
         _intro(summary, agreement),
         sections,
         limits.lines(res, doc, LEADERBOARD),
-        disclosure.items(doc),
+        disclosure.items(disclosure.of(doc)),
         answer.build(res, doc, LEADERBOARD),
     )
     render.write(page, out)

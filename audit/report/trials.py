@@ -5,7 +5,6 @@ compare-runs (the page model is audit/report/render.py's; the templates decide h
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from audit.core import disclosure
@@ -15,6 +14,7 @@ from audit.files import write_atomic
 from audit.ranks import record as ranks
 from audit.report import answer, limits, plots, rank_section, render
 from audit.seal import timestamp, versus, vulns
+from audit.seal.lock_record import read_files, read_lock
 from audit.text import labels, numbers
 from audit.trials import prereg as trials_prereg
 from audit.trials.summary import TrialsCensusSummary
@@ -495,7 +495,7 @@ def build(res_dir: str, out_dir: str) -> None:
             ),
         ],
         limits.lines(res, doc, TRIALS),
-        disclosure.items(doc),
+        disclosure.items(disclosure.of(doc)),
         answer.build(res, doc, TRIALS),
     )
     render.write(page, out)
@@ -505,13 +505,13 @@ def certificate(res: Path, doc: dict, head: str) -> str:
     from audit.report.certificate import closing_lines, writer_lines
 
     summary = TrialsCensusSummary.read(res / "census.json")
-    lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
-    shipped = json.loads((res / "lock" / "files.json").read_text(encoding="utf-8"))
+    lock = read_lock(res / "lock" / "lock.json")
+    shipped = read_files(res / "lock" / "files.json")
     c = summary.classes
     lines = [
         f"# Certificate: {doc['name']} (trials v1)",
         "",
-        *disclosure.markdown(doc),
+        *disclosure.markdown(disclosure.of(doc)),
         "",
         # the answer first, as the report's first screen and the terminal show it
         *answer.markdown(answer.build(res, doc, TRIALS)),
@@ -521,19 +521,17 @@ def certificate(res: Path, doc: dict, head: str) -> str:
         *([""] if doc.get("ranks") else []),
         "## Provenance",
         "",
-        f"Preregistration blake3 `{lock['prereg']['blake3']}`, locked before any comparison.",
+        f"Preregistration blake3 `{lock.prereg_blake3}`, locked before any comparison.",
         *[
-            f"Bundle {role} `{t['file']}`: content digest `{t['content_digest']}`."
-            for role, t in sorted(lock["bundle"].items())
+            f"Bundle {role} `{t.file}`: content digest `{t.content_digest}`."
+            for role, t in sorted(lock.bundle.items())
         ],
         *writer_lines(shipped),
         vulns.line_of(res),
         timestamp.line_of(res),
     ]
-    if "jobs" in lock:
-        lines.append(
-            f"Jobs directory `{lock['jobs']['root']}`: {len(lock['jobs']['files'])} files hashed."
-        )
+    if lock.jobs is not None:
+        lines.append(f"Jobs directory `{lock.jobs.root}`: {len(lock.jobs.files)} files hashed.")
     lines += [
         "",
         f"Of {summary.cells} published cells: "

@@ -23,6 +23,7 @@ from pathlib import Path
 from audit.errors import AuditError
 from audit.files import write_atomic
 from audit.seal import attest, contract, environment, ledger
+from audit.seal.lock_record import read_lock
 
 COPIED = [
     "lock/prereg.yaml",
@@ -211,7 +212,7 @@ def seal(
         )
     entries = ledger.chain(records)
     anchored = str(entries[-1]["hash"])
-    lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
+    lock = read_lock(res / "lock" / "lock.json")
 
     tmp = out.with_name(f".{out.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -239,11 +240,11 @@ def seal(
         json.dumps(attest.sign(stmt, signer), indent=2, sort_keys=True) + "\n",
     )
     files[contract.ENVELOPE] = attest.digests(tmp / contract.ENVELOPE)
-    content = {role: t["content_digest"] for role, t in sorted(lock["bundle"].items())}
+    content = {role: t.content_digest for role, t in sorted(lock.bundle.items())}
     manifest = {
         "format": contract.FORMAT,
         "arm": arm,
-        "prereg": {"blake3": lock["prereg"]["blake3"]},
+        "prereg": {"blake3": lock.prereg_blake3},
         "bundle": content,
         "files": files,
     }
@@ -254,7 +255,7 @@ def seal(
         "blake3": attest.digests(tmp / contract.MANIFEST)["blake3"],
         "time": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
         "arm": arm,
-        "prereg_blake3": lock["prereg"]["blake3"],
+        "prereg_blake3": lock.prereg_blake3,
         "bundle": content,
         "files": len(files),
     }

@@ -26,6 +26,7 @@ from typing import Any
 
 from audit.core.strict_yaml import read_strict
 from audit.files import write_atomic
+from audit.seal.lock_record import read_lock
 
 UNMEASURED = ("structural", "no_antecedent")
 FIELDS = ("class", "best_tier", "policies", "min_abs_diff")
@@ -203,7 +204,8 @@ def build(parent_annex: str, res_dir: str, out_csv: str, out_json: str) -> Versu
     """Write versus-<parent>.csv and versus-<parent>.json; return the summary."""
     annex, res = Path(parent_annex), Path(res_dir)
     manifest = json.loads((annex / "manifest.json").read_text(encoding="utf-8"))
-    lock = json.loads((res / "lock" / "lock.json").read_text(encoding="utf-8"))
+    lock = read_lock(res / "lock" / "lock.json")
+    assert lock.amends is not None  # versus runs for an amendment only
     lines = rows(annex / "census_cells.csv", res / "census_cells.csv")
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=HEADER, lineterminator="\n")
@@ -217,7 +219,7 @@ def build(parent_annex: str, res_dir: str, out_csv: str, out_json: str) -> Versu
     summary = VersusSummary(
         parent=Parent(
             arm=manifest["arm"],
-            head=lock["amends"]["head"],
+            head=lock.amends[1],
             totals=_totals(_cells(annex / "census_cells.csv")),
         ),
         amendment=Amendment(

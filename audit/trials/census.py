@@ -171,7 +171,10 @@ def summarise(
         dst = "census_cells.csv" if name == "census.csv" else name
         write_atomic(out / dst, (cdir / name).read_bytes())
     write_atomic(out / "intervals.csv", _csv(INTERVALS_HEADER, intervals))
-    write_atomic(out / "census_rows.csv", rows_csv(read_csv(cdir / "census.csv"), doc, CLASSES))
+    write_atomic(
+        out / "census_rows.csv",
+        rows_csv(read_csv(cdir / "census.csv"), disclosure.of(doc), CLASSES),
+    )
     write_atomic(out / "recomputed_only.csv", _csv(RECOMPUTED_ONLY_HEADER, recomputed_only))
     text = render(summary, recovery, rec_rows, intervals, entries, doc, recomputed_only)
     write_atomic(out / "census.txt", text)
@@ -194,7 +197,7 @@ def render(
         f"(blake3 {summary.prereg_blake3[:16]}...), {summary.source} source",
         f"{summary.cells} published cells = {summary.rows} rows x {summary.columns} columns",
         *[f"  {name:<14}{c[name]:>6}" for name in CLASSES],
-        *disclosure.text(doc),
+        *disclosure.text(disclosure.of(doc)),
         "",
     ]
     if recovery:

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from audit.cells.record import Amends, Disclosure, Relation, Tolerance, frozen_mapping
+from audit.cells.record import Amends, Tolerance, frozen_mapping
+from audit.core import disclosure
+from audit.core.disclosure import Disclosure, Relation
 from audit.errors import AuditError
 
 __all__ = ["Amends", "Disclosure", "Relation", "Tolerance"]  # shared with a leaderboard prereg
@@ -296,7 +298,6 @@ def parse(doc: Any, path: str) -> Prereg:
 
 
 def _parse(doc: dict[str, Any]) -> Prereg:
-    d = doc["disclosure"]
     ranks, runs, amends = doc.get("ranks"), doc.get("runs"), doc.get("amends")
     return Prereg(
         version=doc["version"],
@@ -317,11 +318,7 @@ def _parse(doc: dict[str, Any]) -> Prereg:
         null_draws=doc["null_draws"],
         controls=frozen_mapping({n: _control(n, s) for n, s in (doc["controls"] or {}).items()}),
         compare=_compare(doc["compare"]),
-        disclosure=Disclosure(
-            d["auditor"],
-            tuple(Relation(r["row"], r["relation"]) for r in d["relations"]),
-            d["publication"],
-        ),
+        disclosure=disclosure.of(doc),
         ranks=(
             Ranks(
                 tuple(ranks["columns"]),

@@ -1,0 +1,174 @@
+"""The referee reads the prereg and the lock through their frozen records
+(audit/cells/record.py, audit/trials/record.py, audit/seal/lock_record.py), not by
+indexing the documents: a ratchet.
+
+The scan reads the referee's source (audit/, controls/) as syntax trees and counts, per
+module, each subscript by a string key (``doc["seed"]``) and each ``.get("...")`` on a
+name the referee gives a prereg or a lock document (``doc``, ``prereg``, ``locked``,
+``lock``). PARSERS may: they check and parse the documents. Every other module is listed
+in LEFT with the count it has today and what its documents are; the test fails when a
+module not listed indexes such a name, or a listed one does so more often than listed.
+A module converted to the records leaves LEFT; a module moved takes its line along.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NAMES = {"doc", "prereg", "locked", "lock"}
+
+# the parsers: a document's checks and the one parse into its record
+PARSERS = {
+    "audit/cells/prereg.py",
+    "audit/cells/record.py",
+    "audit/trials/prereg.py",
+    "audit/trials/record.py",
+    "audit/seal/lock_record.py",
+    "audit/core/disclosure.py",  # the block's checks and its record (disclosure.of)
+    "audit/core/arm_kind.py",  # the kind's reader (the prereg's own kind key)
+}
+
+# Modules still indexing a document under one of NAMES, with today's count. "prereg" and
+# "lock": the consumers not yet moved onto the records; the others index a document of
+# their own that is neither (an adapter's JSON, compare.json, the ledger, an envelope).
+LEFT = {
+    # not yet on the records: the prereg
+    "audit/cells/draft_prereg.py": 2,  # prereg: a draft, before any check
+    "audit/commands/draft_prereg.py": 2,  # prereg: a draft, before any check
+    "audit/cells/universe.py": 2,  # prereg: preflight's universe tables, before the lock
+    "audit/commands/seal.py": 1,  # prereg
+    "audit/core/agree.py": 3,  # prereg
+    "audit/core/arm.py": 14,  # prereg: the workflow's arm, from the checked prereg
+    "audit/core/preflight.py": 20,  # prereg, lock: before the lock and of a locked arm
+    "audit/feasible/record.py": 3,  # prereg
+    "audit/lock/amends.py": 1,  # lock: the parent's lock.json
+    "audit/lock/cells.py": 8,  # prereg: the lock itself
+    "audit/lock/trials.py": 3,  # prereg: the lock itself
+    "audit/ranks/record.py": 5,  # prereg
+    "audit/report/answer.py": 1,  # prereg
+    "audit/report/certificate.py": 6,  # prereg
+    "audit/report/leaderboard.py": 2,  # prereg
+    "audit/report/limits.py": 3,  # prereg
+    "audit/report/rank_section.py": 1,  # prereg
+    "audit/report/trials.py": 7,  # prereg
+    "audit/selftest/run.py": 2,  # prereg: a trials bundle's
+    "audit/trials/census.py": 6,  # prereg
+    "controls/__main__.py": 3,  # prereg: the controls named, either kind
+    "controls/registry_exact.py": 1,  # prereg
+    "controls/registry_predict.py": 9,  # prereg
+    "controls/sources.py": 3,  # prereg
+    "controls/summary.py": 1,  # prereg
+    "controls/trials_exact.py": 1,  # prereg
+    "controls/trials_perturb.py": 2,  # prereg
+    "controls/trials_predict.py": 5,  # prereg
+    "controls/trials_swap.py": 10,  # prereg
+    # documents of their own, neither a prereg nor a lock
+    "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
+    "audit/adapters/formats.py": 1,  # an adapter's summary
+    "audit/adapters/harbor.py": 3,  # a trial's JSON, the adapter's summary
+    "audit/adapters/inspect_log.py": 4,  # a log, the adapter's summary
+    "audit/adapters/swebench_report.py": 19,  # a report's JSON
+    "audit/adapters/swebench_site.py": 3,  # the site's leaderboards.json
+    "audit/adapters/terminal_bench.py": 13,  # a tb run's JSON
+    "audit/adapters/trial_table.py": 1,  # the adapter's summary
+    "audit/core/agreement.py": 1,  # agreement.json
+    "audit/core/envs.py": 1,  # an environment's record
+    "audit/seal/attest.py": 4,  # a key, an envelope
+    "audit/seal/ledger.py": 5,  # an event file
+    "audit/seal/publish.py": 1,  # a crate's metadata
+    "audit/seal/timestamp.py": 1,  # a stamp record
+    "audit/seal/volatile.py": 2,  # run.json
+    "audit/seal/vulns.py": 1,  # vulnerabilities.json
+    "audit/selftest/catalogue.py": 3,  # the fault catalogue
+    "audit/trials/compare_runs.py": 35,  # compare.json
+    "audit/trials/metrics.py": 28,  # metrics.json
+}
+
+# converted onto the records (kept out of LEFT: any access here fails the test)
+CONVERTED = (
+    "controls/predict.py",
+    "controls/exact.py",
+    "controls/perturb.py",
+    "audit/cells/census.py",
+    "audit/seal/annex.py",
+    "audit/seal/versus.py",
+)
+
+
+def _name(node: ast.AST) -> str | None:
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def accesses(source: str) -> list[int]:
+    """The lines where a document named in NAMES is indexed by a string or asked .get()."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Subscript)
+            and _name(node.value) in NAMES
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ):
+            found.append(node.lineno)
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and _name(node.func.value) in NAMES
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.append(node.lineno)
+    return sorted(found)
+
+
+def violations(root: Path = ROOT) -> list[str]:
+    out = []
+    for package in ("audit", "controls"):
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            if rel in PARSERS:
+                continue
+            lines = accesses(path.read_text(encoding="utf-8"))
+            if len(lines) > LEFT.get(rel, 0):
+                out.append(f"{rel}: {len(lines)} (listed {LEFT.get(rel, 0)}) at lines {lines}")
+    return out
+
+
+def test_no_referee_module_indexes_a_prereg_or_lock_beyond_the_list() -> None:
+    assert violations() == []
+
+
+def test_the_converted_modules_index_no_document() -> None:
+    for rel in CONVERTED:
+        assert rel not in LEFT
+        assert accesses((ROOT / rel).read_text(encoding="utf-8")) == [], rel
+
+
+@pytest.mark.parametrize(
+    "injected",
+    [
+        'seed = doc["seed"]\n',
+        'ranks = prereg.get("ranks")\n',
+        'rows = lock["bundle"]["leaderboard"]["rows"]\n',
+        'name = locked["name"]\n',
+    ],
+)
+def test_the_scan_finds_an_injected_access(tmp_path: Path, injected: str) -> None:
+    # a copy of the referee's tree with one converted module indexing the prereg again
+    for package in ("audit", "controls"):
+        (tmp_path / package).symlink_to(ROOT / package)
+    (tmp_path / "controls").unlink()
+    (tmp_path / "controls").mkdir()
+    source = (ROOT / "controls" / "predict.py").read_text(encoding="utf-8")
+    (tmp_path / "controls" / "predict.py").write_text(source + injected, encoding="utf-8")
+    (found,) = violations(tmp_path)
+    assert found.startswith("controls/predict.py: 1 (listed 0)")
+
+
+def test_the_scan_leaves_attributes_and_other_names_alone() -> None:
+    assert accesses("x = doc.seed\ny = spec['size']\nz = doc[0]\nw = rec.controls['a']\n") == []
