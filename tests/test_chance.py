@@ -230,8 +230,9 @@ def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) ->
     (res / "census.json").write_text(summary.to_json())
     (res / "lock" / "lock.json").write_text(
         json.dumps(
-            {
-                "prereg": {"blake3": "0" * 64},
+            {  # as the lock writes it (audit/lock/cells.py)
+                "format": "secondseat-lock-v1",
+                "prereg": {"blake3": "0" * 64, "name": "chance"},
                 "bundle": {
                     "instances": {
                         "file": "instances.parquet",
