@@ -40,6 +40,11 @@ def test_only_this_runs_input_refusals_each_once(tmp_path: Path) -> None:
     ]
     assert refused_input(logs, began) == [line]
     assert refused_input([tmp_path / "c.log", tmp_path / "d.log"], began) == []
+    # a control that no row can take is the input's; a stamped file changed is not
+    control = "error[control]: control flip_m9: row 'demo/m9' is not on the leaderboard"
+    assert refused_input([_log(tmp_path, "f.log", control + "\n")], began) == [control]
+    changed = "error[control]: results/demo/controls/x/prediction.csv: changed after it was stamped"
+    assert refused_input([_log(tmp_path, "g.log", changed + "\n")], began) == []
     # a job's last refusal is its own: an input line printed before a fault is not it
     fault = _log(tmp_path, "e.log", f"{line}\nerror[runs_differ]: r: differ\n")
     assert refused_input([fault], began) == []

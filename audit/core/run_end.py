@@ -51,9 +51,11 @@ INPUT_CLASSES = frozenset(
         "unknown_row",
         "bad_value",
         "bad_trial",
-        "control",
     }
 )
+# A control's own refusal of the prereg against the bundle (no row, entry or run can
+# take it: controls/predict.py), not one of a stamped file changed (controls/stamped.py)
+CONTROL_INPUT = "error[control]: control "
 TAIL = 64 << 10  # a log's last bytes hold its job's last line
 
 
@@ -76,7 +78,7 @@ def refused_input(logs: Iterable[str | Path], since: float) -> list[str]:
         for line in reversed(tail):
             m = _REFUSAL.match(line)
             if m:
-                if m.group(1) in INPUT_CLASSES:
+                if m.group(1) in INPUT_CLASSES or line.startswith(CONTROL_INPUT):
                     found.append((st.st_mtime, line))
                 break  # the job's last refusal is its own
     return list(dict.fromkeys(line for _, line in sorted(found)))
