@@ -644,6 +644,63 @@ def check_encodings(doc: Mapping[str, Any], bundle: str) -> None:
             parquet_encodings.check(path, f"{bundle}/{path.name}")
 
 
+def _leaderboard_names(doc: Mapping[str, Any]) -> list[str]:
+    """The leaderboard columns the prereg names, in the contract's order (row id,
+    structural, no_antecedent, measured), without repeats."""
+    b, cols = doc["bundle"], doc["columns"]
+    names = [b["row_id"], *(cols.get("structural") or []), *(cols.get("no_antecedent") or [])]
+    names += list(cols["measured"])
+    return list(dict.fromkeys(str(n) for n in names))
+
+
+def check_columns(doc: Mapping[str, Any], bundle: str) -> None:
+    """missing_column, undeclared_column, duplicate_column, before the lock, in the
+    contract's order (docs/contract.md: the class, then the file, leaderboard before
+    instances): a column the prereg names that a table lacks, a leaderboard column the
+    prereg does not classify (file order), a name a table gives twice. From each file's
+    footer (audit/bundles/parquet_columns.py); the contestants' class, in the referee's
+    words (theirs differ from each other). Before, the lock accepted the first two and
+    both contestants refused them after it."""
+    from audit.bundles import parquet_columns
+
+    b = doc["bundle"]
+    tables = []
+    for role, wanted in (("leaderboard", _leaderboard_names(doc)), ("instances", None)):
+        path = Path(bundle, b[role])
+        if not path.is_file():
+            return  # a bundle a rule builds: the lock and the contestants judge it
+        shown = f"{bundle}/{path.name}"
+        tables.append((shown, parquet_columns.names(path, shown), wanted))
+    tables[1] = (tables[1][0], tables[1][1], _instance_names(doc))
+    for shown, present, wanted in tables:
+        for name in wanted or []:
+            if name not in present:
+                raise AuditError(
+                    "missing_column",
+                    shown,
+                    f"column {name!r} is not in the table (the prereg names it); nothing was"
+                    " written",
+                )
+    lb_shown, lb_present, lb_wanted = tables[0]
+    declared = set(lb_wanted or [])
+    for name in lb_present:
+        if name not in declared:
+            raise AuditError(
+                "undeclared_column",
+                lb_shown,
+                f"column {name!r} is not classified by the prereg (structural, no_antecedent or"
+                " measured); nothing was written",
+            )
+    for shown, present, _ in tables:
+        for name in present:
+            if present.count(name) > 1:
+                raise AuditError(
+                    "duplicate_column",
+                    shown,
+                    f"column {name!r} occurs {present.count(name)} times; nothing was written",
+                )
+
+
 def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
     """unsupported_type, before the lock: a leaderboard column (in file order) that is
     not a label, then an instance column the prereg names (in the contract's order),
@@ -783,11 +840,13 @@ def check_jobs(jobs: tuple[str, str] | None) -> None:
 
 def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
     """What an arm not yet locked will do with its bundle, before the lock writes anything:
-    a leaderboard's encodings, column types, universe tables and controls' rows
-    (unsupported_encoding, unsupported_type, missing_file, missing_column, bad_prereg);
+    a leaderboard's encodings, columns, column types, universe tables and controls' rows
+    (unsupported_encoding, missing_column, undeclared_column, duplicate_column,
+    unsupported_type, missing_file, bad_prereg);
     a trials registry's controls' entries (bad_prereg; nothing for a trials source)."""
     if kind is LEADERBOARD:
         check_encodings(doc, bundle)
+        check_columns(doc, bundle)
         check_column_types(doc, bundle)
         check_universe_tables(doc, bundle)
         check_control_rows(doc, prereg, bundle)

@@ -1,0 +1,64 @@
+"""A parquet file's top-level column names, as its footer lists them (duplicates kept).
+
+Read from the footer the referee parses itself (audit/bundles/parquet_bounds.py:
+FileMetaData's ``schema``, a depth-first list of SchemaElements whose first is the
+root): a name given twice stays twice, where polars' schema would refuse or merge
+it. Preflight judges the columns the prereg names against these before the lock
+(audit/core/preflight.py, check_columns).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+
+from audit.bundles import parquet_bounds
+from audit.errors import AuditError
+from audit.files import open_regular
+
+_FMD_SCHEMA = 2
+_SE_NAME, _SE_CHILDREN = 4, 5
+
+
+def names(path: str | Path, shown: str | None = None) -> list[str]:
+    """The file's top-level column names in file order; ``unreadable`` for a file whose
+    footer cannot be parsed or whose schema is not a tree."""
+    name = shown or str(path)
+    with open_regular(path, name) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise AuditError("unreadable", name, "an empty file, not parquet")
+        try:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                meta, _, _ = parquet_bounds.footer(data, size)
+        except ValueError as e:  # parquet_bounds' malformed footer
+            raise AuditError("unreadable", name, f"not a readable parquet file ({e})") from None
+    elements = meta.get(_FMD_SCHEMA)
+    if not isinstance(elements, list) or not elements or not isinstance(elements[0], dict):
+        raise AuditError("unreadable", name, "not a readable parquet file (no schema)")
+    out: list[str] = []
+    i = 1
+    for _ in range(_count(elements[0])):
+        if i >= len(elements) or not isinstance(elements[i], dict):
+            raise AuditError("unreadable", name, "not a readable parquet file (a short schema)")
+        raw = elements[i].get(_SE_NAME)
+        out.append(raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else "")
+        i = _subtree_end(elements, i, name)
+    return out
+
+
+def _count(element: dict) -> int:
+    n = element.get(_SE_CHILDREN)
+    return n if isinstance(n, int) and not isinstance(n, bool) and n > 0 else 0
+
+
+def _subtree_end(elements: list, i: int, name: str) -> int:
+    """The index after element i's subtree (iterative: a schema may nest deeply)."""
+    pending = 1
+    while pending:
+        if i >= len(elements) or not isinstance(elements[i], dict):
+            raise AuditError("unreadable", name, "not a readable parquet file (a short schema)")
+        pending += _count(elements[i]) - 1
+        i += 1
+    return i
