@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 import yaml
 
-from audit.core import preflight
+from audit import preflight
 from audit.errors import AuditError
 from audit.files import file_blake3
 from tests.conftest import ROOT, read_csv_rows, run_audit, run_dag, run_impl

@@ -106,7 +106,7 @@ def test_the_dag_refuses_a_bundle_swapped_between_the_lock_and_the_recompute(
     assert lock["instances"]["blake3"] == old
     before = {p: p.read_bytes() for p in (tmp_path / "results/demo").rglob("*") if p.is_file()}
     q = run_dag(tmp_path, "--config", *config)
-    # The locked arm's bundle content is checked before any job (audit/core/preflight.py):
+    # The locked arm's bundle content is checked before any job (audit/preflight.py):
     # one line naming both digests, exit 2, nothing run. A swap while a job runs is
     # still refused by the job itself (the tests above).
     assert q.returncode == 2, q.stdout[-2000:] + q.stderr[-2000:]

@@ -1,4 +1,4 @@
-"""audit/core/preflight.py on its own: the checks of a locked or sealed arm, without Snakemake.
+"""audit/preflight.py on its own: the checks of a locked or sealed arm, without Snakemake.
 
 Each lock is written here by hand (lock.json, files.json, events/lock.json as the
 lock writes them, docs/seal.md); the bundles are small parquet files written with
@@ -14,12 +14,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from audit import preflight
 from audit.bundles.digest import table_digest
-from audit.core import preflight
 from audit.core.arm_kind import LEADERBOARD, TRIALS
-from audit.core.preflight import INCOMPLETE, Planned
 from audit.errors import AuditError
 from audit.files import file_blake3
+from audit.preflight import INCOMPLETE, Planned
 
 PREREG = "prereg/x.yaml"
 B3 = "a" * 64
@@ -364,7 +364,7 @@ def test_a_no_op_run_of_a_locked_arm_imports_no_dataframe_library(arm: tuple[Pat
     res, bundle = arm
     roles = {"leaderboard": (str(bundle / "lb.parquet"), None)}
     script = (
-        "from audit.core.preflight import check_locked_arm\n"
+        "from audit.preflight import check_locked_arm\n"
         f"assert check_locked_arm({str(res)!r}, 'x', {PREREG!r}, {B3!r}, {roles!r})"
     )
     assert "polars" not in _imports_after(script)

@@ -1,6 +1,6 @@
 """Inputs the lock used to accept and a later job refused are now refused before any job.
 
-Before these checks (audit/core/preflight.py), each of these ran the lock (lock,
+Before these checks (audit/preflight.py), each of these ran the lock (lock,
 stamps and ledger events written, the arm locked) and then failed in a later job
 with exit 1: a leaderboard with a list-typed column a recipe reads (the contestants' and a
 control's unsupported_type, naming a derived file), and a control whose target
@@ -72,7 +72,7 @@ def _with_duration_cost(demo_bundle: Path, folder: Path) -> Path:
 def test_a_duration_mean_source_is_bad_type_at_preflight(tmp_path: Path, demo_bundle) -> None:
     import yaml
 
-    from audit.core import preflight
+    from audit import preflight
     from audit.errors import AuditError
 
     bundle = _with_duration_cost(demo_bundle, tmp_path)

@@ -43,7 +43,7 @@ LEFT = {
     "audit/commands/seal.py": 1,  # prereg
     "audit/core/agree.py": 3,  # prereg
     "audit/core/arm.py": 14,  # prereg: the workflow's arm, from the checked prereg
-    "audit/core/preflight.py": 20,  # prereg, lock: before the lock and of a locked arm
+    "audit/preflight.py": 20,  # prereg, lock: before the lock and of a locked arm
     "audit/feasible/record.py": 3,  # prereg
     "audit/lock/amends.py": 1,  # lock: the parent's lock.json
     "audit/lock/cells.py": 8,  # prereg: the lock itself

@@ -16,9 +16,9 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from audit import preflight
 from audit.bundles import parquet_bounds
 from audit.bundles.digest import read_table
-from audit.core import preflight
 from audit.errors import AuditError
 from tests.parquet_bomb import bomb
 

@@ -2,7 +2,7 @@
 
 A date, time, timestamp, DECIMAL, binary (BYTE_ARRAY without a string annotation) or
 null-typed column is of kind other (or null): the contract reads it only as a label.
-Where a recipe or a key reads it, preflight refuses it (audit/core/preflight.py,
+Where a recipe or a key reads it, preflight refuses it (audit/preflight.py,
 check_column_types) with the contestants' own class and words, naming the user's
 bundle file, before anything is written. An Arrow duration is a plain INT64 in the
 file (an integer) and a categorical a dictionary-encoded STRING (a string): accepted.
@@ -23,7 +23,7 @@ import polars as pl
 import pytest
 import yaml
 
-from audit.core import preflight
+from audit import preflight
 from audit.errors import AuditError
 from audit.files import file_blake3
 from tests.conftest import ROOT, run_dag, run_impl

@@ -97,8 +97,9 @@ def _refused_at_once(call, *args) -> AuditError:
 
 
 def _readers():
+    from audit import preflight
     from audit.bundles.digest import read_table
-    from audit.core import preflight, strict_yaml
+    from audit.core import strict_yaml
     from audit.files import file_blake3, file_digests
     from audit.seal import timestamp
 

@@ -21,9 +21,9 @@ import polars as pl
 import pytest
 import yaml
 
+from audit import preflight
 from audit.cells import universe
 from audit.cells.prereg import load_record
-from audit.core import preflight
 from audit.errors import AuditError
 from audit.files import file_blake3
 from tests.conftest import IMPL_PARAMS, run_audit, run_impl

@@ -4,7 +4,7 @@ Read from the footer the referee parses itself (audit/bundles/parquet_bounds.py:
 FileMetaData's ``schema``, a depth-first list of SchemaElements whose first is the
 root): a name given twice stays twice, where polars' schema would refuse or merge
 it. Preflight judges the columns the prereg names against these before the lock
-(audit/core/preflight.py, check_columns).
+(audit/preflight.py, check_columns).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ report's order (findings, the verdict per column, the cells that do not reproduc
 audit/report/answer.py), then the report's path and the annex head, last.
 
 A run asked for less than the whole arm (say results/<arm>/census.txt) has no report:
-audit/core/preflight.py's run_summary prints what exists then.
+audit/preflight.py's run_summary prints what exists then.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def _head(res: Path) -> list[str]:
 
 def answer_summary(res: Path, kind: Kind) -> str | None:
     """The arm's answer as the terminal shows it, the report's path and the annex head last;
-    None when the run built no report (audit/core/preflight.py prints what exists then)."""
+    None when the run built no report (audit/preflight.py prints what exists then)."""
     report = res / "report" / "report.html"
     if not (report.is_file() and (res / "census_cells.csv").is_file()):
         return None

@@ -1,7 +1,7 @@
 # Checks made while the workflow is read, before any job runs (so `snakemake -n`
 # refuses too): the config against its schema, the prereg's presence and blake3,
 # a locked arm's method, seat and bundle content, the bundle's files, the folders
-# and the clock. The checks themselves are audit/core/preflight.py (tested on
+# and the clock. The checks themselves are audit/preflight.py (tested on
 # their own, tests/test_preflight.py); this file hands them what Snakemake knows.
 # A refusal is one line on stderr, `error[<class>]: <file>: <detail>`, exit
 # status 2, and nothing written. The lock rule checks the prereg's hash again when
@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from audit.core import preflight
+from audit import preflight
 
 
 # Every job is a new Python process. Where PYTHONDONTWRITEBYTECODE is set (some
@@ -28,7 +28,7 @@ def refuse(kind, file, detail):
 
 
 def guard(check, *args):
-    """A check of audit/core/preflight.py: its AuditError is one line and exit 2 here."""
+    """A check of audit/preflight.py: its AuditError is one line and exit 2 here."""
     from audit.errors import AuditError
 
     try:
@@ -64,18 +64,18 @@ def check_prereg(prereg, expected):
 
 
 def check_arm(res, arm, prereg, blake3_now):
-    """arm_locked: an arm holds one method, read by one seat (audit/core/preflight.py).
+    """arm_locked: an arm holds one method, read by one seat (audit/preflight.py).
     Once results/<arm>/lock/lock.json exists, a run whose prereg has another blake3,
     or that reads it from another file (another seat), is refused before any job, so
     the arm's lock, ledger and annex are never replaced. Returns the lock, or None."""
-    from audit.core.preflight import check_locked_arm
+    from audit.preflight import check_locked_arm
 
     return guard(check_locked_arm, res, arm, prereg, blake3_now)
 
 
 def check_locked_bundle(locked, arm, roles, jobs=None):
     """arm_locked: bundle content other than the locked arm's (by content digest), before any job."""
-    from audit.core import preflight
+    from audit import preflight
 
     if locked is not None:
         guard(preflight.check_locked_bundle, locked, arm, roles, jobs)
@@ -90,7 +90,7 @@ def locked_input(path):
 
 def check_before_lock(locked, kind, doc, prereg, bundle):
     """An arm not yet locked: what its prereg will do with the bundle (column types, the
-    universe tables, the rows or entries its controls name; audit/core/preflight.py),
+    universe tables, the rows or entries its controls name; audit/preflight.py),
     before the lock."""
     if locked is None:
         guard(preflight.check_before_lock, kind, doc, prereg, bundle)
@@ -99,8 +99,8 @@ def check_before_lock(locked, kind, doc, prereg, bundle):
 def guard_planned():
     """arm_locked / arm_sealed: once the DAG is built and before its first job, a run that
     would lock a locked arm again, or run anything in a sealed one, is refused
-    (audit/core/preflight.py check_planned); a job a killed run left is finished."""
-    from audit.core.preflight import Planned, check_planned, sealed_head
+    (audit/preflight.py check_planned); a job a killed run left is finished."""
+    from audit.preflight import Planned, check_planned, sealed_head
 
     if workflow.remote_exec or workflow.subprocess_exec:
         return
@@ -146,7 +146,7 @@ _GUARD = []  # the open run-lock file, kept for the life of this process
 
 def hold_run_lock(state=".snakemake"):
     """One run per folder: refuse a second run while one is alive; resume a dead one
-    (audit/core/preflight.py hold_run_lock). Interrupted jobs leave no partial
+    (audit/preflight.py hold_run_lock). Interrupted jobs leave no partial
     outputs: every program writes through a temporary file renamed into place, so
     their jobs simply run again."""
     if _own_process():
@@ -181,7 +181,7 @@ def terminal_verbose():
 
 def print_run_summary():
     """What the end of a run prints, from the files this run built (no shell): the arm's
-    answer, the report's path and the annex head last (audit/core/preflight.py)."""
+    answer, the report's path and the annex head last (audit/preflight.py)."""
     print(preflight.run_summary(RES, KIND), end="")
 
 
