@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from audit.core.arm_kind import LEADERBOARD, Kind
 from audit.errors import AuditError
 from audit.files import file_blake3, open_regular, regular_files, require_regular
+from audit.kinds.arm_kind import LEADERBOARD, Kind
 
 NEW_ARM = "another bundle, method or seat is a new arm: run it under a new arm name"
 NEVER = "the locked arm is never overwritten"
@@ -553,6 +553,7 @@ def second_seat(annex: str, head: str | None, source: str) -> tuple[str, str, st
     """A second seat's inputs (the annex, its locked prereg, that prereg's blake3), once the
     first seat's annex verifies against the head held. Without a head, or when
     verification fails, one line and exit 2; only then is anything read from the annex."""
+    from audit.kinds.arm_kind import annex_contract
     from audit.seal.verify import verify
 
     annex = annex.rstrip("/")
@@ -562,7 +563,7 @@ def second_seat(annex: str, head: str | None, source: str) -> tuple[str, str, st
             source,
             "a second seat needs head=<the annex head the first seat printed or published>",
         )
-    problems = verify(annex, head)
+    problems = verify(annex, head, read_prereg=annex_contract)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise AuditError("annex_not_verified", annex, f"{problems[0]}{more}")

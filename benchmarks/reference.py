@@ -59,8 +59,8 @@ def reference(impl: str, prereg: str, bundle: str, out: Path) -> None:
     if recompute(["--prereg", prereg, "--bundle", bundle, "--out", str(base)]) != 0:
         sys.exit("the recompute refused the bundle")
 
-    from audit.core.arm_kind import LEADERBOARD
     from audit.files import write_atomic
+    from audit.kinds.arm_kind import LEADERBOARD
     from controls.exact import bundle_reader
     from controls.perturb import perturb, reader
     from controls.predict import predict, selection_json

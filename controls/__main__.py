@@ -11,7 +11,7 @@ control) and works in one process, in three steps the DAG keeps apart:
   (``<controls>/<c>/check.csv``, ``verdict.json``), then the table over all
   (``--out-csv``, ``--out-md``).
 
-The arm's kind (``--kind``, audit/core/arm_kind.py) decides what a control reads
+The arm's kind (``--kind``, audit/kinds/arm_kind.py) decides what a control reads
 (its ``controls`` source): a leaderboard arm's bundle (``--bundle``, ``--lock``), or
 a trials arm's table (``--table``); with ranks declared, a swap also reads the
 unperturbed run's rank census (``--ranks``).
@@ -24,9 +24,9 @@ import json
 import sys
 from pathlib import Path
 
-from audit.core import arm_kind
 from audit.errors import AuditError, disk_full, report
 from audit.files import write_atomic
+from audit.kinds import arm_kind
 from controls.errors import ControlError
 
 # Each command imports what it uses: a check starts without polars.

@@ -1,4 +1,4 @@
-"""The arm's kind is decided once, by the locked prereg (audit/core/arm_kind.py).
+"""The arm's kind is decided once, by the locked prereg (audit/kinds/arm_kind.py).
 
 Expected kinds read off the shipped preregs by eye: every trials prereg starts
 with `kind: trials`, and no leaderboard prereg has a `kind` key.
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit.core.arm_kind import load_checked
 from audit.errors import AuditError
+from audit.kinds.arm_kind import load_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 TRIALS = ["benchflow-sample", "skillsbench-registry", "terminal-bench-sample"]

@@ -1,4 +1,4 @@
-"""The arm as the workflow runs it (audit/core/arm.py), built from a config and the
+"""The arm as the workflow runs it (audit/kinds/arm.py), built from a config and the
 checked prereg, without Snakemake.
 
 Expected values are read off the shipped configs and preregs by eye (the bundle
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from audit.core import arm as arm_record
-from audit.core.arm_kind import LEADERBOARD, TRIALS, load_checked
+from audit.kinds import arm as arm_record
+from audit.kinds.arm_kind import LEADERBOARD, TRIALS, load_checked
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit.core.arm_kind import LEADERBOARD, TRIALS
+from audit.kinds.arm_kind import LEADERBOARD, TRIALS
 from audit.report import answer
 
 NULLS = "column,observed,null_mean,null_sd,null_max,draws_ge_observed,draws,p\n"

@@ -16,9 +16,10 @@ from pathlib import Path
 import blake3
 import pytest
 
-from audit.core.agree import FEASIBILITY_KEYS, KEYS, TRIAL_KEYS, keys_for
-from audit.core.arm_kind import LEADERBOARD, TRIALS
+from audit.core.agree import FEASIBILITY_KEYS, KEYS, TRIAL_KEYS
 from audit.feasible import record
+from audit.kinds.agreed import keys_for
+from audit.kinds.arm_kind import LEADERBOARD, TRIALS
 from tests.conftest import ROOT, run_audit, run_dag
 
 DECLARED = (

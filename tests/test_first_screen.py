@@ -201,7 +201,7 @@ def test_terminal_markdown_html_and_certificate_print_the_same_digits(arms) -> N
     """Every row of the answer (each number in it) as the terminal, report.md, report.html and
     the certificate print it: the real bundle's when present, else the demo's."""
     from audit.cells import prereg
-    from audit.core.arm_kind import LEADERBOARD
+    from audit.kinds.arm_kind import LEADERBOARD
     from audit.report import answer
 
     name = "openhands-index" if "openhands-index" in arms else "demo"

@@ -1,7 +1,7 @@
-"""The arm kinds are registered once (audit/core/arm_kind.py), and no module outside the
-registry asks a file for the kind: every job is handed it (``--kind``), and only the
-second seat's verify, whose input is a stranger's annex, asks that annex, through the
-registry's reader.
+"""The arm kinds are registered once (audit/kinds/arm_kind.py), and no module outside the
+registry asks a file for the kind: every job is handed it (``--kind``), and the second
+seat's verify, whose input is a stranger's annex, is handed the registry's reader of
+that annex's prereg (annex_contract) by its caller.
 
 The scan reads the referee's source (audit/, controls/) as syntax trees: a call of one
 of the registry's readers, or a prereg document asked for its ``kind`` key. It is run
@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from audit.core import arm_kind
 from audit.errors import AuditError
+from audit.kinds import arm_kind
 
 ROOT = Path(__file__).resolve().parent.parent
-REGISTRY = Path("audit/core/arm_kind.py")
-READERS = {"kind_of", "of_file", "load_checked", "kind_of_file", "is_trials"}
-# the one module besides the registry that may ask: verify reads the annex it is given
-MAY_ASK = {Path("audit/seal/verify.py"): {"of_file"}}
+REGISTRY = Path("audit/kinds/arm_kind.py")
+READERS = {"kind_of", "of_file", "load_checked", "annex_contract", "kind_of_file", "is_trials"}
+# no module besides the registry may ask: verify is handed the registry's annex_contract
+MAY_ASK: dict[Path, set[str]] = {}
 DOC_NAMES = {"doc", "prereg", "locked"}  # what the referee calls a prereg document
 
 
@@ -87,8 +87,8 @@ def test_no_module_outside_the_registry_asks_for_the_kind() -> None:
 @pytest.mark.parametrize(
     "injected",
     [
-        "from audit.core.arm_kind import of_file\nk = of_file(p)\n",
-        "from audit.core import arm_kind\nk, doc = arm_kind.load_checked(p)\n",
+        "from audit.kinds.arm_kind import of_file\nk = of_file(p)\n",
+        "from audit.kinds import arm_kind\nk, doc = arm_kind.load_checked(p)\n",
         "trials = doc.get('kind') == 'trials'\n",
         "trials = prereg['kind'] == 'trials'\n",
         "from audit.trials.prereg import is_trials\n",

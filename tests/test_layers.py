@@ -3,8 +3,10 @@ when they should: a copy of the referee with one import injected is checked by t
 contracts, and the contract the injection violates is reported broken.
 
 The injections: the seal reaching up to the lock from inside a function (an import
-hidden in a function is still an import), a package reaching the commands, and a new
-circle between two packages no other contract orders (feasible and ranks).
+hidden in a function is still an import), a package reaching the commands, a kind
+reaching up to the report, a new circle between two packages of one layer (feasible
+and ranks) and one inside a package, a new package no layer places, and the controls
+reaching the lock.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import pytest
 from tests.conftest import ROOT
 
 LINT = Path(sys.executable).with_name("lint-imports")
-LAYERS = "The referee in layers: the commands over the lock over the seal"
+LAYERS = "The referee in layers: commands over steps over kinds over seal"
+CONTROLS = "The controls under the workflow's steps, over the report"
 COMMANDS = "Only the command line imports the commands"
 SEAL = "The seal at the bottom: no kind, no report, no lock"
 ACYCLIC = "No import circle in the referee"
@@ -71,7 +74,7 @@ def _append(path: Path, code: str) -> None:
 
 def test_every_contract_holds_on_the_repository() -> None:
     verdicts = _lint(ROOT)
-    assert {LAYERS, COMMANDS, SEAL, ACYCLIC} <= set(verdicts)
+    assert {LAYERS, CONTROLS, COMMANDS, SEAL, ACYCLIC} <= set(verdicts)
     assert set(verdicts.values()) == {"KEPT"}, verdicts
 
 
@@ -98,13 +101,47 @@ def test_a_kind_importing_the_commands_is_refused(referee: Path) -> None:
 
 
 def test_a_new_circle_between_two_packages_breaks_the_acyclic_contract(referee: Path) -> None:
-    # feasible and ranks import neither each other nor anything above them today, and no
-    # layer orders them: only the circle contract can see this one
+    # feasible and ranks share a layer and import neither each other today: the circle
+    # contract sees the circle, the layers contract the two siblings that now import
     _append(referee / "audit" / "feasible" / "record.py", "from audit.ranks import record\n")
     _append(referee / "audit" / "ranks" / "record.py", "from audit.feasible import decimals\n")
     verdicts = _lint(referee)
     assert verdicts[ACYCLIC] == "BROKEN"
-    assert verdicts[LAYERS] == verdicts[SEAL] == verdicts[COMMANDS] == "KEPT"
+    assert verdicts[LAYERS] == "BROKEN"
+    assert verdicts[SEAL] == verdicts[COMMANDS] == "KEPT"
+
+
+def test_a_circle_through_a_function_level_import_breaks_both(referee: Path) -> None:
+    # the shape of the circles this layering closed: a kind reaching the report's numbers
+    # from inside a function while the report reads the kind
+    _append(
+        referee / "audit" / "cells" / "summary.py",
+        "def _page():\n    from audit.report import render\n\n    return render\n",
+    )
+    verdicts = _lint(referee)
+    assert verdicts[ACYCLIC] == "BROKEN"
+    assert verdicts[LAYERS] == "BROKEN"
+
+
+def test_a_package_no_layer_places_breaks_the_layers(referee: Path) -> None:
+    (referee / "audit" / "stray").mkdir()
+    (referee / "audit" / "stray" / "__init__.py").write_text("", encoding="utf-8")
+    verdicts = _lint(referee)
+    assert verdicts[LAYERS] == "BROKEN"  # exhaustive: every package of audit is placed
+
+
+def test_the_controls_reaching_the_lock_break_their_layers(referee: Path) -> None:
+    (referee / "controls").unlink()
+    shutil.copytree(
+        ROOT / "controls", referee / "controls", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    try:
+        _append(referee / "controls" / "summary.py", "from audit.lock import shared\n")
+        verdicts = _lint(referee)
+        assert verdicts[CONTROLS] == "BROKEN"
+    finally:
+        shutil.rmtree(referee / "controls")
+        (referee / "controls").symlink_to(ROOT / "controls")
 
 
 def test_a_circle_inside_one_package_breaks_the_acyclic_contract(referee: Path) -> None:

@@ -47,14 +47,14 @@ def test_the_writers_still_use_it():  # the check above can see polars when it i
 def test_reading_a_prereg_kind_needs_no_schema_library():
     prereg = ROOT / "prereg" / "openhands-index.yaml"
     seen = _imports_after(
-        "from audit.core.arm_kind import LEADERBOARD, of_file\n"
+        "from audit.kinds.arm_kind import LEADERBOARD, of_file\n"
         f"assert of_file({str(prereg)!r}) is LEADERBOARD\n"
         "import audit.core.agree"
     )
     assert "jsonschema" not in seen
     # and checking the document still imports and uses it
     checked = _imports_after(
-        f"from audit.core.arm_kind import load_checked\nload_checked({str(prereg)!r})"
+        f"from audit.kinds.arm_kind import load_checked\nload_checked({str(prereg)!r})"
     )
     assert "jsonschema" in checked
 

@@ -16,9 +16,9 @@ import pytest
 
 from audit import preflight
 from audit.bundles.digest import table_digest
-from audit.core.arm_kind import LEADERBOARD, TRIALS
 from audit.errors import AuditError
 from audit.files import file_blake3
+from audit.kinds.arm_kind import LEADERBOARD, TRIALS
 from audit.preflight import INCOMPLETE, Planned
 
 PREREG = "prereg/x.yaml"

@@ -29,7 +29,7 @@ PARSERS = {
     "audit/trials/record.py",
     "audit/seal/lock_record.py",
     "audit/core/disclosure.py",  # the block's checks and its record (disclosure.of)
-    "audit/core/arm_kind.py",  # the kind's reader (the prereg's own kind key)
+    "audit/kinds/arm_kind.py",  # the kind's reader (the prereg's own kind key)
 }
 
 # Modules still indexing a document under one of NAMES, with today's count. "prereg" and
@@ -41,8 +41,8 @@ LEFT = {
     "audit/commands/draft_prereg.py": 2,  # prereg: a draft, before any check
     "audit/cells/universe.py": 2,  # prereg: preflight's universe tables, before the lock
     "audit/commands/seal.py": 1,  # prereg
-    "audit/core/agree.py": 3,  # prereg
-    "audit/core/arm.py": 14,  # prereg: the workflow's arm, from the checked prereg
+    "audit/kinds/agreed.py": 3,  # prereg: what it declares adds files compared
+    "audit/kinds/arm.py": 14,  # prereg: the workflow's arm, from the checked prereg
     "audit/preflight.py": 20,  # prereg, lock: before the lock and of a locked arm
     "audit/feasible/record.py": 3,  # prereg
     "audit/lock/amends.py": 1,  # lock: the parent's lock.json

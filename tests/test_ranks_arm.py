@@ -17,8 +17,9 @@ from pathlib import Path
 import blake3
 import pytest
 
-from audit.core.agree import KEYS, RANK_KEYS, keys_for
-from audit.core.arm_kind import LEADERBOARD
+from audit.core.agree import KEYS, RANK_KEYS
+from audit.kinds.agreed import keys_for
+from audit.kinds.arm_kind import LEADERBOARD
 from audit.ranks.record import TIE_MEANING
 from tests.conftest import ROOT, run_audit, run_dag
 

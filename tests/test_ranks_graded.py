@@ -226,7 +226,7 @@ def test_graded_p_against_scipy_exact_permutation(
 def test_report_words_for_a_graded_column() -> None:
     """The method names the sign-flip test only when a declared column is a mean, and a
     graded row's empty passes shows as '-' (words and rows written here by hand)."""
-    from audit.core.arm_kind import LEADERBOARD
+    from audit.kinds.arm_kind import LEADERBOARD
     from audit.ranks.record import summary
 
     doc = {

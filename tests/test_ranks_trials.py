@@ -23,8 +23,9 @@ import blake3
 import polars as pl
 import pytest
 
-from audit.core.agree import RANK_KEYS, TRIAL_KEYS, keys_for
-from audit.core.arm_kind import TRIALS
+from audit.core.agree import RANK_KEYS, TRIAL_KEYS
+from audit.kinds.agreed import keys_for
+from audit.kinds.arm_kind import TRIALS
 from audit.ranks.record import TIE_MEANING
 from tests.conftest import ROOT, impl_python, run, run_audit, run_dag
 from tests.test_ranks_graded import _bootstrap

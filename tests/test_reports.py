@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from audit.core import arm_kind
+from audit.kinds import arm_kind
 from audit.report import limits, render
 from audit.trials.summary import TrialsCensusSummary
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from audit.core import arm_kind
+from audit.kinds import arm_kind
 
 HELP = "compare the two implementations cell by cell"
 
@@ -30,7 +30,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from audit.core.agree import agree, keys_for
+    from audit.core.agree import agree
+    from audit.kinds.agreed import keys_for
 
     keys = keys_for(arm_kind.named(args.kind), args.prereg)
     rep = agree(args.a, args.b, tuple(args.names), args.out_json, args.out_md, keys)

@@ -1,6 +1,6 @@
 """The census of an arm: totals per class, the per-column (or per-entry) tables.
 
-One command for both kinds; the arm's kind (``--kind``, audit/core/arm_kind.py)
+One command for both kinds; the arm's kind (``--kind``, audit/kinds/arm_kind.py)
 decides: audit/cells/census.py (leaderboard: census.txt, census.json, census_*.csv) or audit/trials/census.py
 (trials: classes, rule recovery, intervals, entries).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from audit.core import arm_kind
+from audit.kinds import arm_kind
 
 HELP = "totals per class and the per-column (or per-entry) tables"
 

@@ -32,8 +32,9 @@ def _tsa(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from audit.kinds.arm_kind import annex_contract
     from audit.seal.publish import fetch
 
-    annex = fetch(args.archive, args.head, args.out, args.tsa_cert)
+    annex = fetch(args.archive, args.head, args.out, args.tsa_cert, read_prereg=annex_contract)
     print(f"{annex}: verified with head {args.head}")
     return 0

@@ -1,7 +1,7 @@
 """The lock: check the prereg's blake3, hash the bundle's files, start the ledger.
 
 One command for both kinds; the arm's kind (``--kind``, as the workflow read it from
-this prereg before any job, audit/core/arm_kind.py) decides, and that kind's own
+this prereg before any job, audit/kinds/arm_kind.py) decides, and that kind's own
 checks refuse a prereg of the other kind: a leaderboard arm's lock (audit/lock/cells.py)
 or a trials arm's (audit/lock/trials.py, which also hashes the adapter's trials table).
 The prereg is read once (audit/lock/shared.py). Writes <out-dir>/prereg.yaml, lock.json
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from audit.core import arm_kind
+from audit.kinds import arm_kind
 
 HELP = "check the prereg's blake3, hash the bundle, start the ledger"
 

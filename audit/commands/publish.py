@@ -25,8 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from audit.kinds.arm_kind import annex_contract
     from audit.seal.publish import publish
 
-    head, n = publish(args.annex, args.out, args.license)
+    head, n = publish(args.annex, args.out, args.license, read_prereg=annex_contract)
     print(f"{args.out}: {n} annex files and ro-crate-metadata.json; annex head {head}")
     return 0

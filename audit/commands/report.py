@@ -1,6 +1,6 @@
 """Write an arm's report: report.md, report.html and the plots (SVG).
 
-One command for both kinds; the arm's kind (``--kind``, audit/core/arm_kind.py)
+One command for both kinds; the arm's kind (``--kind``, audit/kinds/arm_kind.py)
 decides: audit/report/leaderboard.py (leaderboard) or audit/report/trials.py
 (trials), both from the one template set (audit/report/templates/).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import gc
 
-from audit.core import arm_kind
+from audit.kinds import arm_kind
 
 HELP = "write the Markdown and HTML report with its plots"
 

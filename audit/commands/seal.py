@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from audit.core import arm_kind
+from audit.kinds import arm_kind
 
 HELP = "chain the events into the ledger and seal the annex"
 

@@ -31,11 +31,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from audit.kinds.arm_kind import annex_contract
     from audit.seal import ledger, timestamp
     from audit.seal.contract import LEDGER
     from audit.seal.verify import verify
 
-    problems = verify(args.annex, args.head, args.key, args.tsa_cert)
+    problems = verify(args.annex, args.head, args.key, args.tsa_cert, read_prereg=annex_contract)
     for line in problems:
         print(f"FAILED: {line}", file=sys.stderr)
     if problems:

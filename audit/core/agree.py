@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from audit.core.agreement import Agreement, FileAgreement
-from audit.core.arm_kind import TRIALS, Kind
 from audit.errors import AuditError
 from audit.files import file_blake3, write_atomic
 
@@ -55,20 +54,6 @@ RANK_KEYS: dict[str, list[str]] = {
     "ranks.csv": ["column", "row_id"],
     "rank_pairs.csv": ["column", "row_a", "row_b"],
 }
-
-
-def keys_for(kind: Kind, prereg_path: str) -> dict[str, list[str]]:
-    """The files compared on an arm, by their keys: the arm's kind decides, and a
-    leaderboard prereg declaring feasibility (or ranks) adds its files."""
-    from audit.core.strict_yaml import read_strict
-
-    doc = read_strict(prereg_path)
-    if kind is TRIALS:  # a trials prereg declaring ranks adds them (trials contract, 17)
-        return {**TRIAL_KEYS, **RANK_KEYS} if doc.get("ranks") else TRIAL_KEYS
-    keys = {**KEYS, **FEASIBILITY_KEYS} if doc.get("feasibility") else dict(KEYS)
-    if doc.get("ranks"):  # docs/contract.md, Ranks
-        keys.update(RANK_KEYS)
-    return keys
 
 
 def _exists(path: Path) -> None:

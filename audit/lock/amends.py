@@ -141,6 +141,7 @@ def check(
     block = declared(doc)
     if block is None:
         return None  # read while every run's workflow is parsed: verify (polars) not imported
+    from audit.kinds.arm_kind import annex_contract
     from audit.seal.verify import verify
 
     parent, head = block["arm"], block["head"]
@@ -155,7 +156,7 @@ def check(
             f"amends arm {parent!r}, but there is no sealed annex at {annex}",
         )
     try:
-        problems = verify(str(annex), head)
+        problems = verify(str(annex), head, read_prereg=annex_contract)
     except AuditError as e:
         raise AuditError("amends_not_verified", str(annex), f"{e.kind}: {e.detail}") from None
     if problems:
@@ -214,6 +215,7 @@ def refresh(prereg_path: str, config_path: str, results: str = "results") -> lis
     import re
 
     from audit.files import write_atomic
+    from audit.kinds.arm_kind import annex_contract
     from audit.seal.verify import verify
 
     block = declared(read_strict(prereg_path))
@@ -223,7 +225,7 @@ def refresh(prereg_path: str, config_path: str, results: str = "results") -> lis
     if not (annex / "ledger.jsonl").is_file():
         raise AuditError("amends_unknown_arm", str(annex), "no sealed annex: run the parent first")
     head = ledger.head(annex / "ledger.jsonl")
-    problems = verify(str(annex), head)
+    problems = verify(str(annex), head, read_prereg=annex_contract)
     if problems:
         raise AuditError("amends_not_verified", str(annex), problems[0])
     text = Path(prereg_path).read_text(encoding="utf-8")

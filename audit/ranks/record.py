@@ -8,7 +8,7 @@ import csv
 from itertools import pairwise
 from pathlib import Path
 
-from audit.core.arm_kind import TRIALS, Kind
+from audit.kinds.arm_kind import TRIALS, Kind
 
 TIE_MEANING = (
     "A tie in the rank census means the paired test on the rows' shared items did not "

@@ -21,7 +21,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from audit.core.agreement import Agreement
-from audit.core.arm_kind import Kind
+from audit.kinds.arm_kind import Kind
 from audit.seal import vulns
 from audit.text import labels, numbers
 

@@ -1,5 +1,5 @@
 """A leaderboard arm's certificate.md: what reproduces, at which tolerance, under which
-policies; nothing else. The kind hands it to the seal (audit/core/arm_kind.py)."""
+policies; nothing else. The kind hands it to the seal (audit/kinds/arm_kind.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
-from audit.core.arm_kind import LEADERBOARD, Kind
 from audit.feasible import record as feasibility
+from audit.kinds.arm_kind import LEADERBOARD, Kind
 from audit.ranks import record as ranks
 from audit.report import answer, limits
 from audit.seal import timestamp, versus, vulns

@@ -15,9 +15,9 @@ from audit.cells.summary import (
 )
 from audit.core import disclosure
 from audit.core.agreement import Agreement
-from audit.core.arm_kind import LEADERBOARD
 from audit.feasible import record as feasibility
 from audit.files import write_atomic
+from audit.kinds.arm_kind import LEADERBOARD
 from audit.report import answer, limits, plots, rank_section, render
 from audit.seal import timestamp, versus, vulns
 from audit.text import labels, numbers

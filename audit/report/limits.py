@@ -12,7 +12,7 @@ import csv
 from fractions import Fraction
 from pathlib import Path
 
-from audit.core.arm_kind import TRIALS, Kind
+from audit.kinds.arm_kind import TRIALS, Kind
 
 TITLE = "What this does not show"
 

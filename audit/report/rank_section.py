@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit.core.arm_kind import Kind
 from audit.files import write_atomic
+from audit.kinds.arm_kind import Kind
 from audit.ranks import record as ranks
 from audit.report import plots, render
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit.core.arm_kind import Kind
+from audit.kinds.arm_kind import Kind
 from audit.report import answer
 
 HEAD_PREFIX = "Annex head"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from audit.core import disclosure
 from audit.core.agreement import Agreement
-from audit.core.arm_kind import TRIALS
 from audit.files import write_atomic
+from audit.kinds.arm_kind import TRIALS
 from audit.ranks import record as ranks
 from audit.report import answer, limits, plots, rank_section, render
 from audit.seal import timestamp, versus, vulns

@@ -1,6 +1,7 @@
 """The seal: the ledger, the annex, its verification and comparison (docs/seal.md).
 
-At the bottom of the referee: it imports no kind's package (cells, trials), no report and
-no lock (pyproject.toml's import-linter contracts); what is a kind's own, the certificate
-and the prereg's checks, the kind registry hands it (audit/core/arm_kind.py).
+Under the kinds, the report and the lock: it imports no kind's package (cells, trials),
+no report, no lock and not the kind registry (pyproject.toml's import-linter contracts);
+what is a kind's own, the certificate and the locked prereg's reader and checks, its
+caller hands it (from the registry, audit/kinds/arm_kind.py).
 """

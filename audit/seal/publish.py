@@ -27,6 +27,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from audit.errors import AuditError
@@ -196,10 +197,17 @@ def _info(name: str, size: int) -> tarfile.TarInfo:
     return info
 
 
-def publish(annex_dir: str, out_file: str, license_id: str = LICENSE) -> tuple[str, int]:
-    """Write the archive; return (the annex head, the number of annex files)."""
+def publish(
+    annex_dir: str,
+    out_file: str,
+    license_id: str = LICENSE,
+    *,
+    read_prereg: Callable[[Path], str],
+) -> tuple[str, int]:
+    """Write the archive; return (the annex head, the number of annex files).
+    ``read_prereg``: the kind registry's reader of the annex's prereg (verify's)."""
     annex = Path(annex_dir)
-    problems = verify(str(annex))
+    problems = verify(str(annex), read_prereg=read_prereg)
     if problems:
         raise AuditError(
             "annex_not_verified", annex_dir, f"{problems[0]} ({len(problems)} problems)"
@@ -337,8 +345,11 @@ def fetch(
     tsa_cert: str | None = None,
     max_file: int = MAX_FILE,
     max_total: int = MAX_TOTAL,
+    *,
+    read_prereg: Callable[[Path], str],
 ) -> Path:
-    """Unpack ``archive`` into ``out_dir`` only if its annex verifies with ``head``."""
+    """Unpack ``archive`` into ``out_dir`` only if its annex verifies with ``head``.
+    ``read_prereg``: the kind registry's reader of the annex's prereg (verify's)."""
     if not HEX64.fullmatch(head or ""):
         raise AuditError("bad_args", "--head", f"{head!r} is not a 64-hex-digit head")
     src, out = Path(archive), Path(out_dir)
@@ -369,7 +380,7 @@ def fetch(
             for m in members:
                 _write_member(tar, m, work, archive)
         annex = work / TOP
-        problems = verify(str(annex), head, tsa_cert=tsa_cert)
+        problems = verify(str(annex), head, tsa_cert=tsa_cert, read_prereg=read_prereg)
         if problems:
             raise AuditError(
                 "annex_not_verified", archive, f"{problems[0]} ({len(problems)} problems)"

@@ -5,6 +5,10 @@ left out, which lines are volatile and where files live come from
 audit.seal.contract; every path the manifest names is confined to the annex.
 A malformed annex file is an AuditError (one classed line, exit 2); a well-formed
 annex that does not hold is a list of problems (exit 1), each naming its file.
+
+The annex's locked prereg is a kind's own: the caller hands ``verify`` the kind
+registry's reader of it (``read_prereg``, audit/kinds/arm_kind.py ``annex_contract``),
+so that the seal imports no kind.
 """
 
 from __future__ import annotations
@@ -13,15 +17,16 @@ import json
 import os
 import re
 import stat
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from audit.core import arm_kind
 from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
 from audit.files import DuplicateKey, json_loads, open_regular, read_regular
 from audit.seal import attest, contract, ledger, timestamp
 from audit.seal.annex import COPIED, COPIED_GLOBS, readme, tests_of
 
+CELLS_V1 = "cells v1"  # the contract whose run files' headers HEADERS holds
 HEADERS = {
     "cells.csv": "row_id,column,kind,policy,published,recomputed,abs_diff,tier",
     # cells v1 since issue 29 with the decimals each cell was judged at; trials v1, and
@@ -393,14 +398,12 @@ def _readme(annex: Path, m: dict, entries: list[dict], keyid: str | None) -> lis
     return []
 
 
-def _schemas(annex: Path) -> list[str]:
+def _schemas(annex: Path, read_prereg: Callable[[Path], str]) -> list[str]:
     problems = []
     locked = annex / "lock" / "prereg.yaml"
     try:
         # the annex's own prereg says its kind: verify's input is a stranger's annex
-        kind = arm_kind.of_file(locked)
-        kind.entry("prereg")(locked)
-        if kind is arm_kind.TRIALS:
+        if read_prereg(locked) != CELLS_V1:
             return problems  # trials v1 headers differ from cells v1 (trials contract section 9)
     except AuditError as e:
         problems.append(str(e).removeprefix("error"))
@@ -421,11 +424,16 @@ def verify(
     head: str | None = None,
     key_file: str | None = None,
     tsa_cert: str | None = None,
+    *,
+    read_prereg: Callable[[Path], str],
 ) -> list[str]:
     """Problems found (empty: the annex holds). Raises AuditError for a malformed annex.
 
     The time-stamps' imprints and order are checked always, their signatures against
-    ``tsa_cert`` (PEM of the CA or TSA certificates you trust) when given."""
+    ``tsa_cert`` (PEM of the CA or TSA certificates you trust) when given.
+    ``read_prereg(path)`` reads and checks the annex's locked prereg by its own kind
+    (an AuditError when it does not hold) and returns that kind's contract; the run
+    files' headers are checked for cells v1 (CELLS_V1)."""
     annex = Path(annex_dir)
     if head is not None and not _hex(head):
         raise AuditError("bad_args", "--head", f"{head!r} is not a 64-hex-digit head")
@@ -442,5 +450,5 @@ def verify(
     if entries:
         problems += timestamp.check_annex(annex, entries, tsa_cert).problems
     if not problems:
-        problems += _schemas(annex)
+        problems += _schemas(annex, read_prereg)
     return problems

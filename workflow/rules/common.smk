@@ -3,7 +3,7 @@
 # blake3 as expected, the arm not locked under another), the arm's kind, which the
 # prereg alone decides (`kind: trials` for trials v1, docs/trials-contract.md; absent
 # for a leaderboard, cells v1, docs/contract.md; the registry of kinds is
-# audit/core/arm_kind.py), and the arm itself (audit/core/arm.py): the bundle files
+# audit/kinds/arm_kind.py), and the arm itself (audit/kinds/arm.py): the bundle files
 # the lock hashes and the contestants read, the run files, the outputs of the census,
 # the report and the record. Every job is handed the kind (--kind); none asks the
 # prereg again. The rules of a kind the arm is not are never requested.
@@ -11,7 +11,7 @@ from pathlib import Path
 
 from snakemake.utils import validate
 
-from audit.core import arm as arm_record
+from audit.kinds import arm as arm_record
 from audit.core.console import export_job_output
 
 
@@ -33,7 +33,7 @@ PREREG, PREREG_BLAKE3, EXPECT_BUNDLE = seat_prereg(config)
 check_prereg(PREREG, PREREG_BLAKE3)  # missing_file, prereg_changed: before any job
 RESULTS = arm_record.RESULTS  # every arm's folder; an amendment's parent is sealed here too
 LOCKED = check_arm(f"{RESULTS}/{config['arm']}", config["arm"], PREREG, PREREG_BLAKE3)
-# The lock's own reader and checks for the prereg's kind (audit/core/arm_kind.py): a
+# The lock's own reader and checks for the prereg's kind (audit/kinds/arm_kind.py): a
 # prereg the lock would refuse is one line and exit 2 here, before any job.
 KIND, _PREREG = prereg_kind(PREREG)
 A = arm_record.build(config, KIND, _PREREG)  # the arm, a frozen record

@@ -203,8 +203,8 @@ def show_summary_on_nothing_to_do():
 
 
 def prereg_kind(prereg):
-    """The arm's kind and its prereg, read and checked once (audit/core/arm_kind.py)."""
-    from audit.core.arm_kind import load_checked
+    """The arm's kind and its prereg, read and checked once (audit/kinds/arm_kind.py)."""
+    from audit.kinds.arm_kind import load_checked
 
     return guard(load_checked, prereg)
 

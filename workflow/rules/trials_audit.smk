@@ -34,7 +34,7 @@ rule compare_runs:
     params:
         src=src,
         # the prereg's compare block (trials contract section 11), each its own
-        # argument (audit/core/arm.py compare_args)
+        # argument (audit/kinds/arm.py compare_args)
         flags=list(A.compare_args),
         out=lambda w, output: str(Path(output.pairs).parent),
     log:

@@ -5,7 +5,7 @@ Everything the rules name that depends on the arm's kind or its prereg is here: 
 bundle files the lock hashes and the contestants read, the run files, the census,
 report and recorded outputs, the controls' source, the trials comparison's
 arguments, and what the run builds in the end. The workflow's rules read only these
-names; which kind an arm is comes from audit/core/arm_kind.py (``Arm.kind``).
+names; which kind an arm is comes from audit/kinds/arm_kind.py (``Arm.kind``).
 
 Paths are strings relative to the run's working folder, as Snakemake takes them.
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from audit.core.arm_kind import LEADERBOARD, TRIALS, Kind
+from audit.kinds.arm_kind import LEADERBOARD, TRIALS, Kind
 
 RESULTS = "results"  # every arm's folder; an amendment's parent is sealed here too
 IMPLS = ("pandas", "pyarrow")

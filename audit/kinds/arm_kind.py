@@ -13,8 +13,8 @@ prereg, ``kind: trials`` a trials prereg; the config holds no kind. The readers
 below (``kind_of``, ``of_file``, ``load_checked``) are the only code that asks a file
 for the kind: the workflow reads it once, before any job (workflow/rules/common.smk), and
 hands it to every job as ``--kind <name>`` (``named``); the second seat's verify asks
-the annex it verifies (its input). tests/test_kind_registry.py fails on any other
-module that asks.
+the annex it verifies (its input) through ``annex_contract``, which its caller hands
+it. tests/test_kind_registry.py fails on any other module that asks.
 """
 
 from __future__ import annotations
@@ -171,6 +171,15 @@ def of_file(path: str | Path) -> Kind:
     from audit.cells.prereg import load_yaml
 
     return kind_of(load_yaml(path), str(path))
+
+
+def annex_contract(path: str | Path) -> str:
+    """The contract of an annex's locked prereg, once that prereg is read and checked by
+    its own kind (an AuditError when it does not hold): what the seal's verify is handed,
+    its input being a stranger's annex."""
+    kind = of_file(path)
+    kind.entry("prereg")(path)
+    return kind.contract
 
 
 def load_checked(path: str | Path) -> tuple[Kind, dict[str, Any]]:
