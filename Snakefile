@@ -1,15 +1,6 @@
 # secondseat: a preregistered audit of a published leaderboard. What the run writes
-# under results/<arm>/: README.md, Layout; what an arm is: workflow/rules/common.smk.
-from snakemake.utils import min_version
-
-min_version("9.0")
-
-
-configfile: "config/config.yaml"
-
-
-report: "workflow/report/workflow.rst"
-
+# under results/<arm>/: README.md, Layout; what an arm is, the config, the report's
+# caption and the run's start and end: workflow/rules/common.smk.
 
 # The config, the seat, the prereg and its kind, the arm: read and checked once.
 include: "workflow/rules/common.smk"
@@ -37,26 +28,8 @@ include: "workflow/rules/versus.smk"
 include: "workflow/rules/selftest.smk"
 
 
+# What the arm builds when asked for nothing (common.smk, get_final_output).
 rule all:
     default_target: True
     input:
         get_final_output(),
-
-
-onstart:
-    guard_planned()  # nothing rewrites a locked or sealed arm (preflight.smk)
-
-
-show_summary_on_nothing_to_do()  # the end of a run: the answer, report, annex head
-
-
-onsuccess:
-    print_run_summary()
-    release_scheduler_timers()
-
-
-onerror:
-    interrupted_exit()  # Ctrl-C: one line and exit 130
-    stamp_refused_exit()  # a stamp the TSA refused when due: its one line, exit 2
-    input_refused_exit()  # input a job refused: its one line (and what to do), exit 2
-    release_scheduler_timers()

@@ -6,13 +6,22 @@
 # audit/kinds/arm_kind.py), and the arm itself (audit/kinds/arm.py): the bundle files
 # the lock hashes and the contestants read, the run files, the outputs of the census,
 # the report and the record. Every job is handed the kind (--kind); none asks the
-# prereg again. The rules of a kind the arm is not are never requested.
+# prereg again. The rules of a kind the arm is not are never requested. Last, the run's
+# start and end (onstart, onsuccess, onerror).
 from pathlib import Path
 
-from snakemake.utils import validate
+from snakemake.utils import min_version, validate
 
 from audit.kinds import arm as arm_record
 from audit.core.console import export_job_output
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"  # relative to the working directory (Snakemake)
+
+
+report: "../report/workflow.rst"
 
 
 include: "preflight.smk"
@@ -178,3 +187,23 @@ CONTROL_RUN_FILES = list(A.control_run_files)  # what a control's rerun writes a
 REPORT_INPUTS = A.report_inputs
 REPORT_OUTPUTS = report_outputs()
 HF_URI = A.hf_uri  # a bundle on the Hugging Face Hub, fetched by the rule fetch_hf
+
+
+# The run's start and end.
+onstart:
+    guard_planned()  # nothing rewrites a locked or sealed arm (preflight.smk)
+
+
+show_summary_on_nothing_to_do()  # the end of a run: the answer, report, annex head
+
+
+onsuccess:
+    print_run_summary()
+    release_scheduler_timers()
+
+
+onerror:
+    interrupted_exit()  # Ctrl-C: one line and exit 130
+    stamp_refused_exit()  # a stamp the TSA refused when due: its one line, exit 2
+    input_refused_exit()  # input a job refused: its one line (and what to do), exit 2
+    release_scheduler_timers()
