@@ -43,7 +43,7 @@ LEFT = {
     "audit/commands/seal.py": 1,  # prereg
     "audit/kinds/agreed.py": 3,  # prereg: what it declares adds files compared
     "audit/kinds/arm.py": 14,  # prereg: the workflow's arm, from the checked prereg
-    "audit/preflight.py": 20,  # prereg, lock: before the lock and of a locked arm
+    "audit/preflight.py": 23,  # prereg, lock: before the lock and of a locked arm
     "audit/feasible/record.py": 3,  # prereg
     "audit/lock/amends.py": 1,  # lock: the parent's lock.json
     "audit/lock/cells.py": 8,  # prereg: the lock itself
