@@ -56,7 +56,6 @@ LEFT = {
     "audit/report/rank_section.py": 1,  # prereg
     "audit/report/trials.py": 7,  # prereg
     "audit/selftest/run.py": 2,  # prereg: a trials bundle's
-    "audit/trials/census.py": 6,  # prereg
     "controls/__main__.py": 3,  # prereg: the controls named, either kind
     "controls/registry_exact.py": 1,  # prereg
     "controls/registry_predict.py": 9,  # prereg
@@ -94,6 +93,7 @@ CONVERTED = (
     "controls/exact.py",
     "controls/perturb.py",
     "audit/cells/census.py",
+    "audit/trials/census.py",
     "audit/seal/annex.py",
     "audit/seal/versus.py",
 )

@@ -6,9 +6,7 @@ canonical CSVs."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from audit.cells.census import rows_csv
 from audit.core import disclosure
@@ -16,6 +14,8 @@ from audit.core.agree import read_csv
 from audit.core.agreement import Agreement
 from audit.errors import FAILED, AuditError
 from audit.files import write_atomic
+from audit.seal.lock_record import read_lock
+from audit.trials.record import Column, Prereg
 from audit.trials.settings_census import _csv
 from audit.trials.summary import TrialsCensusSummary
 
@@ -64,19 +64,19 @@ def read_rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def rule_parts(spec: dict[str, Any], rule: str) -> tuple[str, str]:
+def rule_parts(spec: Column, rule: str) -> tuple[str, str]:
     """(policy, measure) of a cell's rule name: `policy[/measure][/rounding]`, the measure
     part present when the column lists its measures (trials contract section 8.1)."""
     parts = rule.split("/")
-    if isinstance(spec["measure"], list):
+    if spec.measure_listed:
         return parts[0], parts[1] if len(parts) > 1 else ""
-    return parts[0], spec["measure"]
+    return parts[0], spec.measures[0]
 
 
 def summarise(
     agreement: str, contestant_dir: str, prereg_path: str, lock_path: str, out_dir: str
 ) -> TrialsCensusSummary:
-    from audit.trials.prereg import load
+    from audit.trials.prereg import load_record
 
     rep = Agreement.read(agreement)
     if rep.disagreements:
@@ -87,25 +87,23 @@ def summarise(
             "no census is drawn from contested cells (see agreement.md)",
             FAILED,
         )
-    doc = load(prereg_path)
-    lock = json.loads(Path(lock_path).read_text(encoding="utf-8"))
+    doc = load_record(prereg_path)
+    lock = read_lock(lock_path)
     cdir = Path(contestant_dir)
     census = read_rows(cdir / "census.csv")
     recovery = read_rows(cdir / "recovery.csv")
     rec_rows = read_rows(cdir / "recovery_rows.csv")
     cells = read_rows(cdir / "cells.csv")
     entries = read_rows(cdir / "entries.csv")
-    lb = doc["leaderboard"]
+    lb = doc.leaderboard
     totals = {c: sum(1 for r in census if r["class"] == c) for c in CLASSES}
     unknown = sum(1 for r in census if r["class"] not in CLASSES)
-    from audit.trials.prereg import unpublished
-
     if lb is not None:
-        rows = int(lock["bundle"]["leaderboard"]["rows"])
+        rows = lock.bundle["leaderboard"].rows
         # a measured column declared `published: false` is in no table, yet its cells
         # are classified like any other (trials contract section 16.5)
-        extra = [n for n, spec in lb["columns"]["measured"].items() if unpublished(spec)]
-        cols = int(lock["bundle"]["leaderboard"]["columns"]) + len(extra)
+        extra = [n for n, spec in lb.measured.items() if not spec.published]
+        cols = lock.bundle["leaderboard"].columns + len(extra)
     else:
         rows = cols = 0
         extra = []
@@ -117,7 +115,7 @@ def summarise(
             f"the leaderboard has {rows} x {cols} = {rows * cols}",
             FAILED,
         )
-    measured = lb["columns"]["measured"] if lb else {}
+    measured = lb.measured if lb else {}
     by_entry = {(e["entry"], e["policy"]): e for e in entries}
     intervals = []
     for c in cells:
@@ -152,9 +150,9 @@ def summarise(
     ]
     measured_cells = [r for r in recovery if r["class"] != "not_published"]
     summary = TrialsCensusSummary(
-        arm_prereg=doc["name"],
-        prereg_blake3=lock["prereg"]["blake3"],
-        source=doc["source"]["kind"],
+        arm_prereg=doc.name,
+        prereg_blake3=lock.prereg_blake3,
+        source=doc.source.kind,
         rows=rows,
         columns=cols,
         cells=rows * cols,
@@ -173,7 +171,7 @@ def summarise(
     write_atomic(out / "intervals.csv", _csv(INTERVALS_HEADER, intervals))
     write_atomic(
         out / "census_rows.csv",
-        rows_csv(read_csv(cdir / "census.csv"), disclosure.of(doc), CLASSES),
+        rows_csv(read_csv(cdir / "census.csv"), doc.disclosure, CLASSES),
     )
     write_atomic(out / "recomputed_only.csv", _csv(RECOMPUTED_ONLY_HEADER, recomputed_only))
     text = render(summary, recovery, rec_rows, intervals, entries, doc, recomputed_only)
@@ -188,7 +186,7 @@ def render(
     rec_rows: list[dict[str, str]],
     intervals: list[list[str]],
     entries: list[dict[str, str]],
-    doc: dict[str, Any],
+    doc: Prereg,
     recomputed_only: list[list[str]] | None = None,
 ) -> str:
     c = summary.classes
@@ -197,7 +195,7 @@ def render(
         f"(blake3 {summary.prereg_blake3[:16]}...), {summary.source} source",
         f"{summary.cells} published cells = {summary.rows} rows x {summary.columns} columns",
         *[f"  {name:<14}{c[name]:>6}" for name in CLASSES],
-        *disclosure.text(disclosure.of(doc)),
+        *disclosure.text(doc.disclosure),
         "",
     ]
     if recovery:
