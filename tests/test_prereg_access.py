@@ -166,8 +166,8 @@ def test_the_scan_finds_an_injected_access(tmp_path: Path, injected: str) -> Non
     (tmp_path / "controls").mkdir()
     source = (ROOT / "controls" / "predict.py").read_text(encoding="utf-8")
     (tmp_path / "controls" / "predict.py").write_text(source + injected, encoding="utf-8")
-    (found,) = violations(tmp_path)
-    assert found.startswith("controls/predict.py: 1 (listed 0)")
+    found = [v for v in violations(tmp_path) if v.startswith("controls/")]
+    assert len(found) == 1 and found[0].startswith("controls/predict.py: 1 (listed 0)")
 
 
 def test_the_scan_leaves_attributes_and_other_names_alone() -> None:
