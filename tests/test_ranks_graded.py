@@ -246,8 +246,60 @@ def test_report_words_for_a_graded_column() -> None:
         "Method: exact McNemar on shared items, for graded (mean) columns a paired sign-flip "
         "permutation test of the summed differences from 4,000 seeded draws, "
         "Benjamini-Hochberg, alpha 0.05; rank intervals from 4,000 paired bootstrap draws "
-        "over items, seed 3."
+        "over items, seed 3; a sign-flip p is estimated from the 4,000 draws and is never "
+        "below 1 / 4,001, printed < 0.0003."  # 1/4001 = 0.00024994, up to one digit
     )
     assert [t["passes / items"] for t in table] == ["- / 6", "- / 6"]
     doc["ranks"]["columns"] = ["s"]
     assert "sign-flip" not in summary(doc, rows, LEADERBOARD)[0][0]
+
+
+def test_report_states_the_floor_of_a_sign_flip_p(tmp_path: Path) -> None:
+    """A sign-flip p at its floor 1 / (1 + draws) is printed "< f" through the one number
+    formatter, as the permutation null's p is, and the method says the floor; an exact
+    McNemar p is not floored. Worked by hand: 400 draws, floor 1/401 = 0.00249..., shown
+    "< 0.003" (rounded up to one digit); p 0.5 at the null's step 1/400 (three decimals)
+    "0.500"; Holm over 3 pairs, 3/401 = 0.0075 at two digits. A McNemar p of 2/2^10 =
+    0.001953125 is below a tenth of alpha 0.05: "< 0.005"; 0.375 "0.38"."""
+    from audit.core.arm_kind import LEADERBOARD, TRIALS
+    from audit.ranks.record import certificate_lines, summary
+
+    doc = {"ranks": {"columns": ["score"], "policy": "S", "alpha": 0.05, "correction": "holm",
+                     "seed": 4, "draws": 400}}  # fmt: skip
+    rows = [
+        {"column": "score", "row_id": r, "published_rank": str(i + 1), "passes": "",
+         "items": "10", "tie_group": r, "rank_lo": "1", "rank_hi": "3", "next_verdict": v}
+        for i, (r, v) in enumerate([("a", "separated"), ("b", "tied"), ("c", "")])
+    ]  # fmt: skip
+    pairs = [
+        {"column": "score", "row_a": a, "row_b": b, "p": p, "p_adjusted": q}
+        for a, b, p, q in [("a", "b", "0.002493765586", "0.007481296758"),
+                           ("a", "c", "0.002493765586", "0.007481296758"),
+                           ("b", "c", "0.500000000000", "0.500000000000")]
+    ]  # fmt: skip
+    paragraphs, table = summary(doc, rows, TRIALS, pairs)
+    assert paragraphs[0].endswith(
+        "seed 4; a sign-flip p is estimated from the 400 draws and is never below 1 / 401, "
+        "printed < 0.003."
+    )
+    assert [t["p against the next"] for t in table] == [
+        "p < 0.003, adjusted 0.0075", "p 0.500, adjusted 0.50", "-"
+    ]  # fmt: skip
+    run1 = tmp_path / "recompute" / "pandas" / "run1"
+    run1.mkdir(parents=True)
+    for name, lines in (("ranks.csv", rows), ("rank_pairs.csv", pairs)):
+        with (run1 / name).open("w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, list(lines[0]))
+            w.writeheader()
+            w.writerows(lines)
+    cert = certificate_lines(tmp_path, doc, TRIALS)
+    assert "- score: a above b: separated (p < 0.003, adjusted 0.0075)" in cert
+    assert "- score: b above c: tied (p 0.500, adjusted 0.50)" in cert
+    # a leaderboard's rate column: exact McNemar, no floor of draws; no words on one
+    doc["columns"] = {"measured": {"score": {"recipe": "rate"}}}
+    pairs[0]["p"], pairs[2]["p"] = "0.001953125000", "0.375000000000"
+    paragraphs, table = summary(doc, rows, LEADERBOARD, pairs)
+    assert "never below" not in paragraphs[0]
+    assert [t["p against the next"] for t in table] == [
+        "p < 0.005, adjusted 0.0075", "p 0.38, adjusted 0.50", "-"
+    ]  # fmt: skip

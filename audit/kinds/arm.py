@@ -193,6 +193,7 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, doc: dict[str, A
     }
     if doc.get("ranks"):  # declared only (docs/contract.md, Ranks)
         report_inputs["ranks"] = f"{res}/recompute/pandas/run1/ranks.csv"
+        report_inputs["rank_pairs"] = f"{res}/recompute/pandas/run1/rank_pairs.csv"
         report_outputs["ranks"] = f"{res}/report/ranks.svg"
         captions["ranks"] = Caption(
             "../report/ranks.rst", "Ranks", "rank intervals and the top row's tie group"
@@ -306,6 +307,7 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
     }
     if doc.get("ranks"):  # declared only (section 17; audit/ranks/record.py)
         report_inputs["ranks"] = f"{res}/recompute/pandas/run1/ranks.csv"
+        report_inputs["rank_pairs"] = f"{res}/recompute/pandas/run1/rank_pairs.csv"
         report_outputs["ranks"] = f"{res}/report/ranks.svg"
     tb = source.get("format") == "tb-run-v1"  # section 16.1: duplicates and the board's minimum
     return Arm(

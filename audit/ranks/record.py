@@ -5,10 +5,12 @@ that does not keeps its bytes. No dataframe library."""
 from __future__ import annotations
 
 import csv
+from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
 
 from audit.kinds.arm_kind import TRIALS, Kind
+from audit.text import numbers
 
 TIE_MEANING = (
     "A tie in the rank census means the paired test on the rows' shared items did not "
@@ -20,9 +22,10 @@ TIE_MEANING = (
 )
 
 
-def read(res: Path) -> list[dict[str, str]]:
-    """ranks.csv as the contestants agreed it (the first contestant's copy)."""
-    path = res / "recompute" / "pandas" / "run1" / "ranks.csv"
+def read(res: Path, name: str = "ranks.csv") -> list[dict[str, str]]:
+    """ranks.csv (or rank_pairs.csv) as the contestants agreed it (the first contestant's
+    copy)."""
+    path = res / "recompute" / "pandas" / "run1" / name
     with path.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
 
@@ -31,6 +34,41 @@ def _graded(doc: dict) -> bool:
     """Whether a declared column is a mean (graded), tested by sign flips."""
     measured = (doc.get("columns") or {}).get("measured") or {}
     return any((measured.get(c) or {}).get("recipe") == "mean" for c in doc["ranks"]["columns"])
+
+
+def _graded_column(doc: dict, kind: Kind, column: str) -> bool:
+    """Whether a column's p comes from the seeded sign flips (a trials arm's every column,
+    a leaderboard's mean columns), not from the exact McNemar test."""
+    if kind is TRIALS:
+        return True
+    measured = (doc.get("columns") or {}).get("measured") or {}
+    return (measured.get(column) or {}).get("recipe") == "mean"
+
+
+def pair_p(doc: dict, kind: Kind, pair: dict[str, str]) -> str:
+    """A pair's p and adjusted p, through the one number formatter: a graded column's p is
+    a Monte Carlo estimate, printed down to its floor 1 / (1 + draws) and ``< f`` at it
+    (numbers.perm_p, as the permutation null's); an exact McNemar p as an exact binomial
+    p (numbers.chance_p, down to a tenth of alpha)."""
+    spec = doc["ranks"]
+    if _graded_column(doc, kind, pair["column"]):
+        p = numbers.perm_p(pair["p"], spec["draws"])
+    else:
+        p = numbers.chance_p(pair["p"], spec["alpha"])
+    return f"p {p}, adjusted {numbers.stat(pair['p_adjusted'], 2)}"
+
+
+def _floor(doc: dict, kind: Kind) -> str:
+    """The method's words on the floor of a sign-flip p (none when no column has one)."""
+    spec = doc["ranks"]
+    if kind is not TRIALS and not _graded(doc):
+        return ""
+    draws = spec["draws"]
+    shown = numbers.perm_p(Fraction(1, draws + 1), draws)
+    return (
+        f"; a sign-flip p is estimated from the {draws:,} draws and is never below "
+        f"1 / {draws + 1:,}, printed {shown}"
+    )
 
 
 def _method(doc: dict, kind: Kind) -> str:
@@ -45,16 +83,21 @@ def _method(doc: dict, kind: Kind) -> str:
         test = "exact McNemar on shared items"
     return (
         f"{test}, {correction}, alpha {spec['alpha']}; rank intervals from {spec['draws']:,} "
-        f"paired bootstrap draws over items, seed {spec['seed']}"
+        f"paired bootstrap draws over items, seed {spec['seed']}{_floor(doc, kind)}"
     )
 
 
 def summary(
-    doc: dict, rows: list[dict[str, str]], kind: Kind
+    doc: dict,
+    rows: list[dict[str, str]],
+    kind: Kind,
+    pairs: list[dict[str, str]] | None = None,
 ) -> tuple[list[str], list[dict[str, str]]]:
     """Paragraphs (one per declared column: the top row's tie group and the adjacent pairs)
-    and a table (row, column, published rank, rank interval, tie group, against the next)."""
+    and a table (row, column, published rank, rank interval, tie group, against the next,
+    and with ``pairs``, rank_pairs.csv's lines, the p of the pair with the next)."""
     spec = doc["ranks"]
+    p_next = _next_p(doc, kind, rows, pairs or [])
     paragraphs = [f"Method: {_method(doc, kind)}."]
     for name in spec["columns"]:
         mine = [r for r in rows if r["column"] == name]
@@ -79,18 +122,37 @@ def summary(
             "passes / items": f"{r['passes'] or '-'} / {r['items']}",
             "tie group size": str(len(r["tie_group"].split("; "))),
             "against the next": r["next_verdict"] or "-",
+            **({"p against the next": p_next.get(i, "-")} if pairs is not None else {}),
         }
-        for r in rows
+        for i, r in enumerate(rows)
     ]
     return paragraphs, table
 
 
-def adjacent_lines(rows: list[dict[str, str]]) -> list[str]:
-    """Each adjacent published pair and its verdict."""
+def _next_p(
+    doc: dict, kind: Kind, rows: list[dict[str, str]], pairs: list[dict[str, str]]
+) -> dict[int, str]:
+    """For each line of ranks.csv (by position) with a next row in its column, the p of
+    that pair (pair_p)."""
+    by_pair = {(p["column"], p["row_a"], p["row_b"]): p for p in pairs}
+    out = {}
+    for i, (a, b) in enumerate(pairwise(rows)):
+        pair = by_pair.get((a["column"], a["row_id"], b["row_id"]))
+        if a["column"] == b["column"] and pair is not None:
+            out[i] = pair_p(doc, kind, pair)
+    return out
+
+
+def adjacent_lines(rows: list[dict[str, str]], p_next: dict[int, str] | None = None) -> list[str]:
+    """Each adjacent published pair and its verdict (and with ``p_next``, its p)."""
     out = []
-    for a, b in pairwise(rows):
+    for i, (a, b) in enumerate(pairwise(rows)):
         if a["column"] == b["column"]:
-            out.append(f"{a['column']}: {a['row_id']} above {b['row_id']}: {a['next_verdict']}")
+            p = (p_next or {}).get(i)
+            out.append(
+                f"{a['column']}: {a['row_id']} above {b['row_id']}: {a['next_verdict']}"
+                + (f" ({p})" if p else "")
+            )
     return out
 
 
@@ -100,11 +162,12 @@ def certificate_lines(res: Path, doc: dict, kind: Kind) -> list[str]:
         return []
     rows = read(res)
     paragraphs, _ = summary(doc, rows, kind)
+    p_next = _next_p(doc, kind, rows, read(res, "rank_pairs.csv"))
     return [
         "",
         "## Ranks",
         "",
         *[f"- {p}" for p in paragraphs],
         "",
-        *[f"- {line}" for line in adjacent_lines(rows)],
+        *[f"- {line}" for line in adjacent_lines(rows, p_next)],
     ]

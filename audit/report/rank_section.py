@@ -14,7 +14,7 @@ from audit.report import plots, render
 def section(res: Path, doc: dict, out: Path, kind: Kind) -> render.Section:
     """The report's rank section, its plot ranks.svg written into `out` (declared only)."""
     rows = ranks.read(res)
-    text, table = ranks.summary(doc, rows, kind)
+    text, table = ranks.summary(doc, rows, kind, ranks.read(res, "rank_pairs.csv"))
     by_column = {n: [r for r in rows if r["column"] == n] for n in doc["ranks"]["columns"]}
     svg = plots.rank_intervals(by_column)
     write_atomic(out / "ranks.svg", svg)
