@@ -282,7 +282,7 @@ def test_report_states_the_floor_of_a_sign_flip_p(tmp_path: Path) -> None:
         "seed 4; a sign-flip p is estimated from the 400 draws and is never below 1 / 401, "
         "printed < 0.003."
     )
-    assert [t["p against the next"] for t in table] == [
+    assert [t["test against the next"] for t in table] == [
         "p < 0.003, adjusted 0.0075", "p 0.500, adjusted 0.50", "-"
     ]  # fmt: skip
     run1 = tmp_path / "recompute" / "pandas" / "run1"
@@ -300,6 +300,6 @@ def test_report_states_the_floor_of_a_sign_flip_p(tmp_path: Path) -> None:
     pairs[0]["p"], pairs[2]["p"] = "0.001953125000", "0.375000000000"
     paragraphs, table = summary(doc, rows, LEADERBOARD, pairs)
     assert "never below" not in paragraphs[0]
-    assert [t["p against the next"] for t in table] == [
+    assert [t["test against the next"] for t in table] == [
         "p < 0.005, adjusted 0.0075", "p 0.38, adjusted 0.50", "-"
     ]  # fmt: skip

@@ -114,16 +114,12 @@ def _rows(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))
 
 
-@pytest.fixture(scope="module")
-def swapped(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def _through_controls(tmp: Path, prereg: Path, bundle: Path, table: str) -> dict:
     """Predict (stamped), perturb, rerun both contestants, check: the controls' commands
-    as the workflow runs them, on the tiny registry."""
-    tmp = tmp_path_factory.mktemp("trials-swap")
-    bundle = _bundle(tmp / "bundle")
-    prereg = _prereg(tmp, swap_ab=SWAP)
+    as the workflow runs them."""
     before = _contestants(prereg, bundle, tmp / "before")
     src = ["--prereg", str(prereg), "--kind", "trials", "--control", "swap_ab",
-           "--table", str(bundle / "registry.parquet"), "--ranks", str(before["pandas"])]  # fmt: skip
+           "--table", str(bundle / table), "--ranks", str(before["pandas"])]  # fmt: skip
     ctl = tmp / "controls"
     _controls("predict", *src, "--out", str(ctl))
     # the prediction and its rank census exist, stamped, before any perturbed table
@@ -137,6 +133,14 @@ def swapped(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> dict:
               "--out-md", str(tmp / "c.md"))  # fmt: skip
     return {"tmp": tmp, "prereg": prereg, "bundle": bundle, "before": before, "after": after,
             "ctl": ctl, "check": check}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def swapped(impl_envs, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The swap of a|x and b|x through the controls' commands, on the tiny registry."""
+    tmp = tmp_path_factory.mktemp("trials-swap")
+    bundle = _bundle(tmp / "bundle")
+    return _through_controls(tmp, _prereg(tmp, swap_ab=SWAP), bundle, "registry.parquet")
 
 
 def test_prediction_by_hand(swapped: dict) -> None:
@@ -319,6 +323,71 @@ def test_prereg_refuses_a_swap_of_the_wrong_shape(tmp_path: Path, prereg, target
     assert e.value.kind == "bad_prereg"
 
 
+TERMINAL_BENCH = ROOT.parent / "shared" / "bundles" / "terminal-bench-sample"
+
+
+@pytest.mark.slow  # two contestants twice on 80 tasks x 4 submissions: 20 s of CPU
+def test_a_trial_table_swap_moves_the_rank_census(impl_envs, tmp_path: Path) -> None:
+    """A trial table source (the Terminal-Bench sample, adapted; section 16): the swap of
+    the published top and bottom submissions (Goose 0.4525, Mini SWE-Agent 0.128), under a
+    test-only copy of its prereg with ranks declared over accuracy, passes through the
+    controls' commands with both contestants: each entry measures what the other did, and
+    the rank census after the swap is the stamped one. By hand, from the unperturbed run:
+    the two exchange rank intervals and every pair with either of them is the pair of the
+    other one, turned round where the other stood below."""
+    if not (TERMINAL_BENCH / "leaderboard.csv").is_file():
+        pytest.skip("Terminal-Bench bundle not present")
+    goose, mini = "20250829_goose_claude-4-opus", "20250825_swe-agent-mini_claude-4-sonnet"
+    bundle = tmp_path / "bundle"
+    res = run([sys.executable, "-m", "audit", "adapt-trials", "--jobs",
+               str(TERMINAL_BENCH / "results"), "--format", "tb-run-v1", "--duplicates", "once",
+               "--min-tries", "5", "--out", str(bundle)])  # fmt: skip
+    assert res.code == 0, res.stderr
+    (bundle / "leaderboard.csv").write_bytes((TERMINAL_BENCH / "leaderboard.csv").read_bytes())
+    text = (ROOT / "prereg" / "terminal-bench-sample.yaml").read_text(encoding="utf-8")
+    assert text.count("\nseed:") == 1 and text.count("\ncontrols: {}\n") == 1
+    text = text.replace("\nseed:", "\nranks: {columns: [accuracy], policy: attempted, "
+                        "alpha: 0.05, correction: holm, seed: 2, draws: 300}\nseed:")  # fmt: skip
+    text = text.replace("\ncontrols: {}\n", "\ncontrols:\n  swap_ab: {kind: swap, target: "
+                        f"{{runs: [{goose}, {mini}]}}}}\n")  # fmt: skip
+    prereg = tmp_path / "tb-swap.yaml"
+    prereg.write_text(text, encoding="utf-8")
+    got = _through_controls(tmp_path, prereg, bundle, "trials.parquet")
+    folder = got["ctl"] / "swap_ab"
+    verdict = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["verdict"] == "pass", verdict["reasons"]
+    assert verdict["ranks_predicted"] == ["accuracy"]
+    pred = _rows((folder / "prediction.csv").read_text(encoding="utf-8"))
+    by = {(r["entry"], r["policy"], r["measure"]): r for r in pred}
+    for pol in ("attempted", "scored"):
+        for m in ("tasks", "reward_macro", "pass_macro"):
+            assert by[(goose, pol, m)]["after"] == by[(mini, pol, m)]["before"]
+            assert by[(mini, pol, m)]["after"] == by[(goose, pol, m)]["before"]
+    old = {r["row_id"]: r for r in _rows((got["before"]["pandas"] / "ranks.csv").read_text())}
+    new = {r["row_id"]: r for r in _rows((got["after"]["pyarrow"] / "ranks.csv").read_text())}
+    swap = {goose: mini, mini: goose}
+    for row in old:
+        src = old[swap.get(row, row)]
+        assert (new[row]["rank_lo"], new[row]["rank_hi"]) == (src["rank_lo"], src["rank_hi"])
+    order = list(old)
+    pos = {r: i for i, r in enumerate(order)}
+    before = {(p["row_a"], p["row_b"]): p for p in _rows(
+        (got["before"]["pandas"] / "rank_pairs.csv").read_text())}  # fmt: skip
+    turned = {"separated": "reversed", "reversed": "separated", "tied": "tied"}
+    for p in _rows((got["after"]["pandas"] / "rank_pairs.csv").read_text()):
+        a, b = swap.get(p["row_a"], p["row_a"]), swap.get(p["row_b"], p["row_b"])
+        if pos[a] < pos[b]:
+            q = before[(a, b)]
+            assert (p["a_only"], p["b_only"], p["verdict"]) == (
+                q["a_only"], q["b_only"], q["verdict"])  # fmt: skip
+        else:
+            q = before[(b, a)]
+            assert (p["a_only"], p["b_only"], p["verdict"]) == (
+                q["b_only"], q["a_only"], turned[q["verdict"]])  # fmt: skip
+        assert (p["shared"], p["p"], p["p_adjusted"]) == (q["shared"], q["p"], q["p_adjusted"])
+    print((got["after"]["pandas"] / "rank_pairs.csv").read_text())
+
+
 SKILLSBENCH = ROOT.parent / "shared" / "bundles" / "skillsbench-registry"
 TOP, BOTTOM = "OpenHands (GPT-5.5)|With Skills", "OpenHands (GLM 5.1)|With Skills"
 
@@ -372,6 +441,15 @@ def test_a_swap_through_the_workflow(impl_envs, tmp_path: Path) -> None:
     assert (
         stamped[0]["blake3"] == blake3.blake3((folder / "selection.json").read_bytes()).hexdigest()
     )
+    # the rank section states each adjacent pair's p, a sign-flip p down to its floor
+    cert = (arm / "annex" / "certificate.md").read_text(encoding="utf-8")
+    assert "is never below 1 / 401, printed < 0.003" in cert  # 1/401 = 0.0025, up to 0.003
+    assert f"- score: {TOP} above Codex (GPT-5.5)|With Skills: tied (p " in cert
+    # the published bottom two of the unperturbed run: no draw reached |T| (p = 1/401)
+    tail = "(DeepSeek V4 Flash)|No Skills: separated (p < 0.003, adjusted 0.037)"
+    assert f"- score: {BOTTOM} above OpenHands {tail}" in cert
+    report = (arm / "report" / "report.md").read_text("utf-8")
+    assert "| Test against the next |" in report and "| p < 0.003, adjusted 0.037 |" in report
     order = {r["row_id"]: r for r in _rows(rank["ranks.csv"])}
     print(f"after the swap: {TOP}: {order[TOP]['tie_group']} ({order[TOP]['next_verdict']})")
     print((before / "ranks.csv").read_text(encoding="utf-8"), rank["ranks.csv"])

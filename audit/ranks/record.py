@@ -122,7 +122,7 @@ def summary(
             "passes / items": f"{r['passes'] or '-'} / {r['items']}",
             "tie group size": str(len(r["tie_group"].split("; "))),
             "against the next": r["next_verdict"] or "-",
-            **({"p against the next": p_next.get(i, "-")} if pairs is not None else {}),
+            **({"test against the next": p_next.get(i, "-")} if pairs is not None else {}),
         }
         for i, r in enumerate(rows)
     ]
