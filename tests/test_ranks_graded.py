@@ -261,7 +261,7 @@ def test_report_states_the_floor_of_a_sign_flip_p(tmp_path: Path) -> None:
     "< 0.003" (rounded up to one digit); p 0.5 at the null's step 1/400 (three decimals)
     "0.500"; Holm over 3 pairs, 3/401 = 0.0075 at two digits. A McNemar p of 2/2^10 =
     0.001953125 is below a tenth of alpha 0.05: "< 0.005"; 0.375 "0.38"."""
-    from audit.core.arm_kind import LEADERBOARD, TRIALS
+    from audit.kinds.arm_kind import LEADERBOARD, TRIALS
     from audit.ranks.record import certificate_lines, summary
 
     doc = {"ranks": {"columns": ["score"], "policy": "S", "alpha": 0.05, "correction": "holm",
