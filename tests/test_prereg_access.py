@@ -48,7 +48,7 @@ LEFT = {
     "audit/lock/amends.py": 1,  # lock: the parent's lock.json
     "audit/lock/cells.py": 8,  # prereg: the lock itself
     "audit/lock/trials.py": 3,  # prereg: the lock itself
-    "audit/ranks/record.py": 5,  # prereg
+    "audit/ranks/record.py": 8,  # prereg (with the adjacent pairs' p, 3dba36d)
     "audit/report/answer.py": 1,  # prereg
     "audit/report/certificate.py": 6,  # prereg
     "audit/report/leaderboard.py": 2,  # prereg
