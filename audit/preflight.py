@@ -631,7 +631,7 @@ def _words(name: str, dtype: str) -> str:
     return f"column {name!r} has a type outside the contract's kinds here"
 
 
-def check_encodings(doc: Mapping[str, Any], bundle: str) -> None:
+def check_encodings(rec: Any, bundle: str) -> None:
     """unsupported_encoding, before the lock: a column chunk of the leaderboard, then of
     the instance table, listing an encoding the contract does not read (any column,
     named or not), in the contestants' line (audit/bundles/parquet_encodings.py). The
@@ -640,21 +640,18 @@ def check_encodings(doc: Mapping[str, Any], bundle: str) -> None:
     from audit.bundles import parquet_encodings
 
     for role in ("leaderboard", "instances"):
-        path = Path(bundle, doc["bundle"][role])
+        path = Path(bundle, rec.bundle.table(role))
         if path.is_file():
             parquet_encodings.check(path, f"{bundle}/{path.name}")
 
 
-def _leaderboard_names(doc: Mapping[str, Any]) -> list[str]:
+def _leaderboard_names(rec: Any) -> list[str]:
     """The leaderboard columns the prereg names, in the contract's order (row id,
     structural, no_antecedent, measured), without repeats."""
-    b, cols = doc["bundle"], doc["columns"]
-    names = [b["row_id"], *(cols.get("structural") or []), *(cols.get("no_antecedent") or [])]
-    names += list(cols["measured"])
-    return list(dict.fromkeys(str(n) for n in names))
+    return list(dict.fromkeys([rec.bundle.row_id, *rec.leaderboard_columns()]))
 
 
-def check_columns(doc: Mapping[str, Any], bundle: str) -> None:
+def check_columns(rec: Any, doc: Mapping[str, Any], bundle: str) -> None:
     """missing_column, undeclared_column, duplicate_column, before the lock, in the
     contract's order (docs/contract.md: the class, then the file, leaderboard before
     instances): a column the prereg names that a table lacks, a leaderboard column the
@@ -664,10 +661,9 @@ def check_columns(doc: Mapping[str, Any], bundle: str) -> None:
     both contestants refused them after it."""
     from audit.bundles import parquet_columns
 
-    b = doc["bundle"]
     tables = []
-    for role, wanted in (("leaderboard", _leaderboard_names(doc)), ("instances", None)):
-        path = Path(bundle, b[role])
+    for role, wanted in (("leaderboard", _leaderboard_names(rec)), ("instances", None)):
+        path = Path(bundle, rec.bundle.table(role))
         if not path.is_file():
             return  # a bundle a rule builds: the lock and the contestants judge it
         shown = f"{bundle}/{path.name}"
@@ -736,6 +732,79 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
                     f"{label}; nothing was written",
                 )
     check_mean_sources(doc, bundle)
+
+
+# The contract's kinds (docs/contract.md, Types) of the polars dtypes a column of a type
+# it reads comes back as; every other dtype is refused as unsupported_type first.
+_KINDS = {
+    "Boolean": "boolean",
+    **dict.fromkeys(
+        ("Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "Duration"),
+        "integer",
+    ),
+    "Float32": "floating",
+    "Float64": "floating",
+    **dict.fromkeys(("String", "Categorical", "Enum"), "string"),
+}
+NUMBERS = ("integer", "floating")
+
+
+def check_kinds(rec: Any, bundle: str) -> None:
+    """bad_type, before the lock, for a column whose kind does not fit its role, as both
+    contestants judge it from the schemas alone (docs/contract.md, bad_type): a measured
+    leaderboard column of the recipes rate, mean or mean_of_columns that is not integer or
+    floating; the row id of another kind in the instance table than in the leaderboard; a
+    rate's source that is not boolean; a mean's source that is not integer or floating.
+    Judged from the footers (polars' schema); what needs the values (an infinite value,
+    two rows with one key: duplicate_key, which the contestants check before bad_type)
+    is still theirs, after the lock."""
+    import polars as pl
+
+    b, measured = rec.bundle, rec.measured
+    lb, inst = Path(bundle, b.leaderboard), Path(bundle, b.instances)
+    if not (lb.is_file() and inst.is_file()):
+        return
+    try:
+        lb_schema, in_schema = pl.read_parquet_schema(lb), pl.read_parquet_schema(inst)
+    except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
+        return
+
+    def kind(schema: Any, name: str) -> str | None:
+        dtype = schema.get(str(name))
+        return None if dtype is None else _KINDS.get(type(dtype).__name__)
+
+    for name, m in measured.items():
+        k = kind(lb_schema, name)
+        if m.recipe in ("rate", "mean", "mean_of_columns") and k and k not in NUMBERS:
+            raise AuditError(
+                "bad_type",
+                f"{bundle}/{lb.name}",
+                f"measured column {name!r} is {k}, not integer or floating (docs/contract.md,"
+                " bad_type); nothing was written",
+            )
+    row_id = b.row_id
+    lb_kind, in_kind = kind(lb_schema, row_id), kind(in_schema, row_id)
+    if lb_kind and in_kind and lb_kind != in_kind:
+        raise AuditError(
+            "bad_type",
+            f"{bundle}/{inst.name}",
+            f"row id column {row_id!r} is {in_kind} here but {lb_kind} in the leaderboard;"
+            " nothing was written",
+        )
+    for name, m in measured.items():
+        source, recipe = m.source, m.recipe
+        k = kind(in_schema, source) if source is not None else None
+        if k and recipe == "rate" and k != "boolean":
+            want = "boolean"
+        elif k and recipe == "mean" and k not in NUMBERS:
+            want = "integer or floating"
+        else:
+            continue
+        raise AuditError(
+            "bad_type",
+            f"{bundle}/{inst.name}",
+            f"{recipe} source {source!r} (for {name!r}) is {k}, not {want}; nothing was written",
+        )
 
 
 def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
@@ -846,9 +915,11 @@ def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: s
     unsupported_type, missing_file, bad_prereg);
     a trials registry's controls' entries (bad_prereg; nothing for a trials source)."""
     if kind is LEADERBOARD:
-        check_encodings(doc, bundle)
-        check_columns(doc, bundle)
+        rec = kind.entry("record")(prereg)  # the checked prereg's frozen record
+        check_encodings(rec, bundle)
+        check_columns(rec, doc, bundle)
         check_column_types(doc, bundle)
+        check_kinds(rec, bundle)
         check_universe_tables(doc, bundle)
         check_control_rows(doc, prereg, bundle)
     elif doc["source"]["kind"] == "registry":
