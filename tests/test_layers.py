@@ -24,7 +24,7 @@ LINT = Path(sys.executable).with_name("lint-imports")
 LAYERS = "The referee in layers: commands over steps over kinds over seal"
 CONTROLS = "The controls under the workflow's steps, over the report"
 COMMANDS = "Only the command line imports the commands"
-SEAL = "The seal at the bottom: no kind, no report, no lock"
+SEAL = "The seal under the kinds: no kind, no registry, no report, no lock"
 ACYCLIC = "No import circle in the referee"
 
 
@@ -92,6 +92,17 @@ def test_the_seal_importing_the_lock_in_a_function_breaks_the_layers(referee: Pa
     assert verdicts[LAYERS] == "BROKEN"
     assert verdicts[SEAL] == "BROKEN"
     assert verdicts[ACYCLIC] == "BROKEN"  # the lock imports the seal: a circle
+
+
+def test_the_seal_asking_the_kind_registry_breaks_the_seal_contract(referee: Path) -> None:
+    # what verify read through the registry before it was handed annex_contract
+    _append(
+        referee / "audit" / "seal" / "verify.py",
+        "def _kind(p):\n    from audit.kinds import arm_kind\n\n    return arm_kind.of_file(p)\n",
+    )
+    verdicts = _lint(referee)
+    assert verdicts[SEAL] == "BROKEN"
+    assert verdicts[LAYERS] == "BROKEN"
 
 
 def test_a_kind_importing_the_commands_is_refused(referee: Path) -> None:
