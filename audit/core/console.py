@@ -10,8 +10,8 @@ the terminal shows instead of Snakemake's own stream handler:
   refusal ``error[<class>]: ...`` a step prints is among them);
 - every other error, and warnings, as Snakemake words them;
 - on a run with nothing to do, the arm's summary from its sealed files (``on_nothing_to_do``,
-  set by the Snakefile);
-- on Ctrl-C, nothing but the one line the Snakefile's onerror prints (``interrupted``).
+  set by workflow/rules/common.smk);
+- on Ctrl-C, nothing but the one line common.smk's onerror prints (``interrupted``).
 
 With SECONDSEAT_VERBOSE=1 in the environment, Snakemake's ``--verbose``, or a dry run, it
 shows everything as Snakemake's own handler does (the output before this plugin).
@@ -33,9 +33,9 @@ INTERRUPTED_MESSAGE = "Terminating processes on user request"
 NOTHING_MESSAGE = "Nothing to be done"
 ERROR_LINES = 20  # a failed job's log: its last lines on the terminal
 
-# set by the Snakefile when it is read: what a run with nothing to do prints
+# set by workflow/rules/common.smk when it is read: what a run with nothing to do prints
 on_nothing_to_do: Callable[[], None] | None = None
-interrupted = False  # Ctrl-C seen: the Snakefile's onerror prints one line and exits 130
+interrupted = False  # Ctrl-C seen: common.smk's onerror prints one line and exits 130
 
 
 def _note_interrupt(record: logging.LogRecord) -> bool:
