@@ -8,7 +8,6 @@ real sample. Nothing is written unless every file was read without error.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,7 @@ from audit.adapters.base import (
     sort_rows,
     unread_files,
 )
-from audit.adapters.verifiers import run_summary, verifier_fields
+from audit.adapters.verifiers import finite_number, run_summary, verifier_fields
 from audit.errors import AuditError
 
 FORMAT = "harbor-trial-v1"
@@ -101,14 +100,7 @@ def _trial_row(rd: Reader, run: str, folder: str) -> dict[str, Any]:
     if isinstance(rewards, dict):
         value = rewards.get("reward")
         if value is not None:
-            try:
-                ok = not isinstance(value, bool) and isinstance(value, int | float)
-                ok = ok and math.isfinite(float(value))
-            except OverflowError:
-                ok = False
-            if not ok:
-                raise AuditError("bad_type", where, f"reward {value!r} is not a finite JSON number")
-            reward = float(value)
+            reward = finite_number(value, where, "reward")
     # The sibling config.json is read after result.json's own checks (walk order).
     cfg_path = Path(rd.jobs) / rel / "config.json"
     sibling = rd.read_json(f"{rel}/config.json") if cfg_path.is_file() else ABSENT

@@ -62,7 +62,8 @@ def _warning_texts(R: dict[str, Any], where: str) -> list[str]:
     return out
 
 
-def _number(value: Any, where: str, what: str) -> float:
+def finite_number(value: Any, where: str, what: str) -> float:
+    """A JSON number that is finite (not a bool), as a float; else ``bad_type``."""
     try:
         ok = not isinstance(value, bool) and isinstance(value, int | float)
         ok = ok and math.isfinite(float(value))
@@ -87,7 +88,7 @@ def verifier_fields(read_json: Any, jobs: str, rel: str, R: dict[str, Any]) -> d
         rewards = G.get("rewards") if isinstance(G, dict) else None
         if not isinstance(rewards, dict) or rewards.get("reward") is None:
             raise AuditError("bad_trial", g_where, "regrade.json has no rewards.reward")
-        regraded = _number(rewards["reward"], g_where, "regraded reward")
+        regraded = finite_number(rewards["reward"], g_where, "regraded reward")
     return {
         "agent_ran": isinstance(R.get("agent_execution"), dict),
         "verifier_broken": bool(broken),

@@ -225,6 +225,24 @@ def declared(data: bytes | mmap.mmap, size: int) -> Declared:
     return Declared(size, uncompressed, values)
 
 
+def read_footer(
+    path: str | Path, shown: str | None = None
+) -> tuple[dict[int, object], list[object], int]:
+    """``footer`` of the file at ``path``, read through a read-only map of it: a FIFO,
+    device or folder refused first; an empty file or a footer not well-formed
+    ``unreadable``, naming ``shown`` (default: the path)."""
+    name = shown or str(path)
+    with open_regular(path, name) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            raise AuditError("unreadable", name, "an empty file, not parquet")
+        try:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                return footer(data, size)
+        except ValueError as e:  # a malformed footer
+            raise AuditError("unreadable", name, f"not a readable parquet file ({e})") from None
+
+
 def check(path: str | Path, shown: str | None = None) -> Declared:
     """Refuse a parquet file that would be read past the bound (too_large) or whose pages
     cannot be walked (unreadable); return what it declares. ``shown`` names the file in

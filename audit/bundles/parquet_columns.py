@@ -9,13 +9,10 @@ it. Preflight judges the columns the prereg names against these before the lock
 
 from __future__ import annotations
 
-import mmap
-import os
 from pathlib import Path
 
 from audit.bundles import parquet_bounds
 from audit.errors import AuditError
-from audit.files import open_regular
 
 _FMD_SCHEMA = 2
 _SE_NAME, _SE_CHILDREN = 4, 5
@@ -25,15 +22,7 @@ def names(path: str | Path, shown: str | None = None) -> list[str]:
     """The file's top-level column names in file order; ``unreadable`` for a file whose
     footer cannot be parsed or whose schema is not a tree."""
     name = shown or str(path)
-    with open_regular(path, name) as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            raise AuditError("unreadable", name, "an empty file, not parquet")
-        try:
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                meta, _, _ = parquet_bounds.footer(data, size)
-        except ValueError as e:  # parquet_bounds' malformed footer
-            raise AuditError("unreadable", name, f"not a readable parquet file ({e})") from None
+    meta, _, _ = parquet_bounds.read_footer(path, name)
     elements = meta.get(_FMD_SCHEMA)
     if not isinstance(elements, list) or not elements or not isinstance(elements[0], dict):
         raise AuditError("unreadable", name, "not a readable parquet file (no schema)")

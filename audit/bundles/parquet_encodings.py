@@ -16,13 +16,10 @@ no encodings: only a leaderboard arm's tables are judged here.
 
 from __future__ import annotations
 
-import mmap
-import os
 from pathlib import Path
 
 from audit.bundles import parquet_bounds
 from audit.errors import AuditError
-from audit.files import open_regular
 
 # parquet.thrift's Encoding enum; a value it does not name is shown as its number
 NAMES = {
@@ -45,15 +42,7 @@ def first_unread(path: str | Path, shown: str | None = None) -> tuple[str, str] 
     contract does not read, and the first such encoding it lists; None when every chunk
     lists only those it reads. A file whose footer cannot be parsed is ``unreadable``."""
     name = shown or str(path)
-    with open_regular(path, name) as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            raise AuditError("unreadable", name, "an empty file, not parquet")
-        try:
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                _, chunks, _ = parquet_bounds.footer(data, size)
-        except ValueError as e:  # parquet_bounds' malformed footer
-            raise AuditError("unreadable", name, f"not a readable parquet file ({e})") from None
+    _, chunks, _ = parquet_bounds.read_footer(path, name)
     for meta in chunks:
         if not isinstance(meta, dict):
             continue
