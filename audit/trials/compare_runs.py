@@ -34,16 +34,22 @@ def load_run(spec: str, trials: str | None) -> tuple[str, list[dict[str, Any]]]:
             table = pl.read_parquet(trials)
         except Exception as e:  # noqa: BLE001 - any reader failure is unusable input
             raise AuditError("unreadable", trials, f"not parquet ({type(e).__name__})") from None
-        rows = table.filter(pl.col("run") == spec).to_dicts()
-        if not rows:
-            raise AuditError("unknown_run", trials, f"no run named {spec!r} in the trial table")
-        return spec, [r for r in rows if r["copy"] == 0]
+        return spec, run_rows(table, spec, trials)
     folder = Path(spec)
     if not folder.is_dir():
         raise AuditError("missing_file", spec, "run folder does not exist or is not a folder")
     name = folder.resolve().name if folder.name in ("", ".", "..") else folder.name
     table, _ = adapt(str(folder.parent), options=Options(only=folder.name))
     return name, [r for r in table.to_dicts() if r["copy"] == 0]
+
+
+def run_rows(table: pl.DataFrame, spec: str, shown: str) -> list[dict[str, Any]]:
+    """The copy-0 rows of the run ``spec`` in a trial table; ``unknown_run`` naming
+    ``shown`` when the table holds no row of it (the job's table, or preflight's in memory)."""
+    rows = table.filter(pl.col("run") == spec).to_dicts()
+    if not rows:
+        raise AuditError("unknown_run", shown, f"no run named {spec!r} in the trial table")
+    return [r for r in rows if r["copy"] == 0]
 
 
 def load_arm(specs: str | list[str], trials: str | None) -> tuple[str, list[dict[str, Any]]]:
@@ -209,6 +215,27 @@ def _test_json(t: stats.PermutationTest) -> dict[str, Any]:
     return out
 
 
+def paired_runs(
+    arm_a: tuple[str, list[dict[str, Any]]],
+    arm_b: tuple[str, list[dict[str, Any]]],
+    denominator: str,
+    reward: str,
+    broken: str,
+    under_study: list[str],
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """Each arm's rows without its control runs, the pairing (11.1) and the settings
+    check (11.2): ``no_pairs`` when no task has values in both, ``settings_differ`` when a
+    setting not under study differs. ``arm_a``, ``arm_b``: (label, copy-0 rows)."""
+    (label_a, all_a), (label_b, all_b) = arm_a, arm_b
+    rows_a = [r for r in all_a if not outcomes.is_control(r)]
+    rows_b = [r for r in all_b if not outcomes.is_control(r)]
+    pr = _pairing(rows_a, rows_b, denominator, reward, broken)
+    if not pr["paired"]:
+        raise AuditError("no_pairs", f"{label_a} vs {label_b}", "no task has values in both runs")
+    settings = _settings(label_a, label_b, rows_a, rows_b, pr["paired"], under_study)
+    return rows_a, rows_b, pr, settings
+
+
 def compare(
     spec_a: str | list[str],
     spec_b: str | list[str],
@@ -243,13 +270,10 @@ def compare(
     label_a, all_a = load_arm(spec_a, trials)
     label_b, all_b = load_arm(spec_b, trials)
     controls = {"a": _controls(all_a), "b": _controls(all_b)}
-    rows_a = [r for r in all_a if not outcomes.is_control(r)]
-    rows_b = [r for r in all_b if not outcomes.is_control(r)]
-    pr = _pairing(rows_a, rows_b, denominator, reward, broken)
+    rows_a, rows_b, pr, settings = paired_runs(
+        (label_a, all_a), (label_b, all_b), denominator, reward, broken, under_study
+    )
     paired = pr["paired"]
-    if not paired:
-        raise AuditError("no_pairs", f"{label_a} vs {label_b}", "no task has values in both runs")
-    settings = _settings(label_a, label_b, rows_a, rows_b, paired, under_study)
     a, b = pr["a"], pr["b"]
     mean_a = [_mean(x) for x in a]
     mean_b = [_mean(y) for y in b]
