@@ -137,14 +137,6 @@ def test_shapes_no_shipped_prereg_has(tmp_path: Path) -> None:
     doc["controls"]["swap_runs"] = {"kind": "swap", "target": {"runs": ["skills", "no_skills"]}}
     doc["policies"]["first3"]["reward"] = "regraded"
     doc["policies"]["first3"]["broken_verifier"] = "exclude_task_both_sides"
-    doc["ranks"] = {
-        "columns": ["x"],
-        "policy": "first3",
-        "alpha": 0.05,
-        "correction": "holm",
-        "seed": 1,
-        "draws": 10,
-    }
     path = tmp_path / "p.yaml"
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
     rec = prereg.load_record(path)
@@ -163,9 +155,21 @@ def test_shapes_no_shipped_prereg_has(tmp_path: Path) -> None:
     first3 = rec.policies["first3"]
     assert (first3.reward, first3.broken_verifier) == ("regraded", "exclude_task_both_sides")
     assert rec.policies["last3"].reward is None
-    # the trials logic check does not judge a ranks block (the contestants do): the
-    # record holds it as written
-    assert rec.ranks == Ranks(("x",), "first3", 0.05, "holm", 1, 10)
+    # a ranks block: the record holds it as written (parse); the lock's checks refuse
+    # this one (no leaderboard to order: section 17), so load_record does not reach it
+    doc["ranks"] = {
+        "columns": ["x"],
+        "policy": "first3",
+        "alpha": 0.05,
+        "correction": "holm",
+        "seed": 1,
+        "draws": 10,
+    }
+    assert parse(doc, str(path)).ranks == Ranks(("x",), "first3", 0.05, "holm", 1, 10)
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    with pytest.raises(AuditError) as e:
+        prereg.load_record(path)
+    assert e.value.kind == "bad_prereg" and "leaderboard: null" in e.value.detail
 
 
 def test_a_record_is_frozen() -> None:

@@ -174,6 +174,7 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
             over_runs = [m for m in measures(spec) if m in RUN_MEASURES]
             if over_runs and doc.get("runs") is None:
                 raise bad(f"column {name!r}: {over_runs[0]} needs the runs block (section 16.3)")
+    _check_ranks(doc, known, bad)
     disclosure.check_visible(doc, path)
     disclosure.check_unique(doc, path)
     if doc["compare"] is not None and kind != "trials":
@@ -191,6 +192,30 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
         ordered = [p for p, s in doc["policies"].items() if s["select"] != "all"]
         if spec["kind"] == "reorder_starts" and not ordered:
             raise bad(f"control {name!r}: reorder_starts needs an earliest or latest policy")
+
+
+def _check_ranks(doc: dict[str, Any], known: set[str], bad: Any) -> None:
+    """The optional ``ranks`` block against the leaderboard (section 17), as both
+    contestants judge it: no leaderboard to order; a policy the prereg does not compute;
+    a column that is not a measured, published column whose measure is or lists
+    reward_macro. The schema checks only the block's shape, so before this the lock
+    accepted such a block and the contestants refused it after the lock."""
+    ranks = doc.get("ranks")
+    if ranks is None:
+        return
+    lb = doc["leaderboard"]
+    if lb is None:
+        raise bad("ranks: declared with leaderboard: null (nothing published to order)")
+    if ranks["policy"] not in known:
+        raise bad(f"ranks/policy: {ranks['policy']!r} is not a policy of the prereg")
+    cols = lb["columns"]["measured"]
+    for name in ranks["columns"]:
+        spec = cols.get(name)
+        if spec is None or unpublished(spec) or "reward_macro" not in measures(spec):
+            raise bad(
+                f"ranks/columns: {name!r} is not a published measured column of the"
+                " leaderboard with measure reward_macro (section 17)"
+            )
 
 
 # docs/controls.md: what a registry (one row per entry and task, no trial rows) can take
