@@ -3,7 +3,14 @@
 # shipped files it copies where the contestants read them (a trials source's
 # leaderboard) are the arm's (lock_inputs, LOCK_BUNDLE, LOCK_ASSEMBLED, LOCK_COPIES:
 # common.smk).
+#
+# Every job of the arm waits for the lock: it goes first, before the contestants'
+# environments (rule impl_env), which only the recomputes wait for.
+LOCK_FIRST = 2
+
+
 rule lock:
+    priority: LOCK_FIRST
     input:
         unpack(lock_inputs),
         prereg=locked_input(PREREG),
