@@ -1,12 +1,15 @@
 """Command line of the controls: ``python -m controls <command> ...``.
 
 Each command takes every control of the arm it is given (``--control``, once per
-control) and works in one process, in three steps the DAG keeps apart:
+control) and works in one process:
 
 - ``predict``: each control's effect from the unperturbed bundle, then its stamp
   (``<controls>/<c>/prediction.csv``, ``selection.json``, ``stamp.json``);
 - ``perturb``: each stamped control's perturbed bundle (``<controls>/<c>/bundle/``)
   and its event file (``<events>/perturb-<c>.json``), after checking the stamp;
+- ``predict-perturb``: the two in one process, the prereg and the source read once
+  (the DAG's job): every control predicted and stamped first, then each perturbed
+  bundle, its stamp checked first, as ``perturb`` checks it;
 - ``check``: each control's measured change against its prediction
   (``<controls>/<c>/check.csv``, ``verdict.json``), then the table over all
   (``--out-csv``, ``--out-md``).
@@ -56,6 +59,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--controls", required=True, help="the controls folder predict wrote")
     p.add_argument("--events", required=True, help="folder of the perturb-<control>.json events")
 
+    p = sub.add_parser("predict-perturb", help="predict and stamp every control, then build "
+                       "each perturbed bundle, its stamp checked first")  # fmt: skip
+    _source(p)
+    p.add_argument("--out", required=True, help="the controls folder: <out>/<control>/")
+    p.add_argument("--events", required=True, help="folder of the perturb-<control>.json events")
+
     p = sub.add_parser("check", help="measured against predicted, for every control")
     p.add_argument("--prereg", required=True, help="the locked prereg (its disclosure)")
     arm_kind.add_argument(p)
@@ -89,10 +98,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "check":
         return _check(args, kind)
     doc = _prereg(args, kind)
-    if args.command == "predict":
-        PREDICT[kind.controls](args, doc)
-    else:
-        PERTURB[kind.controls](args, doc)
+    steps = STEPS[args.command]
+    if "perturb" in steps and "predict" not in steps:
+        args.out = args.controls  # the folder predict wrote, where the stamps are
+    SOURCES[kind.controls](args, doc, steps)
     return 0
 
 
@@ -127,39 +136,13 @@ def _predict_each(args: argparse.Namespace, predict_one) -> None:
             print(f"{name}: {table.count(chr(10)) - 1} value(s) predicted and stamped")
 
 
-def _predict_table(args: argparse.Namespace, doc: dict) -> None:
-    from controls import sources
-
-    swaps = [n for n in args.control if doc["controls"][n]["kind"] == "swap"]
-    if swaps and doc.get("ranks") and args.ranks is None:
-        raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
-    rows = sources.read_rows(doc, args.table)
-    _predict_each(args, lambda name: sources.predict(doc, rows, name, args.ranks))
-
-
-def _predict_bundle(args: argparse.Namespace, doc: dict) -> None:
-    from audit.cells.record import parse
-    from audit.cells.universe import inlined
-    from audit.seal.locked import locked_bundle
-    from controls.exact import bundle_reader
-    from controls.predict import predict
-
-    record = parse(doc, args.prereg)  # the checked prereg's frozen record
-    if record.ranks is not None and args.ranks is None:
-        raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
-    with locked_bundle(args.bundle, args.lock) as bundle:
-        record = inlined(record, bundle)  # a universe declared as a table: its ids, listed
-        read = bundle_reader(bundle, record)  # read once for every control
-        _predict_each(args, lambda name: predict(record, bundle, name, read, args.ranks))
-
-
 def _perturb_each(args: argparse.Namespace, perturb_one) -> None:
     """Each stamped control's perturbed bundle and its event file, the stamp checked first."""
     from audit.seal import ledger
     from controls.stamped import check_stamp
 
     for name in args.control:
-        folder = Path(args.controls) / name
+        folder = Path(args.out) / name
         stamp = str(folder / "stamp.json")
         prediction, selection = str(folder / "prediction.csv"), str(folder / "selection.json")
         check_stamp(stamp, [prediction, selection])
@@ -171,21 +154,55 @@ def _perturb_each(args: argparse.Namespace, perturb_one) -> None:
         print(f"{name}: perturbed bundle built")
 
 
-def _perturb_table(args: argparse.Namespace, doc: dict) -> None:
-    from controls.trials_perturb import perturb as perturb_trials
+def _table(args: argparse.Namespace, doc: dict, steps: tuple[str, ...]) -> None:
+    """A trials arm's controls: ``steps`` in order over its trial table (or registry)."""
+    if "predict" in steps:
+        from controls import sources
 
-    _perturb_each(args, lambda selection, out: perturb_trials(doc, args.table, selection, out))
+        swaps = [n for n in args.control if doc["controls"][n]["kind"] == "swap"]
+        if swaps and doc.get("ranks") and args.ranks is None:
+            raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
+        rows = sources.read_rows(doc, args.table)
+        _predict_each(args, lambda name: sources.predict(doc, rows, name, args.ranks))
+    if "perturb" in steps:
+        from controls.trials_perturb import perturb as perturb_trials
+
+        _perturb_each(args, lambda sel, out: perturb_trials(doc, args.table, sel, out))
 
 
-def _perturb_bundle(args: argparse.Namespace, doc: dict) -> None:
+def _bundle(args: argparse.Namespace, doc: dict, steps: tuple[str, ...]) -> None:
+    """A leaderboard arm's controls: ``steps`` in order over its locked bundle, copied
+    and checked against the lock once."""
     from audit.cells.record import parse
     from audit.seal.locked import locked_bundle
-    from controls.perturb import perturb, reader
 
     record = parse(doc, args.prereg)  # the checked prereg's frozen record
+    if "predict" in steps and record.ranks is not None and args.ranks is None:
+        raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
     with locked_bundle(args.bundle, args.lock) as bundle:
-        table = reader(record, bundle)  # read once for every control
-        _perturb_each(args, lambda selection, out: perturb(record, bundle, selection, out, table))
+        if "predict" in steps:
+            _predict_bundle(args, record, bundle)
+        if "perturb" in steps:
+            _perturb_bundle(args, record, bundle)
+
+
+def _predict_bundle(args: argparse.Namespace, record, bundle: str) -> None:
+    """Every control's prediction and stamp; the tables read for them are freed on return,
+    before the perturbation reads the instance table whole."""
+    from audit.cells.universe import inlined
+    from controls.exact import bundle_reader
+    from controls.predict import predict
+
+    listed = inlined(record, bundle)  # a universe declared as a table: its ids, listed
+    read = bundle_reader(bundle, listed)  # read once for every control
+    _predict_each(args, lambda name: predict(listed, bundle, name, read, args.ranks))
+
+
+def _perturb_bundle(args: argparse.Namespace, record, bundle: str) -> None:
+    from controls.perturb import perturb, reader
+
+    table = reader(record, bundle)  # read once for every control
+    _perturb_each(args, lambda sel, out: perturb(record, bundle, sel, out, table))
 
 
 def _check_table(sel: dict, prediction: str, before: dict, after: dict, out_csv: str,
@@ -202,9 +219,14 @@ def _check_bundle(sel: dict, prediction: str, before: dict, after: dict, out_csv
     return check(sel["control"], sel["kind"], sel, prediction, before, after, out_csv, out_json)
 
 
-# Each controls source (Kind.controls): how its controls are predicted, perturbed, checked.
-PREDICT = {"bundle": _predict_bundle, "table": _predict_table}
-PERTURB = {"bundle": _perturb_bundle, "table": _perturb_table}
+# Each controls source (Kind.controls): how its controls are predicted and perturbed
+# (the steps of a command, in order), and checked.
+SOURCES = {"bundle": _bundle, "table": _table}
+STEPS = {
+    "predict": ("predict",),
+    "perturb": ("perturb",),
+    "predict-perturb": ("predict", "perturb"),
+}
 CHECK = {"bundle": _check_bundle, "table": _check_table}
 
 

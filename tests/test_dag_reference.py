@@ -4,7 +4,7 @@ benchmarks/reference.py runs one contestant and the controls in one process. Its
 figure is only a reference if its outputs are the DAG's: here the demo bundle goes
 through it and through the commands the DAG's jobs run, each its own process
 (workflow/rules/recompute.smk and controls.smk: the contestant's recompute, then
-``controls predict`` and ``controls perturb``, the contestant over every perturbed
+``controls predict-perturb``, the contestant over every perturbed
 bundle with ``--no-draws``, ``controls check``), and every file both write is
 compared byte for byte: the census, the null and the other run files, each
 control's prediction, selection, perturbed bundle, rerun and check. No timing.
@@ -35,13 +35,12 @@ def _ok(cmd: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def dag_controls(demo_bundle: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The controls' predictions and perturbed bundles, as controls_predict and
-    controls_perturb write them."""
+    """The controls' predictions and perturbed bundles, as controls_predict_perturb
+    writes them."""
     out = tmp_path_factory.mktemp("dag-controls")
     names = [a for c in CONTROLS for a in ("--control", c)]
     src = ["--prereg", str(DEMO), "--kind", "leaderboard", *names, "--bundle", str(demo_bundle)]
-    _ok([sys.executable, "-m", "controls", "predict", *src, "--out", str(out / "controls")])
-    _ok([sys.executable, "-m", "controls", "perturb", *src, "--controls", str(out / "controls"),
+    _ok([sys.executable, "-m", "controls", "predict-perturb", *src, "--out", str(out / "controls"),
          "--events", str(out / "events")])  # fmt: skip
     return out / "controls"
 

@@ -42,7 +42,7 @@ HEAD = re.compile(r"^Annex head\b.*`([0-9a-f]{64})`$")
 KILLS = {
     "lock": ("lock.log", 0.3, "group"),
     "recompute": ("recompute_pyarrow_run2.log", 0.2, "group"),
-    "control-stamp": ("controls_predict.log", 0.3, "group"),
+    "control-stamp": ("controls_predict_perturb.log", 0.3, "group"),
     "control-snakemake-alone": ("controls_recompute_pandas.log", 0.35, "snakemake"),
     "report": ("report.log", 0.6, "group"),
     "seal": ("annex.log", 0.2, "group"),

@@ -135,7 +135,7 @@ def test_no_contestant_control_or_null_job_started_before_the_stamp(stamped) -> 
     log = min((work / ".snakemake" / "log").glob("*.snakemake.log")).read_text()
     finished = log.index("(Rule: timestamp_lock)")
     started = 0
-    for rule in ("recompute", "controls_predict", "controls_recompute", "null_draws"):
+    for rule in ("recompute", "controls_predict_perturb", "controls_recompute", "null_draws"):
         starts = [
             m.start() for m in re.finditer(rf"^(?:local)?rule {rule}:", log, flags=re.MULTILINE)
         ]
@@ -169,7 +169,7 @@ def test_the_plan_holds_the_stamp_before_a_contestant(stamped, pki, tsa) -> None
     )
     assert p.returncode == 0, p.stderr[-2000:]
     jobs = re.findall(r"^(?:local)?rule (\w+):", p.stdout, flags=re.MULTILINE)
-    assert "timestamp_lock" in jobs and "recompute" in jobs and "controls_predict" in jobs
+    assert "timestamp_lock" in jobs and "recompute" in jobs and "controls_predict_perturb" in jobs
 
 
 # --- forgeries ------------------------------------------------------------------------

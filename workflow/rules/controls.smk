@@ -1,20 +1,21 @@
-# Injected-perturbation controls, both kinds (docs/controls.md): five jobs whatever
-# the number of controls (predict, perturb, a rerun per contestant, check). The
-# order is structural: controls_predict stamps each prediction as it writes it,
-# before the rule that builds the perturbed bundles may run, and the perturbation
-# and the check refuse a prediction whose bytes changed after its stamp. What a
-# control reads and what its reruns write, the kind's common file says
-# (control_source, control_source_args, CONTROL_BUNDLE, CONTROL_RUN_FILES); the
-# controls' folders, arm.smk (control_files).
+# Injected-perturbation controls, both kinds (docs/controls.md): four jobs whatever
+# the number of controls (predict and perturb, a rerun per contestant, check). One
+# process predicts and stamps every control, and only then builds the perturbed
+# bundles (`controls predict-perturb`: the prereg, the lock's checked copy of the
+# bundle and the libraries read once, not twice); it checks each stamp before that
+# control's perturbed bundle is written, and the check refuses a prediction whose
+# bytes changed after its stamp. What a control reads and what its reruns write, the
+# kind's common file says (control_source, control_source_args, CONTROL_BUNDLE,
+# CONTROL_RUN_FILES); the controls' folders, arm.smk (control_files).
 #
-# The controls' chain (predict, perturb, the reruns) is the longest at scale: its
+# The controls' chain (predict and perturb, the reruns) is the longest at scale: its
 # jobs go before the plain recomputes, which fill the other cores around them.
 CONTROLS_FIRST = 1
 
 
 if CONTROLS:
 
-    rule controls_predict:
+    rule controls_predict_perturb:
         priority: CONTROLS_FIRST
         input:
             unpack(control_source),
@@ -24,27 +25,6 @@ if CONTROLS:
             predictions=control_files("prediction.csv"),
             selections=control_files("selection.json"),
             stamps=control_files("stamp.json"),
-        params:
-            src=src,
-            kind=KIND.name,
-            source=control_source_args,
-            controls=control_args,
-            out=lambda w, output: controls_folder(output.stamps),
-        log:
-            f"{RES}/logs/controls_predict.log",
-        shell:
-            "PYTHONPATH={params.src:q} python -m controls predict --prereg {input.prereg:q} --kind {params.kind:q}"
-            " {params.source:q} {params.controls:q} --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
-
-    rule controls_perturb:
-        priority: CONTROLS_FIRST
-        input:
-            unpack(control_source),
-            prereg=f"{RES}/lock/prereg.yaml",
-            predictions=control_files("prediction.csv"),
-            selections=control_files("selection.json"),
-            stamps=control_files("stamp.json"),
-        output:
             bundles=expand(
                 f"{RES}/controls/{{control}}/bundle/{{f}}", control=CONTROLS, f=CONTROL_BUNDLE
             ),
@@ -54,13 +34,13 @@ if CONTROLS:
             kind=KIND.name,
             source=control_source_args,
             controls=control_args,
-            folder=lambda w, input: controls_folder(input.stamps),
+            out=lambda w, output: controls_folder(output.stamps),
             events=lambda w, output: str(Path(output.events[0]).parent),
         log:
-            f"{RES}/logs/controls_perturb.log",
+            f"{RES}/logs/controls_predict_perturb.log",
         shell:
-            "PYTHONPATH={params.src:q} python -m controls perturb --prereg {input.prereg:q} --kind {params.kind:q}"
-            " {params.source:q} {params.controls:q} --controls {params.folder:q}"
+            "PYTHONPATH={params.src:q} python -m controls predict-perturb --prereg {input.prereg:q} --kind {params.kind:q}"
+            " {params.source:q} {params.controls:q} --out {params.out:q}"
             " --events {params.events:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
     # One process of each contestant recomputes every perturbed bundle (its own
