@@ -7,7 +7,7 @@ each stage by the same public functions the DAG's jobs call, in the DAG's order:
    draws (``impl_<x>.__main__.main``, as the ``recompute`` job);
 2. the controls' predictions and perturbed bundles (``controls.predict.predict``
    and ``controls.perturb.perturb``, the unperturbed bundle read once for all,
-   as ``controls_predict`` and ``controls_perturb``);
+   as ``controls_predict_perturb``);
 3. the contestant's rerun of every perturbed bundle without draws (as
    ``controls_recompute``);
 4. each control's check against the recompute of step 1, and the table over
