@@ -28,6 +28,7 @@ import csv
 import io
 import math
 import re
+from functools import cache
 from pathlib import Path
 
 import blake3
@@ -64,8 +65,17 @@ def _encode(kind: str, value: object) -> bytes:
 
 
 SLICE = 1 << 20  # rows encoded and hashed at a time
-_HEX1 = pl.Series("hex1", [f"{i:x}" for i in range(16)])
-_HEX4 = pl.Series("hex4", [f"{i:04x}" for i in range(1 << 16)])
+
+
+@cache
+def _hex_digits() -> tuple[pl.Series, pl.Series]:
+    """The hex digit of each 4-bit value and the four digits of each 16-bit value; built
+    at the first float column, not at import (65,536 strings: every process that reads
+    a table through this module would pay for them)."""
+    return (
+        pl.Series("hex1", [f"{i:x}" for i in range(16)]),
+        pl.Series("hex4", [f"{i:04x}" for i in range(1 << 16)]),
+    )
 
 
 def _u64(n: int) -> pl.Expr:
@@ -89,9 +99,9 @@ def _float_hex(x: pl.Expr, bits: pl.Expr) -> pl.Expr:
     exponent of 0 is a subnormal, written '0.' and 'p-1022'."""
     biased = ((bits // _u64(1 << 52)) % _u64(1 << 11)).cast(pl.Int32)
     frac = bits % _u64(1 << 52)
-    hex4 = pl.lit(_HEX4)
+    hex1, hex4 = (pl.lit(s) for s in _hex_digits())
     mantissa = pl.concat_str(
-        pl.lit(_HEX1).gather(frac // _u64(1 << 48)),
+        hex1.gather(frac // _u64(1 << 48)),
         hex4.gather((frac // _u64(1 << 32)) % _u64(1 << 16)),
         hex4.gather((frac // _u64(1 << 16)) % _u64(1 << 16)),
         hex4.gather(frac % _u64(1 << 16)),
