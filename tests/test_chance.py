@@ -19,8 +19,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
 from scipy.stats import binom
 
+from audit.cells import record
 from audit.cells.summary import CensusSummary
 from audit.report.certificate import render
 from tests.conftest import IMPL_PARAMS, read_csv_rows, run_impl
@@ -251,20 +253,14 @@ def test_the_certificate_never_certifies_a_constructed_column(tmp_path: Path) ->
         "noisy,measured,10,0,0,5,10,0,2.000000e-07,1.000000e+00,no\n"
     )
     (res / "census_cells.csv").write_text("row_id,column,class,best_tier,policies,min_abs_diff\n")
-    doc = {
-        "name": "chance",
-        "null_draws": 10,
-        "columns": {
-            "measured": {
-                "scaled": {"recipe": "mean", "tolerance": "cost"},
-                "noisy": {"recipe": "mean", "tolerance": "cost"},
-            }
-        },
-        "tolerances": {"cost": {"exact_decimals": 4, "tiers": [0.005]}},
-        "chance": {"epsilon": 1e-12, "threshold": 0.001},
-        "disclosure": {"auditor": "the tests", "relations": [], "publication": "not published"},
+    # the prereg above, reduced to the two columns of this census, as its record
+    doc = yaml.safe_load(PREREG)
+    doc["columns"]["measured"] = {
+        name: doc["columns"]["measured"][name] for name in ("scaled", "noisy")
     }
-    text = render(res, doc, "f" * 64)
+    doc["tolerances"] = {"cost": {"exact_decimals": 4, "tiers": [0.005]}}
+    rec = record.parse(doc, "prereg.yaml")
+    text = render(res, rec, "f" * 64)
     certified = text.split("## Columns that reproduce")[1].split("##")[0]
     assert "| noisy |" in certified and "| scaled |" not in certified
     assert "## Columns not certified: agreement too exact to be evidence" in text

@@ -11,11 +11,14 @@ tests/test_feasibility_contestants.py.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import blake3
 import pytest
 
+from audit.cells import prereg as cells_prereg
+from audit.cells.record import Feasibility, frozen_mapping
 from audit.core.agree import FEASIBILITY_KEYS, KEYS, TRIAL_KEYS
 from audit.feasible import record
 from audit.kinds.agreed import keys_for
@@ -49,17 +52,11 @@ def test_the_files_compared_follow_the_prereg(tmp_path: Path) -> None:
 
 def test_the_words_of_an_infeasible_cell() -> None:
     # 87.1 at N = 89: 77/89 = 86.52, 78/89 = 87.64 (by hand); 100.1 has nothing above.
-    doc = {
-        "feasibility": {
-            "s": {
-                "over": 89,
-                "scale": 100,
-                "scores": [0, 1],
-                "decimals": 1,
-                "rounding": "half_even",
-            }
-        }
-    }
+    demo = cells_prereg.load_record(ROOT / "prereg" / "demo.yaml")
+    doc = replace(
+        demo,
+        feasibility=frozen_mapping({"s": Feasibility("s", 89, 100, (0, 1), 1, "half_even")}),
+    )
     rows = [
         {
             "row_id": "a",
@@ -104,7 +101,16 @@ def test_the_words_of_an_infeasible_cell() -> None:
         "a s: published 87.100000 at N = 89: no count gives it; nearest 77/89 = 86.52 "
         "and 78/89 = 87.64"
     )
-    assert record.summary({}, []) == ([record.NOT_DECLARED], [])
+    assert not demo.feasibility
+    assert record.summary(demo, []) == ([record.NOT_DECLARED], [])
+
+
+def test_the_words_of_each_declared_n() -> None:
+    # the three forms of a feasibility column's over (prereg key feasibility), as parsed
+    assert record.over_words(89) == "N = 89"
+    assert record.over_words(("column", "n_tasks")) == "N in column n_tasks"
+    assert record.over_words(("instances", None)) == "N = each row's instance rows"
+    assert record.over_words(("instances", "g")) == "N = each row's instance rows in group g"
 
 
 @pytest.mark.slow

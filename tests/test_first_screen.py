@@ -206,7 +206,7 @@ def test_terminal_markdown_html_and_certificate_print_the_same_digits(arms) -> N
 
     name = "openhands-index" if "openhands-index" in arms else "demo"
     res, stdout = arms[name]
-    a = answer.build(res, prereg.load(str(res / "lock" / "prereg.yaml")), LEADERBOARD)
+    a = answer.build(res, prereg.load_record(res / "lock" / "prereg.yaml"), LEADERBOARD)
     md = _md_rows((res / "report" / "report.md").read_text(encoding="utf-8"))
     cert = _md_rows((res / "annex" / "certificate.md").read_text(encoding="utf-8"))
     page = _html_rows((res / "report" / "report.html").read_text(encoding="utf-8"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from audit.cells.record import Tolerance
 from audit.text import labels, numbers
 
 
@@ -71,9 +72,9 @@ def test_stat_and_count() -> None:
 
 
 def test_places_for_a_tolerance() -> None:
-    cost = {"exact_decimals": 4, "tiers": [0.005, 0.05]}
-    score = {"exact_decimals": 1, "tiers": [0.05, 0.5]}
-    printed = {"exact_decimals": "published", "tiers": [0.001, 0.01]}
+    cost = Tolerance("cost", 4, (0.005, 0.05))
+    score = Tolerance("score", 1, (0.05, 0.5))
+    printed = Tolerance("printed", "published", (0.001, 0.01))
     assert numbers.places_for(cost, 0) == 4  # equal at 4 decimals
     assert numbers.places_for(cost, 1) == 4  # 0.005 needs 3, plus one: 4
     assert numbers.places_for(score, 1) == 3  # 0.05 needs 2, plus one: 3 > 1

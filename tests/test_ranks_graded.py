@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -24,6 +25,10 @@ import yaml
 from blake3 import blake3
 from scipy.stats import permutation_test
 
+from audit.cells import prereg as cells_prereg
+from audit.cells import record as cells_record
+from audit.trials import prereg as trials_prereg
+from audit.trials import record as trials_record
 from tests.conftest import ROOT, impl_python, run
 
 IMPLS = ("pandas", "pyarrow")
@@ -223,17 +228,27 @@ def test_graded_p_against_scipy_exact_permutation(
             assert (p["a_only"], p["b_only"]) == ("2", "2")
 
 
+def _leaderboard_record(recipes: dict[str, str], ranks: cells_record.Ranks) -> cells_record.Prereg:
+    """The demo's prereg record with these measured columns (name: recipe) and ranks."""
+    return replace(
+        cells_prereg.load_record(ROOT / "prereg" / "demo.yaml"),
+        measured=cells_record.frozen_mapping(
+            {n: cells_record.Column(n, r, tolerance="t") for n, r in recipes.items()}
+        ),
+        ranks=ranks,
+    )
+
+
 def test_report_words_for_a_graded_column() -> None:
     """The method names the sign-flip test only when a declared column is a mean, and a
     graded row's empty passes shows as '-' (words and rows written here by hand)."""
     from audit.kinds.arm_kind import LEADERBOARD
     from audit.ranks.record import summary
 
-    doc = {
-        "columns": {"measured": {"alpha_cost": {"recipe": "mean"}, "s": {"recipe": "rate"}}},
-        "ranks": {"columns": ["alpha_cost"], "alpha": 0.05, "correction": "bh", "seed": 3,
-                  "draws": 4000},
-    }  # fmt: skip
+    doc = _leaderboard_record(
+        {"alpha_cost": "mean", "s": "rate"},
+        cells_record.Ranks(("alpha_cost",), 0.05, "bh", 3, 4000),
+    )
     rows = [
         {"column": "alpha_cost", "row_id": "a", "published_rank": "1", "passes": "",
          "items": "6", "tie_group": "a", "rank_lo": "1", "rank_hi": "1",
@@ -250,7 +265,7 @@ def test_report_words_for_a_graded_column() -> None:
         "below 1 / 4,001, printed < 0.0003."  # 1/4001 = 0.00024994, up to one digit
     )
     assert [t["passes / items"] for t in table] == ["- / 6", "- / 6"]
-    doc["ranks"]["columns"] = ["s"]
+    doc = replace(doc, ranks=replace(doc.ranks, columns=("s",)))
     assert "sign-flip" not in summary(doc, rows, LEADERBOARD)[0][0]
 
 
@@ -264,8 +279,10 @@ def test_report_states_the_floor_of_a_sign_flip_p(tmp_path: Path) -> None:
     from audit.kinds.arm_kind import LEADERBOARD, TRIALS
     from audit.ranks.record import certificate_lines, summary
 
-    doc = {"ranks": {"columns": ["score"], "policy": "S", "alpha": 0.05, "correction": "holm",
-                     "seed": 4, "draws": 400}}  # fmt: skip
+    doc = replace(
+        trials_prereg.load_record(ROOT / "prereg" / "terminal-bench-sample.yaml"),
+        ranks=trials_record.Ranks(("score",), "S", 0.05, "holm", 4, 400),
+    )
     rows = [
         {"column": "score", "row_id": r, "published_rank": str(i + 1), "passes": "",
          "items": "10", "tie_group": r, "rank_lo": "1", "rank_hi": "3", "next_verdict": v}
@@ -296,7 +313,9 @@ def test_report_states_the_floor_of_a_sign_flip_p(tmp_path: Path) -> None:
     assert "- score: a above b: separated (p < 0.003, adjusted 0.0075)" in cert
     assert "- score: b above c: tied (p 0.500, adjusted 0.50)" in cert
     # a leaderboard's rate column: exact McNemar, no floor of draws; no words on one
-    doc["columns"] = {"measured": {"score": {"recipe": "rate"}}}
+    doc = _leaderboard_record(
+        {"score": "rate"}, cells_record.Ranks(("score",), 0.05, "holm", 4, 400)
+    )
     pairs[0]["p"], pairs[2]["p"] = "0.001953125000", "0.375000000000"
     paragraphs, table = summary(doc, rows, LEADERBOARD, pairs)
     assert "never below" not in paragraphs[0]

@@ -4,44 +4,69 @@
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from pathlib import Path
 
+from audit.cells import prereg as cells_prereg
+from audit.cells.record import Column, Tolerance, frozen_mapping
 from audit.kinds import arm_kind
 from audit.report import limits, render
+from audit.trials import prereg as trials_prereg
+from audit.trials import record as trials_record
 from audit.trials.summary import TrialsCensusSummary
 
-# A leaderboard prereg reduced to what limits reads: a score tolerance with two tiers
-# beyond exact (so tier 2 is the loosest), and an exact-text column.
-LEADERBOARD_DOC = {
-    "null_draws": 200,
-    "tolerances": {"score": {"exact_decimals": 1, "tiers": [0.05, 0.5]}},
-    "columns": {
-        "measured": {
-            "model": {"recipe": "single_value", "source": "model"},
-            "score": {"recipe": "rate", "tolerance": "score"},
-            "cost": {"recipe": "mean", "tolerance": "score"},
-        }
-    },
-}
+ROOT = Path(__file__).resolve().parent.parent
 
-# A trials prereg reduced likewise: row r2 is compared under a one-tier tolerance, so its
-# loosest tier is 1; task counts have no tier beyond exact.
-TRIALS_DOC = {
-    "null_draws": 1000,
-    "tolerances": {
-        "one_decimal": {"exact_decimals": 1, "tiers": [0.05, 0.5]},
-        "tight": {"exact_decimals": 3, "tiers": [0.005]},
-        "count": {"exact_decimals": 0, "tiers": []},
-    },
-    "leaderboard": {
-        "columns": {
-            "measured": {
-                "score": {"tolerance": "one_decimal", "row_tolerances": {"r2": "tight"}},
-                "tasks": {"tolerance": "count", "row_tolerances": {}},
-            }
+# A leaderboard prereg's record reduced to what limits reads (the demo's, its null draws,
+# tolerances and measured columns replaced): a score tolerance with two tiers beyond exact
+# (so tier 2 is the loosest), and an exact-text column.
+LEADERBOARD_REC = replace(
+    cells_prereg.load_record(ROOT / "prereg" / "demo.yaml"),
+    null_draws=200,
+    ranks=None,
+    tolerances=frozen_mapping({"score": Tolerance("score", 1, (0.05, 0.5))}),
+    measured=frozen_mapping(
+        {
+            "model": Column("model", "single_value", source="model"),
+            "score": Column("score", "rate", tolerance="score"),
+            "cost": Column("cost", "mean", tolerance="score"),
         }
-    },
-}
+    ),
+)
+
+
+def _trials_column(name: str, tolerance: str, rows: dict[str, str]) -> trials_record.Column:
+    return trials_record.Column(
+        name, ("reward_macro",), False, ("E",), tolerance, frozen_mapping(rows)
+    )
+
+
+# A trials prereg's record reduced likewise (the Terminal-Bench sample's, its null draws,
+# tolerances and leaderboard columns replaced): row r2 is compared under a one-tier
+# tolerance, so its loosest tier is 1; task counts have no tier beyond exact.
+_TRIALS_BASE = trials_prereg.load_record(ROOT / "prereg" / "terminal-bench-sample.yaml")
+assert _TRIALS_BASE.leaderboard is not None
+TRIALS_REC = replace(
+    _TRIALS_BASE,
+    null_draws=1000,
+    ranks=None,
+    tolerances=frozen_mapping(
+        {
+            "one_decimal": Tolerance("one_decimal", 1, (0.05, 0.5)),
+            "tight": Tolerance("tight", 3, (0.005,)),
+            "count": Tolerance("count", 0, ()),
+        }
+    ),
+    leaderboard=replace(
+        _TRIALS_BASE.leaderboard,
+        measured=frozen_mapping(
+            {
+                "score": _trials_column("score", "one_decimal", {"r2": "tight"}),
+                "tasks": _trials_column("tasks", "count", {}),
+            }
+        ),
+    ),
+)
 
 
 def _cell(row: str, column: str, cls: str, tier: str = "") -> dict[str, str]:
@@ -57,24 +82,26 @@ def _write_csv(path: Path, rows: list[dict[str, str]]) -> None:
 
 
 def test_independence_names_the_reproduced_means_of_real_values(tmp_path: Path) -> None:
-    doc = LEADERBOARD_DOC | {"columns": {"measured": {
-        **LEADERBOARD_DOC["columns"]["measured"],
-        "avg_cost": {"recipe": "mean_of_columns", "columns": ["cost"]},
-        "avg_mixed": {"recipe": "mean_of_columns", "columns": ["cost", "score"]},
-    }}}  # fmt: skip
+    rec = replace(LEADERBOARD_REC, measured=frozen_mapping({
+        **LEADERBOARD_REC.measured,
+        "avg_cost": Column("avg_cost", "mean_of_columns", columns=("cost",), tolerance="score"),
+        "avg_mixed": Column(
+            "avg_mixed", "mean_of_columns", columns=("cost", "score"), tolerance="score"
+        ),
+    }))  # fmt: skip
     cells = [
         _cell("r1", "cost", "reproduced", "1"),
         _cell("r1", "avg_cost", "reproduced", "2"),
         _cell("r1", "avg_mixed", "reproduced", "0"),  # averages a rate too: left out
         _cell("r1", "score", "reproduced", "0"),  # a rate: exact by counting, left out
     ]
-    text = limits.independence(tmp_path, cells, doc, arm_kind.LEADERBOARD)
+    text = limits.independence(tmp_path, cells, rec, arm_kind.LEADERBOARD)
     assert text.endswith("means of real instance values: `avg_cost`, `cost`.")
     # a census that carries the exactness check's flag is read instead
     _write_csv(tmp_path / "census_columns.csv", [
         {"column": "cost", "constructed": "yes"}, {"column": "score", "constructed": "no"},
     ])  # fmt: skip
-    assert limits.independence(tmp_path, cells, doc, arm_kind.LEADERBOARD).startswith(
+    assert limits.independence(tmp_path, cells, rec, arm_kind.LEADERBOARD).startswith(
         "In `cost` the"
     )
 
@@ -93,7 +120,7 @@ def test_loosest_tier_counts_only_cells_at_their_own_loosest_tier() -> None:
         _cell("r1", "model", "reproduced", "0"),  # exact text: no tier to be loose
         _cell("r2", "cost", "divergent"),
     ]
-    text = limits.loosest_tier(cells, LEADERBOARD_DOC, arm_kind.LEADERBOARD)
+    text = limits.loosest_tier(cells, LEADERBOARD_REC)
     assert "1 of the 4 reproduced cells" in text
     assert "`score`: 1 at tier 2, abs diff <= 0.5" in text
 
@@ -105,10 +132,10 @@ def test_loosest_tier_follows_row_tolerances_in_trials() -> None:
         _cell("r1", "tasks", "reproduced", "0"),  # count: no tier beyond exact
         _cell("r2", "tasks", "not_published"),
     ]
-    text = limits.loosest_tier(cells, TRIALS_DOC, arm_kind.TRIALS)
+    text = limits.loosest_tier(cells, TRIALS_REC)
     assert "1 of the 3 reproduced cells" in text
     assert "`score`: 1 at tier 1, abs diff <= 0.005" in text
-    assert limits.loosest_tier([], TRIALS_DOC, arm_kind.TRIALS).startswith("No cell is counted")
+    assert limits.loosest_tier([], TRIALS_REC).startswith("No cell is counted")
 
 
 def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> None:
@@ -149,7 +176,7 @@ def test_trials_limits_name_entries_with_nothing_published(tmp_path: Path) -> No
         unpublished_columns=[],
     )
     (tmp_path / "census.json").write_text(summary.to_json())
-    items = limits.lines(tmp_path, TRIALS_DOC, arm_kind.TRIALS)
+    items = limits.lines(tmp_path, TRIALS_REC, arm_kind.TRIALS)
     text = "\n".join(items)
     assert "1 of the 3 recomputed entries have nothing published for them" in text
     assert "`c|x`" in text

@@ -168,19 +168,6 @@ def check(doc: Any, path: str) -> None:
     check_logic(doc, path)
 
 
-def measured(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The measured columns the census judges, by name, in the prereg's order."""
-    return dict(doc["columns"]["measured"])
-
-
-def tolerance_of(doc: dict[str, Any], row: str, column: str) -> dict[str, Any] | None:
-    """The tolerance a cell was compared under, or None for an exact-text column."""
-    spec = doc["columns"]["measured"][column]
-    if spec["recipe"] == "single_value":
-        return None
-    return doc["tolerances"][spec["tolerance"]]
-
-
 def leaderboard_columns(doc: dict[str, Any]) -> list[str]:
     cols = doc["columns"]
     return [*cols["structural"], *cols["no_antecedent"], *cols["measured"]]

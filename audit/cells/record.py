@@ -201,6 +201,16 @@ class Prereg:
         spec = self.measured[column]
         return None if spec.tolerance is None else self.tolerances[spec.tolerance]
 
+    def judged(self) -> tuple[str, ...]:
+        """The measured columns the census judges, in the prereg's order (either kind's
+        record answers this, as the report asks it)."""
+        return tuple(self.measured)
+
+    def cell_tolerance(self, row: str, column: str) -> Tolerance | None:
+        """The tolerance a cell was compared under (every row of a column alike here);
+        None for an exact-text column. Either kind's record answers this."""
+        return self.tolerance_of(column)
+
     def population_of(self, policy: str) -> str | None:
         """The column a mean policy's population requires not null (None: every row, or
         no such policy, as for a single value's ``-``)."""

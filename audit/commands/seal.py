@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from audit.seal.annex import seal
 
     kind = arm_kind.named(args.kind)
-    doc = kind.entry("prereg")(Path(args.res) / "lock" / "prereg.yaml")
+    rec = kind.entry("record")(Path(args.res) / "lock" / "prereg.yaml")
     render = kind.entry("certificate")
     tsa = (args.tsa_url, args.tsa_cert, args.tsa_optional) if args.tsa_url else None
     anchored, head, keyid, stamped = seal(
@@ -45,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
         args.key or None,
         args.src,
         tsa,
-        certificate=lambda res, anchored: render(res, doc, anchored),
-        self_test=bool(doc.get("self_test")),
+        certificate=lambda res, anchored: render(res, rec, anchored),
+        self_test=bool(rec.self_test),
     )
     print(f"annex sealed: {args.out} (signed by ed25519 key {keyid})")
     print(f"pre-seal head, anchored in the certificate: {anchored}")

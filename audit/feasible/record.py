@@ -7,6 +7,7 @@ import csv
 from fractions import Fraction
 from pathlib import Path
 
+from audit.cells.record import Feasibility, Prereg
 from audit.feasible.decimals import fixed
 
 NOT_DECLARED = (
@@ -36,20 +37,21 @@ def infeasible_line(r: dict[str, str], scale: int) -> str:
     )
 
 
-def over_words(over: int | dict) -> str:
-    """What a declared column's N is, in words."""
+def over_words(over: int | tuple[str, str | None]) -> str:
+    """What a declared column's N is, in words (``Feasibility.over``: N, ("column",
+    name), or ("instances", group or None))."""
     if isinstance(over, int):
         return f"N = {over}"
-    if "column" in over:
-        return f"N in column {over['column']}"
-    group = (over["instances"] or {}).get("group")
-    return "N = each row's instance rows" + (f" in group {group}" if group else "")
+    what, name = over
+    if what == "column":
+        return f"N in column {name}"
+    return "N = each row's instance rows" + (f" in group {name}" if name else "")
 
 
-def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict[str, str]]]:
+def summary(rec: Prereg, rows: list[dict[str, str]]) -> tuple[list[str], list[dict[str, str]]]:
     """Paragraphs (one per declared column, then the infeasible cells) and a table of the
     infeasible cells (row, column, published, N, nearest below, nearest above)."""
-    declared = doc.get("feasibility") or {}
+    declared: dict[str, Feasibility] = dict(rec.feasibility)
     if not declared:
         return [NOT_DECLARED], []
     paragraphs = []
@@ -59,10 +61,10 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
             v: sum(r["verdict"] == v for r in mine)
             for v in ("feasible", "infeasible", "no_value", "no_count")
         }
-        n = over_words(spec["over"])
+        n = over_words(spec.over)
         paragraphs.append(
-            f"{name} ({n}, scale {spec['scale']}, scores {spec['scores'][0]} to "
-            f"{spec['scores'][1]}, {spec['rounding']}, at least {spec['decimals']} decimal(s)): "
+            f"{name} ({n}, scale {spec.scale}, scores {spec.scores[0]} to "
+            f"{spec.scores[1]}, {spec.rounding}, at least {spec.decimals} decimal(s)): "
             f"{counts['feasible']} feasible, {counts['infeasible']} infeasible, "
             f"{counts['no_value']} without a value, {counts['no_count']} without a count."
         )
@@ -70,7 +72,7 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
     for r in rows:
         if r["verdict"] != "infeasible":
             continue
-        scale = declared[r["column"]]["scale"]
+        scale = declared[r["column"]].scale
         table.append(
             {
                 "row": r["row_id"],
@@ -97,15 +99,15 @@ def summary(doc: dict, rows: list[dict[str, str]]) -> tuple[list[str], list[dict
     return paragraphs, table
 
 
-def certificate_lines(res: Path, doc: dict) -> list[str]:
+def certificate_lines(res: Path, rec: Prereg) -> list[str]:
     """The certificate's feasibility section (Markdown)."""
     out = ["", "## Feasibility", ""]
-    if not doc.get("feasibility"):
+    if not rec.feasibility:
         return [*out, NOT_DECLARED]
-    paragraphs, table = summary(doc, read(res))
+    paragraphs, table = summary(rec, read(res))
     out += [f"- {p}" for p in paragraphs[:-1]] + ["", paragraphs[-1]]
     if table:
-        scale = {name: spec["scale"] for name, spec in doc["feasibility"].items()}
+        scale = {name: spec.scale for name, spec in rec.feasibility.items()}
         out += [""] + [
             f"- {infeasible_line(r, scale[r['column']])}"
             for r in read(res)

@@ -61,8 +61,6 @@ ROLES = (
     "prereg",  # path -> the checked prereg
     "record",  # path -> the checked prereg parsed once into its frozen record
     "check",  # (doc, path): the kind's schema and logic
-    "measured",  # doc -> the measured columns the census judges
-    "tolerance_of",  # (doc, row, column) -> the tolerance a cell was compared under
     "bundle_tables",  # doc -> further tables of the bundle the prereg names (the lock hashes)
     "lock",
     "census",
@@ -86,8 +84,6 @@ LEADERBOARD = Kind(
         ("prereg", "audit.cells.prereg:load"),
         ("record", "audit.cells.prereg:load_record"),
         ("check", "audit.cells.prereg:check"),
-        ("measured", "audit.cells.prereg:measured"),
-        ("tolerance_of", "audit.cells.prereg:tolerance_of"),
         ("bundle_tables", "audit.cells.universe:files"),
         ("lock", "audit.lock.cells:lock"),
         ("census", "audit.cells.census:summarise"),
@@ -125,8 +121,6 @@ TRIALS = Kind(
         ("prereg", "audit.trials.prereg:load"),
         ("record", "audit.trials.prereg:load_record"),
         ("check", "audit.trials.prereg:check"),
-        ("measured", "audit.trials.prereg:measured"),
-        ("tolerance_of", "audit.trials.prereg:tolerance_of"),
         ("bundle_tables", "audit.trials.prereg:bundle_tables"),
         ("lock", "audit.lock.trials:lock"),
         ("census", "audit.trials.census:summarise"),

@@ -9,8 +9,11 @@ from fractions import Fraction
 from itertools import pairwise
 from pathlib import Path
 
+from audit.cells import record as cells_record
 from audit.kinds.arm_kind import TRIALS, Kind
+from audit.kinds.record import Prereg
 from audit.text import numbers
+from audit.trials import record as trials_record
 
 TIE_MEANING = (
     "A tie in the rank census means the paired test on the rows' shared items did not "
@@ -30,40 +33,52 @@ def read(res: Path, name: str = "ranks.csv") -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _graded(doc: dict) -> bool:
+def _spec(rec: Prereg) -> cells_record.Ranks | trials_record.Ranks:
+    """The declared ranks block (every caller here has one)."""
+    assert rec.ranks is not None
+    return rec.ranks
+
+
+def _is_mean(rec: Prereg, column: str) -> bool:
+    """Whether a leaderboard prereg declares ``column`` a measured mean (a trials prereg
+    has no recipes: False)."""
+    if not isinstance(rec, cells_record.Prereg):
+        return False
+    spec = rec.measured.get(column)
+    return spec is not None and spec.recipe == "mean"
+
+
+def _graded(rec: Prereg) -> bool:
     """Whether a declared column is a mean (graded), tested by sign flips."""
-    measured = (doc.get("columns") or {}).get("measured") or {}
-    return any((measured.get(c) or {}).get("recipe") == "mean" for c in doc["ranks"]["columns"])
+    return any(_is_mean(rec, c) for c in _spec(rec).columns)
 
 
-def _graded_column(doc: dict, kind: Kind, column: str) -> bool:
+def _graded_column(rec: Prereg, kind: Kind, column: str) -> bool:
     """Whether a column's p comes from the seeded sign flips (a trials arm's every column,
     a leaderboard's mean columns), not from the exact McNemar test."""
     if kind is TRIALS:
         return True
-    measured = (doc.get("columns") or {}).get("measured") or {}
-    return (measured.get(column) or {}).get("recipe") == "mean"
+    return _is_mean(rec, column)
 
 
-def pair_p(doc: dict, kind: Kind, pair: dict[str, str]) -> str:
+def pair_p(rec: Prereg, kind: Kind, pair: dict[str, str]) -> str:
     """A pair's p and adjusted p, through the one number formatter: a graded column's p is
     a Monte Carlo estimate, printed down to its floor 1 / (1 + draws) and ``< f`` at it
     (numbers.perm_p, as the permutation null's); an exact McNemar p as an exact binomial
     p (numbers.chance_p, down to a tenth of alpha)."""
-    spec = doc["ranks"]
-    if _graded_column(doc, kind, pair["column"]):
-        p = numbers.perm_p(pair["p"], spec["draws"])
+    spec = _spec(rec)
+    if _graded_column(rec, kind, pair["column"]):
+        p = numbers.perm_p(pair["p"], spec.draws)
     else:
-        p = numbers.chance_p(pair["p"], spec["alpha"])
+        p = numbers.chance_p(pair["p"], spec.alpha)
     return f"p {p}, adjusted {numbers.stat(pair['p_adjusted'], 2)}"
 
 
-def _floor(doc: dict, kind: Kind) -> str:
+def _floor(rec: Prereg, kind: Kind) -> str:
     """The method's words on the floor of a sign-flip p (none when no column has one)."""
-    spec = doc["ranks"]
-    if kind is not TRIALS and not _graded(doc):
+    if kind is not TRIALS and not _graded(rec):
         return ""
-    draws = spec["draws"]
+    draws = _spec(rec).draws
     shown = numbers.perm_p(Fraction(1, draws + 1), draws)
     return (
         f"; a sign-flip p is estimated from the {draws:,} draws and is never below "
@@ -71,24 +86,24 @@ def _floor(doc: dict, kind: Kind) -> str:
     )
 
 
-def _method(doc: dict, kind: Kind) -> str:
-    spec = doc["ranks"]
-    correction = {"holm": "Holm", "bh": "Benjamini-Hochberg"}[spec["correction"]]
-    flips = f"a paired sign-flip permutation test of the summed differences from {spec['draws']:,} seeded draws"
-    if kind is TRIALS:  # per-task means (trials contract, section 17)
-        test = f"on the per-task means under policy {spec['policy']}, {flips}"
-    elif _graded(doc):
+def _method(rec: Prereg, kind: Kind) -> str:
+    spec = _spec(rec)
+    correction = {"holm": "Holm", "bh": "Benjamini-Hochberg"}[spec.correction]
+    flips = f"a paired sign-flip permutation test of the summed differences from {spec.draws:,} seeded draws"
+    if isinstance(spec, trials_record.Ranks):  # per-task means (trials contract, section 17)
+        test = f"on the per-task means under policy {spec.policy}, {flips}"
+    elif _graded(rec):
         test = f"exact McNemar on shared items, for graded (mean) columns {flips}"
     else:
         test = "exact McNemar on shared items"
     return (
-        f"{test}, {correction}, alpha {spec['alpha']}; rank intervals from {spec['draws']:,} "
-        f"paired bootstrap draws over items, seed {spec['seed']}{_floor(doc, kind)}"
+        f"{test}, {correction}, alpha {spec.alpha}; rank intervals from {spec.draws:,} "
+        f"paired bootstrap draws over items, seed {spec.seed}{_floor(rec, kind)}"
     )
 
 
 def summary(
-    doc: dict,
+    rec: Prereg,
     rows: list[dict[str, str]],
     kind: Kind,
     pairs: list[dict[str, str]] | None = None,
@@ -96,10 +111,9 @@ def summary(
     """Paragraphs (one per declared column: the top row's tie group and the adjacent pairs)
     and a table (row, column, published rank, rank interval, tie group, against the next,
     and with ``pairs``, rank_pairs.csv's lines, the p of the pair with the next)."""
-    spec = doc["ranks"]
-    p_next = _next_p(doc, kind, rows, pairs or [])
-    paragraphs = [f"Method: {_method(doc, kind)}."]
-    for name in spec["columns"]:
+    p_next = _next_p(rec, kind, rows, pairs or [])
+    paragraphs = [f"Method: {_method(rec, kind)}."]
+    for name in _spec(rec).columns:
         mine = [r for r in rows if r["column"] == name]
         if not mine:
             paragraphs.append(f"{name}: no row has a published value.")
@@ -130,7 +144,7 @@ def summary(
 
 
 def _next_p(
-    doc: dict, kind: Kind, rows: list[dict[str, str]], pairs: list[dict[str, str]]
+    rec: Prereg, kind: Kind, rows: list[dict[str, str]], pairs: list[dict[str, str]]
 ) -> dict[int, str]:
     """For each line of ranks.csv (by position) with a next row in its column, the p of
     that pair (pair_p)."""
@@ -139,7 +153,7 @@ def _next_p(
     for i, (a, b) in enumerate(pairwise(rows)):
         pair = by_pair.get((a["column"], a["row_id"], b["row_id"]))
         if a["column"] == b["column"] and pair is not None:
-            out[i] = pair_p(doc, kind, pair)
+            out[i] = pair_p(rec, kind, pair)
     return out
 
 
@@ -156,13 +170,13 @@ def adjacent_lines(rows: list[dict[str, str]], p_next: dict[int, str] | None = N
     return out
 
 
-def certificate_lines(res: Path, doc: dict, kind: Kind) -> list[str]:
+def certificate_lines(res: Path, rec: Prereg, kind: Kind) -> list[str]:
     """The certificate's rank section (Markdown); nothing when ranks is not declared."""
-    if not doc.get("ranks"):
+    if not rec.ranks:
         return []
     rows = read(res)
-    paragraphs, _ = summary(doc, rows, kind)
-    p_next = _next_p(doc, kind, rows, read(res, "rank_pairs.csv"))
+    paragraphs, _ = summary(rec, rows, kind)
+    p_next = _next_p(rec, kind, rows, read(res, "rank_pairs.csv"))
     return [
         "",
         "## Ranks",

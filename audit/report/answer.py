@@ -22,6 +22,7 @@ from pathlib import Path
 
 from audit.core.agreement import Agreement
 from audit.kinds.arm_kind import Kind
+from audit.kinds.record import Prereg
 from audit.seal import vulns
 from audit.text import labels, numbers
 
@@ -72,21 +73,21 @@ def nearest(rows: list[dict[str, str]]) -> dict[str, str] | None:
     return with_value[0] if with_value else None
 
 
-def _tiers(doc: dict) -> int:
-    return max([len(t.get("tiers") or []) for t in doc["tolerances"].values()] or [0])
+def _tiers(rec: Prereg) -> int:
+    return max([len(t.tiers) for t in rec.tolerances.values()] or [0])
 
 
 def _verdicts(
-    res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]
+    res: Path, rec: Prereg, cells: list[dict[str, str]]
 ) -> tuple[list[str], list[list[str]]]:
     nulls = {r["column"]: r for r in _csv(res / RUN1 / "nulls.csv")}
-    n_tiers = _tiers(doc)
+    n_tiers = _tiers(rec)
     header = ["column", "cells", "reproduced", *[f"tier {k}" for k in range(n_tiers + 1)]]
     feasibility = any(c["class"] == "infeasible" for c in cells)
     header += ["divergent", "no_data", *(["infeasible"] if feasibility else [])]
     header += ["null_expected", "null_p"]
     rows = []
-    for column in kind.entry("measured")(doc):
+    for column in rec.judged():
         mine = [c for c in cells if c["column"] == column and c["class"] in JUDGED]
         if not mine:
             continue
@@ -113,15 +114,14 @@ def _verdicts(
     return header, rows
 
 
-def _missed(res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]) -> list[list[str]]:
+def _missed(res: Path, rec: Prereg, cells: list[dict[str, str]]) -> list[list[str]]:
     by_cell: dict[tuple[str, str], list[dict[str, str]]] = {}
     any_kind: dict[tuple[str, str], dict[str, str]] = {}
     for r in _csv(res / RUN1 / "cells.csv"):
         any_kind.setdefault((r["row_id"], r["column"]), r)
         if r.get("kind", "measured") == "measured":
             by_cell.setdefault((r["row_id"], r["column"]), []).append(r)
-    measured = kind.entry("measured")(doc)
-    tolerance_of = kind.entry("tolerance_of")
+    measured = rec.judged()
     out = []
     for c in cells:
         if c["class"] not in MISSED:
@@ -132,7 +132,9 @@ def _missed(res: Path, doc: dict, kind: Kind, cells: list[dict[str, str]]) -> li
         # an infeasible no_antecedent cell has no measured rows: its published value as
         # written, at its own places (no tolerance: nothing was recomputed)
         published = (rows[0] if rows else any_kind.get(key, {})).get("published", "")
-        tolerance = tolerance_of(doc, c["row_id"], c["column"]) if c["column"] in measured else None
+        tolerance = (
+            rec.cell_tolerance(c["row_id"], c["column"]) if c["column"] in measured else None
+        )
         places = numbers.places_for(tolerance, None, published)
         out.append(
             [
@@ -284,15 +286,16 @@ def _findings(res: Path, cells: list[dict[str, str]], kind: Kind) -> list[Findin
     return out
 
 
-def build(res: Path, doc: dict, kind: Kind) -> Answer:
+def build(res: Path, rec: Prereg, kind: Kind) -> Answer:
+    """The answer of the arm in ``res``, its locked prereg's record ``rec``."""
     cells = _csv(res / "census_cells.csv")
-    header, verdicts = _verdicts(res, doc, kind, cells)
+    header, verdicts = _verdicts(res, rec, cells)
     return Answer(
         header,
         verdicts,
         _findings(res, cells, kind),
         ["row_id", "column", "class", "published", "nearest", "policy", "abs_diff"],
-        _missed(res, doc, kind, cells),
+        _missed(res, rec, cells),
     )
 
 

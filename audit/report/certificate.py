@@ -7,10 +7,13 @@ import csv
 from collections.abc import Mapping
 from pathlib import Path
 
+from audit.cells.record import Prereg as LeaderboardPrereg
+from audit.cells.record import Tolerance
 from audit.cells.summary import NO_INSTANCE_ROWS, CensusSummary, constructed_words
 from audit.core import disclosure
 from audit.feasible import record as feasibility
 from audit.kinds.arm_kind import LEADERBOARD, Kind
+from audit.kinds.record import Prereg
 from audit.ranks import record as ranks
 from audit.report import answer, limits
 from audit.seal import timestamp, versus, vulns
@@ -23,13 +26,13 @@ def _csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _tolerance_text(tol: dict) -> str:
-    if tol["exact_decimals"] == "published":
+def _tolerance_text(tol: Tolerance) -> str:
+    if tol.exact_decimals == "published":
         parts = ["tier 0: equal at the decimals each published value prints"]
     else:
-        parts = [f"tier 0: equal at {tol['exact_decimals']} decimal(s)"]
-    unit = " unit(s) of the cell's last digit" if tol.get("tier_unit") == "last_digit" else ""
-    parts += [f"tier {k}: abs diff <= {t}{unit}" for k, t in enumerate(tol["tiers"], start=1)]
+        parts = [f"tier 0: equal at {tol.exact_decimals} decimal(s)"]
+    unit = " unit(s) of the cell's last digit" if tol.tier_unit == "last_digit" else ""
+    parts += [f"tier {k}: abs diff <= {t}{unit}" for k, t in enumerate(tol.tiers, start=1)]
     return "; ".join(parts)
 
 
@@ -41,13 +44,13 @@ def writer_lines(shipped: Mapping[str, File]) -> list[str]:
     ]
 
 
-def closing_lines(res: Path, doc: dict, head: str, kind: Kind) -> list[str]:
+def closing_lines(res: Path, rec: Prereg, head: str, kind: Kind) -> list[str]:
     """How every certificate ends, either kind: an amendment beside its parent, what the
     certificate does not show, and the anchor."""
     return [
         *versus.certificate_lines(res),
         "",
-        *limits.markdown(limits.lines(res, doc, kind)),
+        *limits.markdown(limits.lines(res, rec, kind)),
         "",
         "## Anchor",
         "",
@@ -66,29 +69,31 @@ def anchor_lines(head: str) -> list[str]:
     ]
 
 
-def _on_disclosed(control: dict[str, str], doc: dict) -> str:
+def _on_disclosed(control: dict[str, str], rec: LeaderboardPrereg) -> str:
     """Where a control's target is a row the disclosure names: which, and who chose it."""
     if not control.get("disclosed"):
         return ""
-    seeded = doc["controls"][control["control"]].get("target") == "seeded"
+    seeded = rec.controls[control["control"]].seeded
     who = "the seed chose this target" if seeded else "the prereg named this target"
     return f"; on a disclosed row, {control['disclosed']} ({who})"
 
 
-def render(res: Path, doc: dict, head: str) -> str:
+def render(res: Path, rec: LeaderboardPrereg, head: str) -> str:
+    """The certificate of the leaderboard arm in ``res``, its locked prereg's record
+    ``rec``, anchored at ``head``."""
     summary = CensusSummary.read(res / "census.json")
     lock = read_lock(res / "lock" / "lock.json")
     shipped = read_files(res / "lock" / "files.json")
     columns = {c["column"]: c for c in _csv(res / "census_columns.csv")}
-    measured = doc["columns"]["measured"]
+    measured = rec.measured
     c = summary.classes
     out = [
-        f"# Certificate: {doc['name']}",
+        f"# Certificate: {rec.name}",
         "",
-        *disclosure.markdown(disclosure.of(doc)),
+        *disclosure.markdown(rec.disclosure),
         "",
         # the answer first, as the report's first screen and the terminal show it
-        *answer.markdown(answer.build(res, doc, LEADERBOARD)),
+        *answer.markdown(answer.build(res, rec, LEADERBOARD)),
         "",
         # feasible: the feasibility and rank sections go here
         "## Provenance",
@@ -115,7 +120,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         "|---|---|---|---|---|---|",
     ]
     flagged = [name for name in measured if columns[name].get("constructed") == "yes"]
-    for name, spec in measured.items():
+    for name in measured:
         col = columns[name]
         n_rep = int(col["reproduced"])
         if n_rep == 0 or name in flagged:
@@ -131,15 +136,13 @@ def render(res: Path, doc: dict, head: str) -> str:
             for k, v in col.items()
             if k.startswith("reproduced_") and v not in ("0", "")
         )
-        if spec["recipe"] == "single_value":
-            tol = "exact text"
-        else:
-            tol = _tolerance_text(doc["tolerances"][spec["tolerance"]])
+        tolerance = rec.tolerance_of(name)
+        tol = "exact text" if tolerance is None else _tolerance_text(tolerance)
         out.append(f"| {name} | {n_rep} | {total} | {tiers} | {pols or '-'} | {tol} |")
     if out[-1] == "|---|---|---|---|---|---|":
         out[-2:] = ["(none: no cell reproduces)"]
     if flagged:
-        eps = float(doc["chance"]["epsilon"])
+        eps = float(rec.chance.epsilon)
         out += [
             "",
             "## Columns not certified: agreement too exact to be evidence",
@@ -150,12 +153,12 @@ def render(res: Path, doc: dict, head: str) -> str:
             "an independent check (docs/contract.md, Agreement beyond chance).",
             "",
             *[
-                f"- {name}: {constructed_words(columns[name], eps, doc['chance']['threshold'])}."
+                f"- {name}: {constructed_words(columns[name], eps, rec.chance.threshold)}."
                 for name in flagged
             ],
         ]
-    out += feasibility.certificate_lines(res, doc)
-    out += ranks.certificate_lines(res, doc, LEADERBOARD)
+    out += feasibility.certificate_lines(res, rec)
+    out += ranks.certificate_lines(res, rec, LEADERBOARD)
     if (res / "controls.csv").exists():
         rows = _csv(res / "controls.csv")
         passed = sum(r["verdict"] == "pass" for r in rows)
@@ -178,7 +181,7 @@ def render(res: Path, doc: dict, head: str) -> str:
         out += [
             f"- {r['control']} ({r['kind']}, {r['target']}): {r['verdict']}"
             + (f" ({r['reasons']})" if r["verdict"] != "pass" and r.get("reasons") else "")
-            + _on_disclosed(r, doc)
+            + _on_disclosed(r, rec)
             for r in rows
         ]
-    return "\n".join(out + closing_lines(res, doc, head, LEADERBOARD))
+    return "\n".join(out + closing_lines(res, rec, head, LEADERBOARD))

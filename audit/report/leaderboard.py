@@ -103,9 +103,9 @@ def build(res_dir: str, out_dir: str) -> None:
                 figures=[_figure(svgs, "controls.svg", "controls", "controls-plot")],
             )
         )
-    doc = prereg.load(str(res / "lock" / "prereg.yaml"))
+    rec = prereg.load_record(res / "lock" / "prereg.yaml")
     feasible_text, feasible_table = feasibility.summary(
-        doc, feasibility.read(res) if doc.get("feasibility") else []
+        rec, feasibility.read(res) if rec.feasibility else []
     )
     sections.append(
         render.Section(
@@ -119,8 +119,8 @@ def build(res_dir: str, out_dir: str) -> None:
             else None,
         )
     )
-    if doc.get("ranks"):  # declared only: an arm without it keeps its bytes
-        sections.append(rank_section.section(res, doc, out, LEADERBOARD))
+    if rec.ranks:  # declared only: an arm without it keeps its bytes
+        sections.append(rank_section.section(res, rec, out, LEADERBOARD))
     threshold = summary.chance["threshold"]
     chance = [_chance_row(c, threshold) for c in columns if c["kind"] == "measured"]
     constructed = [
@@ -147,9 +147,9 @@ def build(res_dir: str, out_dir: str) -> None:
         "secondseat report",
         _intro(summary, agreement),
         sections,
-        limits.lines(res, doc, LEADERBOARD),
-        disclosure.items(disclosure.of(doc)),
-        answer.build(res, doc, LEADERBOARD),
+        limits.lines(res, rec, LEADERBOARD),
+        disclosure.items(rec.disclosure),
+        answer.build(res, rec, LEADERBOARD),
     )
     render.write(page, out)
 

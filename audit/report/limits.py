@@ -3,7 +3,7 @@
 Both kinds (leaderboard and trials) read the same result files for it: census.json (the
 totals per class, through each kind's census record), census_cells.csv (class and best
 tier of every published cell), the contestant's nulls.csv (draws), and the
-locked prereg (tolerances, null_draws). Each item is one Markdown line, without its bullet.
+locked prereg's record (tolerances, null_draws; audit/cells/record.py, audit/trials/record.py). Each item is one Markdown line, without its bullet.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ import csv
 from fractions import Fraction
 from pathlib import Path
 
+from audit.cells.record import Prereg as LeaderboardPrereg
 from audit.kinds.arm_kind import TRIALS, Kind
+from audit.kinds.record import Prereg
 
 TITLE = "What this does not show"
 
@@ -38,19 +40,18 @@ def p_floor(draws: int) -> str:
     )
 
 
-def loosest_tier(cells: list[dict[str, str]], doc: dict, kind: Kind) -> str:
+def loosest_tier(cells: list[dict[str, str]], rec: Prereg) -> str:
     """How many reproduced cells reproduce only at the loosest tier their tolerance declares."""
     reproduced = [c for c in cells if c["class"] == "reproduced"]
     at_loosest: dict[tuple[str, int, str], int] = {}
-    tolerance_of = kind.entry("tolerance_of")
     for c in reproduced:
-        tol = tolerance_of(doc, c["row_id"], c["column"])
-        if tol is None or not tol["tiers"] or c["best_tier"] != str(len(tol["tiers"])):
+        tol = rec.cell_tolerance(c["row_id"], c["column"])
+        if tol is None or not tol.tiers or c["best_tier"] != str(len(tol.tiers)):
             continue
-        bound = repr(tol["tiers"][-1])
-        if tol.get("tier_unit") == "last_digit":
+        bound = repr(tol.tiers[-1])
+        if tol.tier_unit == "last_digit":
             bound += " unit(s) of the cell's last digit"
-        key = (c["column"], len(tol["tiers"]), bound)
+        key = (c["column"], len(tol.tiers), bound)
         at_loosest[key] = at_loosest.get(key, 0) + 1
     n = sum(at_loosest.values())
     if not reproduced:
@@ -112,15 +113,15 @@ def _nothing_published_trials(res: Path, cells: list[dict[str, str]]) -> str:
     return " ".join(parts)
 
 
-def _averages_real_values(doc: dict, column: str) -> bool:
+def _averages_real_values(rec: LeaderboardPrereg, column: str) -> bool:
     """A leaderboard column whose value is a mean of real instance values (a cost, say)."""
-    spec = doc["columns"]["measured"][column]
-    if spec["recipe"] == "mean_of_columns":
-        return all(_averages_real_values(doc, c) for c in spec["columns"])
-    return spec["recipe"] in ("mean", "sum")
+    spec = rec.measured[column]
+    if spec.recipe == "mean_of_columns":
+        return all(_averages_real_values(rec, c) for c in spec.columns)
+    return spec.recipe in ("mean", "sum")
 
 
-def _exposed_columns(cells: list[dict[str, str]], doc: dict, kind: Kind) -> list[str]:
+def _exposed_columns(cells: list[dict[str, str]], rec: Prereg) -> list[str]:
     """Reproduced columns whose agreement a derivation from the published values would fake
     best: leaderboard means of real values; trials columns compared under a tolerance (not
     exact-only counts)."""
@@ -128,16 +129,16 @@ def _exposed_columns(cells: list[dict[str, str]], doc: dict, kind: Kind) -> list
     for c in cells:
         if c["class"] != "reproduced":
             continue
-        if kind is TRIALS:
-            tol = kind.entry("tolerance_of")(doc, c["row_id"], c["column"])
-            if tol is not None and tol["tiers"]:
+        if not isinstance(rec, LeaderboardPrereg):
+            tol = rec.cell_tolerance(c["row_id"], c["column"])
+            if tol.tiers:
                 out.add(c["column"])
-        elif _averages_real_values(doc, c["column"]):
+        elif _averages_real_values(rec, c["column"]):
             out.add(c["column"])
     return sorted(out)
 
 
-def independence(res: Path, cells: list[dict[str, str]], doc: dict, kind: Kind) -> str:
+def independence(res: Path, cells: list[dict[str, str]], rec: Prereg, kind: Kind) -> str:
     """Columns whose instance data may have been derived from the published values."""
     columns = _csv(res / "census_columns.csv")
     if columns and "constructed" in columns[0]:
@@ -152,7 +153,7 @@ def independence(res: Path, cells: list[dict[str, str]], doc: dict, kind: Kind) 
             "No column agrees more exactly than independent instance data would give; that "
             "check cannot see a derivation that adds noise."
         )
-    exposed = _exposed_columns(cells, doc, kind)
+    exposed = _exposed_columns(cells, rec)
     what = "averaged rewards" if kind is TRIALS else "means of real instance values"
     return (
         "Nothing in this arm tests whether the instance data were derived from the published "
@@ -166,12 +167,12 @@ def independence(res: Path, cells: list[dict[str, str]], doc: dict, kind: Kind) 
     )
 
 
-def _draws(res: Path, doc: dict) -> int:
+def _draws(res: Path, rec: Prereg) -> int:
     rows = _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")
-    return max([int(r["draws"]) for r in rows if r.get("draws")] or [int(doc["null_draws"])])
+    return max([int(r["draws"]) for r in rows if r.get("draws")] or [int(rec.null_draws)])
 
 
-def lines(res: Path, doc: dict, kind: Kind) -> list[str]:
+def lines(res: Path, rec: Prereg, kind: Kind) -> list[str]:
     """Every item of the section, in order, for the arm whose results are in ``res``."""
     summary = kind.entry("census_record").read(res / "census.json")
     c, source = summary.classes, getattr(summary, "source", None)
@@ -195,14 +196,14 @@ def lines(res: Path, doc: dict, kind: Kind) -> list[str]:
         "and the preregistration, and a mistake in any of those is shared too.",
         "The permutation null says how many cells would reproduce by chance matching of rows; "
         "it is not a test of any single cell.",
-        p_floor(_draws(res, doc)),
-        loosest_tier(cells, doc, kind),
+        p_floor(_draws(res, rec)),
+        loosest_tier(cells, rec),
         _nothing_published_trials(res, cells)
         if kind is TRIALS
         else _nothing_published_leaderboard(res),
-        independence(res, cells, doc, kind),
+        independence(res, cells, rec, kind),
     ]
-    if doc.get("ranks"):  # declared only (docs/contract.md, Ranks; trials contract, 17)
+    if rec.ranks:  # declared only (docs/contract.md, Ranks; trials contract, 17)
         from audit.ranks.record import TIE_MEANING
 
         out.append(TIE_MEANING)

@@ -7,15 +7,17 @@ from pathlib import Path
 
 from audit.files import write_atomic
 from audit.kinds.arm_kind import Kind
+from audit.kinds.record import Prereg
 from audit.ranks import record as ranks
 from audit.report import plots, render
 
 
-def section(res: Path, doc: dict, out: Path, kind: Kind) -> render.Section:
+def section(res: Path, rec: Prereg, out: Path, kind: Kind) -> render.Section:
     """The report's rank section, its plot ranks.svg written into `out` (declared only)."""
+    assert rec.ranks is not None
     rows = ranks.read(res)
-    text, table = ranks.summary(doc, rows, kind, ranks.read(res, "rank_pairs.csv"))
-    by_column = {n: [r for r in rows if r["column"] == n] for n in doc["ranks"]["columns"]}
+    text, table = ranks.summary(rec, rows, kind, ranks.read(res, "rank_pairs.csv"))
+    by_column = {n: [r for r in rows if r["column"] == n] for n in rec.ranks.columns}
     svg = plots.rank_intervals(by_column)
     write_atomic(out / "ranks.svg", svg)
     return render.Section(

@@ -31,7 +31,7 @@ def answer_summary(res: Path, kind: Kind) -> str | None:
     report = res / "report" / "report.html"
     if not (report.is_file() and (res / "census_cells.csv").is_file()):
         return None
-    doc = kind.entry("prereg")(res / "lock" / "prereg.yaml")
-    a = answer.build(res, doc, kind)
+    rec = kind.entry("record")(res / "lock" / "prereg.yaml")
+    a = answer.build(res, rec, kind)
     lines = [*answer.terminal(a, title=f"secondseat, arm {res.name}"), f"Report: {report}"]
     return "\n".join(lines + _head(res)) + "\n"

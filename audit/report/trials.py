@@ -17,6 +17,7 @@ from audit.seal import timestamp, versus, vulns
 from audit.seal.lock_record import read_files, read_lock
 from audit.text import labels, numbers
 from audit.trials import prereg as trials_prereg
+from audit.trials.record import Prereg
 from audit.trials.summary import TrialsCensusSummary
 
 # every figure is always written (the rule declares them); the page shows those with data
@@ -48,11 +49,11 @@ def _section(
     return render.Section(title, ident, paragraphs, table, figures or [])
 
 
-def _task_rewards(res: Path, doc: dict) -> tuple[str, str]:
+def _task_rewards(res: Path, rec: Prereg) -> tuple[str, str]:
     """The per-task rewards plot under the first declared policy, and that policy."""
     rows = _rows(res / "recompute" / "pandas" / "run1" / "tasks.csv")
     # the first declared policy; a prereg using only built-in ones: the first in the table
-    policy = next(iter(doc["policies"] or {}), None) or (rows[0]["policy"] if rows else "")
+    policy = next(iter(rec.policies), None) or (rows[0]["policy"] if rows else "")
     rewards: dict[str, list[float]] = {}
     for r in rows:
         value = _float(r["reward_mean"])
@@ -64,36 +65,24 @@ def _task_rewards(res: Path, doc: dict) -> tuple[str, str]:
 SCORES = ("reward_macro", "run_mean", "pooled_rate")  # measures of a score, not of a spread
 
 
-def _measures(spec: dict) -> list[str]:
-    m = spec.get("measure")
-    return list(m) if isinstance(m, list) else [m]
-
-
-def _score_column(doc: dict) -> str | None:
+def _score_column(rec: Prereg) -> str | None:
     """The published score column: the first measured column a score measure may reproduce
     (its published value is the centre a published spread sits on)."""
-    measured = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
-    return next(
-        (
-            k
-            for k, v in measured.items()
-            if v.get("published", True) is not False and set(_measures(v)) & set(SCORES)
-        ),
-        None,
-    )
+    return next((k for k, v in rec.measured().items() if set(v.measures) & set(SCORES)), None)
 
 
-def _spread(doc: dict, column: str) -> str:
+def _spread(rec: Prereg, column: str) -> str:
     """What a published spread column is: "se" when the rules declared for it include a
     standard error (se_*), else "ci95" (a 95% half-width)."""
-    spec = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {}).get(column, {})
-    return "se" if any(str(m).startswith("se_") for m in _measures(spec)) else "ci95"
+    spec = rec.leaderboard.measured.get(column) if rec.leaderboard else None
+    measures = spec.measures if spec is not None else ()
+    return "se" if any(m.startswith("se_") for m in measures) else "ci95"
 
 
-def _unit(doc: dict) -> str:
+def _unit(rec: Prereg) -> str:
     """The axis's words for the board's unit: the prereg's scale (published values, and the
     entries' recomputed ones, are the fraction of 1 times it)."""
-    scale = float(doc.get("scale") or 1)
+    scale = float(rec.scale or 1)
     if scale == 1:
         return "score as a fraction (0 to 1)"
     return f"score in points (0 to {scale:g})"
@@ -135,12 +124,12 @@ def _alike(iv: list[dict[str, str]]) -> list[tuple[dict[str, str], str]]:
     return out
 
 
-def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
+def _intervals(res: Path, rec: Prereg, iv: list[dict[str, str]]) -> str:
     """Published interval beside the recomputed ones (the entries' own when none is
     published), in the board's unit."""
-    unit = _unit(doc)
+    unit = _unit(rec)
     if iv:
-        score = _score_column(doc)
+        score = _score_column(rec)
         centre = {
             r["row_id"]: _float(r["published"])
             for r in _rows(res / "recompute" / "pandas" / "run1" / "cells.csv")
@@ -150,7 +139,7 @@ def _intervals(res: Path, doc: dict, iv: list[dict[str, str]]) -> str:
             {
                 "label": f"{r['row_id']} [{rule}]",
                 "published": (centre.get(r["row_id"]), _float(r["published"])),
-                "spread": _spread(doc, r["column"]),
+                "spread": _spread(rec, r["column"]),
                 "published_text": r["published"],
                 "recomputed": (float(r["macro"]), float(r["recomputed"])),
                 "bootstrap": (float(r["boot_low"]), float(r["boot_high"])),
@@ -228,7 +217,7 @@ def _fmt(rows: list[dict[str, str]], keys: dict[str, int]) -> list[dict[str, str
     ]
 
 
-def _recovery_sections(res: Path, doc: dict) -> list[render.Section]:
+def _recovery_sections(res: Path) -> list[render.Section]:
     """Per published measured column: which declared rules reproduce each entry's cell (rules
     x entries, the tier reached; blank: that rule does not reproduce the cell)."""
     rec = _rows(res / "recovery.csv")
@@ -269,7 +258,7 @@ def _recovery_sections(res: Path, doc: dict) -> list[render.Section]:
     return out
 
 
-def _interval_rows(res: Path, doc: dict) -> list[dict[str, str]]:
+def _interval_rows(res: Path, rec: Prereg) -> list[dict[str, str]]:
     """Each published interval cell beside its recomputed value under the rule that reproduced
     it (the tightest tier), or the nearest rule when none did; then Method D's half-width and
     the bootstrap of the same entry, a different measure, named as such."""
@@ -289,7 +278,7 @@ def _interval_rows(res: Path, doc: dict) -> list[dict[str, str]]:
         best = min(tiered, key=lambda r: int(r["tier"])) if tiered else answer.nearest(mine)
         if best is None:
             continue
-        tol = trials_prereg.tolerance_of(doc, key[0], key[1])
+        tol = rec.tolerance_of(key[0], key[1])
         places = numbers.places_for(
             tol, int(best["tier"]) if best["tier"].isdigit() else None, best["published"]
         )
@@ -314,14 +303,14 @@ def build(res_dir: str, out_dir: str) -> None:
     res, out = Path(res_dir), Path(out_dir)
     summary = TrialsCensusSummary.read(res / "census.json")
     agreement = Agreement.read(res / "agreement.json")
-    doc = trials_prereg.load(res / "lock" / "prereg.yaml")
+    rec = trials_prereg.load_record(res / "lock" / "prereg.yaml")
     settings = _rows(res / "settings" / "settings_all.csv")
     iv = _rows(res / "intervals.csv")
     nulls, null_svg = _nulls(res)
-    rewards_svg, policy = _task_rewards(res, doc)
+    rewards_svg, policy = _task_rewards(res, rec)
     svgs = {
         "task_rewards.svg": rewards_svg,
-        "intervals.svg": _intervals(res, doc, iv),
+        "intervals.svg": _intervals(res, rec, iv),
         "null_histograms.svg": null_svg,
         "settings.svg": plots.settings_census(settings),
     }
@@ -338,7 +327,7 @@ def build(res_dir: str, out_dir: str) -> None:
                 ["class", "cells"],
             )
         )
-    sections += _recovery_sections(res, doc)
+    sections += _recovery_sections(res)
     recomputed_only = _rows(res / "recomputed_only.csv")
     if recomputed_only:
         sections.append(
@@ -363,7 +352,7 @@ def build(res_dir: str, out_dir: str) -> None:
         _section(
             "The interval: published beside the recompute",
             "intervals",
-            _interval_rows(res, doc) if iv else [],
+            _interval_rows(res, rec) if iv else [],
             [
                 "row_id",
                 "column",
@@ -480,8 +469,8 @@ def build(res_dir: str, out_dir: str) -> None:
                 text=compare_txt.read_text(encoding="utf-8").rstrip("\n"),
             )
         )
-    if doc.get("ranks"):  # declared only (section 17): an arm without it keeps its bytes
-        sections.append(rank_section.section(res, doc, out, TRIALS))
+    if rec.ranks:  # declared only (section 17): an arm without it keeps its bytes
+        sections.append(rank_section.section(res, rec, out, TRIALS))
     amended = versus.paragraphs(res)
     if amended is not None:
         sections.append(render.Section("Amendment: beside its parent", "versus", amended))
@@ -494,14 +483,16 @@ def build(res_dir: str, out_dir: str) -> None:
                 "Environment", "environment", [vulns.line_of(res), timestamp.line_of(res)]
             ),
         ],
-        limits.lines(res, doc, TRIALS),
-        disclosure.items(disclosure.of(doc)),
-        answer.build(res, doc, TRIALS),
+        limits.lines(res, rec, TRIALS),
+        disclosure.items(rec.disclosure),
+        answer.build(res, rec, TRIALS),
     )
     render.write(page, out)
 
 
-def certificate(res: Path, doc: dict, head: str) -> str:
+def certificate(res: Path, rec: Prereg, head: str) -> str:
+    """The certificate of the trials arm in ``res``, its locked prereg's record ``rec``,
+    anchored at ``head``."""
     from audit.report.certificate import closing_lines, writer_lines
 
     summary = TrialsCensusSummary.read(res / "census.json")
@@ -509,16 +500,16 @@ def certificate(res: Path, doc: dict, head: str) -> str:
     shipped = read_files(res / "lock" / "files.json")
     c = summary.classes
     lines = [
-        f"# Certificate: {doc['name']} (trials v1)",
+        f"# Certificate: {rec.name} (trials v1)",
         "",
-        *disclosure.markdown(disclosure.of(doc)),
+        *disclosure.markdown(rec.disclosure),
         "",
         # the answer first, as the report's first screen and the terminal show it
-        *answer.markdown(answer.build(res, doc, TRIALS)),
+        *answer.markdown(answer.build(res, rec, TRIALS)),
         "",
         # feasible: the feasibility section goes here
-        *ranks.certificate_lines(res, doc, TRIALS)[1:],
-        *([""] if doc.get("ranks") else []),
+        *ranks.certificate_lines(res, rec, TRIALS)[1:],
+        *([""] if rec.ranks else []),
         "## Provenance",
         "",
         f"Preregistration blake3 `{lock.prereg_blake3}`, locked before any comparison.",
@@ -558,4 +549,4 @@ def certificate(res: Path, doc: dict, head: str) -> str:
             f"{numbers.stat(r['recomputed'], 4) if r['recomputed'] else 'no data'}"
             for r in only
         ]
-    return "\n".join(lines + closing_lines(res, doc, head, TRIALS))
+    return "\n".join(lines + closing_lines(res, rec, head, TRIALS))

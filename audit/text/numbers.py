@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from decimal import ROUND_CEILING, ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Protocol
 
 MAX_SIGNIFICANT = 12
 NO_VALUE = "-"
@@ -77,16 +79,27 @@ def printed_decimals(text: object) -> int:
     return max(-d.as_tuple().exponent, 0) if d is not None else 0  # type: ignore[operator]
 
 
-def places_for(tolerance: dict | None, tier: int | None = None, published: object = "") -> int:
+class Tolerance(Protocol):
+    """What ``places_for`` reads of a tolerance: a prereg record's (audit/cells/record.py
+    ``Tolerance``, either kind's)."""
+
+    @property
+    def exact_decimals(self) -> int | str: ...
+
+    @property
+    def tiers(self) -> Sequence[float | int]: ...
+
+
+def places_for(tolerance: Tolerance | None, tier: int | None = None, published: object = "") -> int:
     """The decimals a cell is shown at: its tolerance's exact decimals (the published
     precision; ``published`` as printed where the tolerance says so), or the decimals of the
     tier bound it was judged at when that needs more (tier k >= 1; no tier: the loosest, for a
     cell divergent under all of them), plus one so that a difference at the bound shows. No
     tolerance (an exact-text column): the published text's own decimals."""
-    if not tolerance:
+    if tolerance is None:
         return printed_decimals(published)
-    tiers = list(tolerance.get("tiers") or [])
-    declared = tolerance.get("exact_decimals")
+    tiers = list(tolerance.tiers)
+    declared = tolerance.exact_decimals
     exact = int(declared) if isinstance(declared, int) else printed_decimals(published)
     if tier == 0 or not tiers:
         return exact

@@ -59,21 +59,9 @@ def measures(spec: dict[str, Any]) -> list[str]:
     return list(m) if isinstance(m, list) else [m]
 
 
-def measured(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The published measured columns of the leaderboard (none without one), by name."""
-    spec = (doc.get("leaderboard") or {}).get("columns", {}).get("measured", {})
-    return {k: v for k, v in spec.items() if not unpublished(v)}
-
-
 def bundle_tables(doc: dict[str, Any]) -> list[str]:
     """Tables of the bundle beyond the source's and the leaderboard's: none in trials v1."""
     return []
-
-
-def tolerance_of(doc: dict[str, Any], row: str, column: str) -> dict[str, Any]:
-    """The tolerance a cell was compared under: its row's, or its column's."""
-    spec = doc["leaderboard"]["columns"]["measured"][column]
-    return doc["tolerances"][spec.get("row_tolerances", {}).get(row, spec["tolerance"])]
 
 
 def _check_schema(doc: Any, path: str) -> None:

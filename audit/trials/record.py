@@ -182,6 +182,22 @@ class Prereg:
         assert self.leaderboard is not None
         return self.tolerances[self.leaderboard.measured[column].tolerance_for(row)]
 
+    def judged(self) -> tuple[str, ...]:
+        """The published measured columns the census judges, in the prereg's order
+        (either kind's record answers this, as the report asks it)."""
+        return tuple(self.measured())
+
+    def cell_tolerance(self, row: str, column: str) -> Tolerance:
+        """The tolerance a cell was compared under (``tolerance_of``): either kind's
+        record answers this."""
+        return self.tolerance_of(row, column)
+
+    @property
+    def self_test(self) -> tuple[str, ...]:
+        """The self-test's faults: none, trials v1 declares no self-test (either kind's
+        record answers this, as the seal asks it)."""
+        return ()
+
 
 def _source(s: dict[str, Any]) -> Source:
     if s["kind"] == "registry":
