@@ -734,77 +734,108 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
     check_mean_sources(doc, bundle)
 
 
-# The contract's kinds (docs/contract.md, Types) of the polars dtypes a column of a type
-# it reads comes back as; every other dtype is refused as unsupported_type first.
-_KINDS = {
-    "Boolean": "boolean",
-    **dict.fromkeys(
-        ("Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64", "Duration"),
-        "integer",
-    ),
-    "Float32": "floating",
-    "Float64": "floating",
-    **dict.fromkeys(("String", "Categorical", "Enum"), "string"),
-}
 NUMBERS = ("integer", "floating")
 
 
 def check_kinds(rec: Any, bundle: str) -> None:
     """bad_type, before the lock, for a column whose kind does not fit its role, as both
-    contestants judge it from the schemas alone (docs/contract.md, bad_type): a measured
-    leaderboard column of the recipes rate, mean or mean_of_columns that is not integer or
-    floating; the row id of another kind in the instance table than in the leaderboard; a
-    rate's source that is not boolean; a mean's source that is not integer or floating.
-    Judged from the footers (polars' schema); what needs the values (an infinite value,
-    two rows with one key: duplicate_key, which the contestants check before bad_type)
-    is still theirs, after the lock."""
-    import polars as pl
+    contestants judge it from the schemas alone (docs/contract.md, bad_type), in their
+    order: a measured leaderboard column of any recipe but single_value (rate, mean, sum,
+    mean_of_columns) that is not integer or floating; a column declared under ``feasibility`` that is not integer
+    or floating, then a feasibility count column (``over: {column}``) that is not integer;
+    the row id of another kind in the instance table than in the leaderboard; a rate's
+    source that is not boolean, a mean's or a sum's that is not integer or floating
+    (source by source, in prereg order); a universe's id column that is not string; a
+    mean policy's population column that is not boolean. Kinds are the file's own
+    (audit/bundles/parquet_kinds.py, from the footer). A column of kind other or null in
+    a place unsupported_type covers was refused before; a feasibility column may be a
+    label, of any kind, so there any kind but integer or floating is bad_type. What
+    needs the values (an infinite source value) is check_values'."""
+    from audit.bundles import parquet_kinds
 
     b, measured = rec.bundle, rec.measured
     lb, inst = Path(bundle, b.leaderboard), Path(bundle, b.instances)
     if not (lb.is_file() and inst.is_file()):
         return
-    try:
-        lb_schema, in_schema = pl.read_parquet_schema(lb), pl.read_parquet_schema(inst)
-    except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
-        return
+    lb_shown, in_shown = f"{bundle}/{lb.name}", f"{bundle}/{inst.name}"
+    lb_kinds = parquet_kinds.kinds(lb, lb_shown)
+    in_kinds = parquet_kinds.kinds(inst, in_shown)
 
-    def kind(schema: Any, name: str) -> str | None:
-        dtype = schema.get(str(name))
-        return None if dtype is None else _KINDS.get(type(dtype).__name__)
+    def fits(k: str | None, want: tuple[str, ...]) -> bool:
+        return k is None or k in want or k in ("other", "null")  # None: not there
 
     for name, m in measured.items():
-        k = kind(lb_schema, name)
-        if m.recipe in ("rate", "mean", "mean_of_columns") and k and k not in NUMBERS:
+        k = lb_kinds.get(str(name))
+        if m.recipe != "single_value" and not fits(k, NUMBERS):
             raise AuditError(
                 "bad_type",
-                f"{bundle}/{lb.name}",
+                lb_shown,
                 f"measured column {name!r} is {k}, not integer or floating (docs/contract.md,"
                 " bad_type); nothing was written",
             )
+    for name in rec.feasibility:
+        k = lb_kinds.get(str(name))
+        if k is not None and k not in NUMBERS:
+            raise AuditError(
+                "bad_type",
+                lb_shown,
+                f"feasibility column {name!r} is {k}, not integer or floating; nothing was written",
+            )
+    for f in rec.feasibility.values():
+        count = f.over[1] if isinstance(f.over, tuple) and f.over[0] == "column" else None
+        k = lb_kinds.get(str(count)) if count is not None else None
+        if k is not None and k != "integer":
+            raise AuditError(
+                "bad_type",
+                lb_shown,
+                f"feasibility count column {count!r} is {k}, not integer; nothing was written",
+            )
     row_id = b.row_id
-    lb_kind, in_kind = kind(lb_schema, row_id), kind(in_schema, row_id)
+    lb_kind, in_kind = lb_kinds.get(row_id), in_kinds.get(row_id)
     if lb_kind and in_kind and lb_kind != in_kind:
         raise AuditError(
             "bad_type",
-            f"{bundle}/{inst.name}",
+            in_shown,
             f"row id column {row_id!r} is {in_kind} here but {lb_kind} in the leaderboard;"
             " nothing was written",
         )
     for name, m in measured.items():
         source, recipe = m.source, m.recipe
-        k = kind(in_schema, source) if source is not None else None
-        if k and recipe == "rate" and k != "boolean":
-            want = "boolean"
-        elif k and recipe == "mean" and k not in NUMBERS:
-            want = "integer or floating"
+        k = in_kinds.get(str(source)) if source is not None else None
+        if recipe == "rate" and not fits(k, ("boolean",)):
+            what, want = "rate", "boolean"
+        elif recipe in ("mean", "sum") and not fits(k, NUMBERS):
+            what, want = "mean", "integer or floating"  # a sum reads its source as a mean
         else:
             continue
         raise AuditError(
             "bad_type",
-            f"{bundle}/{inst.name}",
-            f"{recipe} source {source!r} (for {name!r}) is {k}, not {want}; nothing was written",
+            in_shown,
+            f"{what} source {source!r} (for {name!r}) is {k}, not {want}; nothing was written",
         )
+    for name, m in measured.items():
+        u = m.denominator.universe if m.denominator is not None else None
+        k = in_kinds.get(u.column) if u is not None else None
+        if u is not None and not fits(k, ("string",)):
+            raise AuditError(
+                "bad_type",
+                in_shown,
+                f"universe column {u.column!r} (for {name!r}) is {k}, not string; nothing was"
+                " written",
+            )
+    for name, m in measured.items():
+        if m.recipe not in ("mean", "sum"):
+            continue
+        for policy in m.policies:
+            column = rec.population_of(policy)
+            k = in_kinds.get(column) if column is not None else None
+            if column is not None and not fits(k, ("boolean",)):
+                raise AuditError(
+                    "bad_type",
+                    in_shown,
+                    f"population column {column!r} (policy {policy!r} of {name!r}) is {k}, not"
+                    " boolean; nothing was written",
+                )
 
 
 def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
@@ -909,18 +940,50 @@ def check_jobs(jobs: tuple[str, str] | None) -> None:
 
 
 def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
-    """What an arm not yet locked will do with its bundle, before the lock writes anything:
-    a leaderboard's encodings, columns, column types, universe tables and controls' rows
-    (unsupported_encoding, missing_column, undeclared_column, duplicate_column,
-    unsupported_type, missing_file, bad_prereg);
-    a trials registry's controls' entries (bad_prereg; nothing for a trials source)."""
+    """What an arm not yet locked will do with its bundle, before the lock writes anything,
+    in the contestants' order of classes (docs/contract.md, Command line): a leaderboard's
+    encodings, its strings (unreadable), columns, column types, the instance table's named
+    strings (unreadable), keys (duplicate_key), kinds and infinite sources (bad_type),
+    universe tables, single values (ambiguous_value) and controls' rows
+    (unsupported_encoding, unreadable, missing_column, undeclared_column,
+    duplicate_column, unsupported_type, duplicate_key, bad_type, missing_file,
+    bad_denominator, ambiguous_value, bad_prereg); each table's values read once
+    (audit/cells/bundle_values.py). A trials registry's controls' entries (bad_prereg;
+    nothing for a trials source)."""
     if kind is LEADERBOARD:
         rec = kind.entry("record")(prereg)  # the checked prereg's frozen record
         check_encodings(rec, bundle)
+        tables = _values(rec, bundle)
+        if tables is not None:
+            tables.read_leaderboard()
         check_columns(rec, doc, bundle)
         check_column_types(doc, bundle)
+        if tables is not None:
+            tables.read_instances(_instance_names(doc))
+            tables.check_keys()
         check_kinds(rec, bundle)
+        if tables is not None:
+            tables.check_infinite()
         check_universe_tables(doc, bundle)
+        if tables is not None:
+            tables.check_single_values()
         check_control_rows(doc, prereg, bundle)
     elif doc["source"]["kind"] == "registry":
         check_registry_entries(doc, prereg, bundle)
+
+
+def _values(rec: Any, bundle: str) -> Any:
+    """The bundle's tables for the checks of their values, or None when one is not there
+    (a bundle a rule builds: the lock and the contestants judge it)."""
+    from audit.bundles import parquet_kinds
+    from audit.cells.bundle_values import Tables
+
+    lb, inst = Path(bundle, rec.bundle.leaderboard), Path(bundle, rec.bundle.instances)
+    if not (lb.is_file() and inst.is_file()):
+        return None
+    return Tables(
+        rec,
+        bundle,
+        parquet_kinds.kinds(lb, f"{bundle}/{lb.name}"),
+        parquet_kinds.kinds(inst, f"{bundle}/{inst.name}"),
+    )

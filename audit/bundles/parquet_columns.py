@@ -23,16 +23,23 @@ def names(path: str | Path, shown: str | None = None) -> list[str]:
     footer cannot be parsed or whose schema is not a tree."""
     name = shown or str(path)
     meta, _, _ = parquet_bounds.read_footer(path, name)
+    return [n for n, _ in top_level(meta, name)]
+
+
+def top_level(meta: dict[int, object], name: str) -> list[tuple[str, dict]]:
+    """(name, SchemaElement) of each top-level column of a parsed footer, in file order;
+    ``unreadable`` (naming ``name``) for a schema that is not a tree."""
     elements = meta.get(_FMD_SCHEMA)
     if not isinstance(elements, list) or not elements or not isinstance(elements[0], dict):
         raise AuditError("unreadable", name, "not a readable parquet file (no schema)")
-    out: list[str] = []
+    out: list[tuple[str, dict]] = []
     i = 1
     for _ in range(_count(elements[0])):
         if i >= len(elements) or not isinstance(elements[i], dict):
             raise AuditError("unreadable", name, "not a readable parquet file (a short schema)")
         raw = elements[i].get(_SE_NAME)
-        out.append(raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else "")
+        shown = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else ""
+        out.append((shown, elements[i]))
         i = _subtree_end(elements, i, name)
     return out
 

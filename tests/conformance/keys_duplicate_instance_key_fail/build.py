@@ -8,3 +8,5 @@ import polars as pl
 def build(ws) -> None:
     df = ws.instances()
     ws.write_instances(pl.concat([df, df.tail(1)]))
+    # snakemake -n on this bundle: refused while the workflow is read (audit/preflight.py)
+    ws.config["bundle"] = "bundle"

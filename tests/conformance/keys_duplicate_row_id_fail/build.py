@@ -8,3 +8,5 @@ import polars as pl
 def build(ws) -> None:
     lb = ws.leaderboard()
     ws.write_leaderboard(pl.concat([lb, lb.head(1)]))
+    # snakemake -n on this bundle: refused while the workflow is read (audit/preflight.py)
+    ws.config["bundle"] = "bundle"

@@ -1,0 +1,210 @@
+"""What a leaderboard arm's bundle holds, judged before the lock as both contestants judge
+it after (docs/contract.md, Command line: the classes and their order).
+
+The schema checks (columns, kinds) read footers only; these read values, each table
+once, with polars (the referee's reader): the leaderboard whole, the instance table's
+columns the prereg names (row id, instance key, group, sources, population and universe
+columns), as the contestants read them. Found here, in the contestants' class and
+(impl_pandas's) words, naming the user's bundle file:
+
+- ``unreadable``: a value of a string column read that is not valid UTF-8 (every string
+  column of the leaderboard, in file order; the instance table's named ones). polars'
+  reader refuses such bytes (it validates every string it decodes:
+  tests/test_preflight_values.py holds it to that for several malformed sequences); the
+  column is then found by reading each alone;
+- ``duplicate_key``: two leaderboard rows with one row id, two instance rows with one
+  instance key (nulls equal);
+- ``bad_type``: an infinite value in a mean's or a sum's floating source;
+- ``ambiguous_value``: a single_value source with more than one distinct non-null value
+  among a leaderboard row's instance rows (in its group, when it names one).
+
+A float compares by more than its bits (0.0 and -0.0, NaN), and the contestants' two
+libraries are the judges of that: a key, row id or single_value source of kind floating
+is left to them, as before, never refused here. A file polars cannot read for any other
+reason is left to the lock, which refuses it with its own line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from audit.cells.record import Prereg
+from audit.errors import AuditError
+
+EXACT = ("boolean", "integer", "string")  # kinds whose values compare as stored
+
+
+def _utf8_error(e: Exception) -> bool:
+    text = str(e).lower()
+    return "utf-8" in text or "utf8" in text
+
+
+def _read(path: Path, shown: str, names: list[str]) -> Any:
+    """The named columns, read once (None: a file polars cannot read for another reason
+    than a string that is not UTF-8, left to the lock). ``unreadable`` naming the first
+    column, in ``names``' order, holding a string that is not valid UTF-8."""
+    import polars as pl
+
+    try:
+        return pl.read_parquet(path, columns=names)
+    except Exception as e:  # noqa: BLE001 - polars raises several types for a broken file
+        if not _utf8_error(e):
+            return None
+    for name in names:
+        try:
+            pl.read_parquet(path, columns=[name])
+        except Exception as e:  # noqa: BLE001 - as above
+            if _utf8_error(e):
+                raise AuditError(
+                    "unreadable", shown, f"column {name!r} holds a string that is not valid UTF-8"
+                ) from None
+    return None
+
+
+def _normal(series: Any, kind: str) -> Any:
+    """A column as its kind's values: a categorical as strings, an integer (a duration,
+    the plain INT64 the file holds) as a wide integer, so two tables' ids compare."""
+    import polars as pl
+
+    if kind == "string":
+        return series.cast(pl.String)
+    if kind == "integer":  # any width, signed or not: one type holds them all
+        return (series.cast(pl.Int64) if series.dtype == pl.Duration else series).cast(pl.Int128)
+    return series
+
+
+def _shown(value: Any, kind: str) -> str:
+    """A value as the contestants write it (docs/contract.md, Values)."""
+    if value is None:
+        return ""
+    if kind == "boolean":
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass
+class Tables:
+    """The bundle's two tables as the checks read them, each read once."""
+
+    rec: Prereg
+    bundle: str
+    lb_kinds: dict[str, str]
+    in_kinds: dict[str, str]
+    board: Any = None  # the leaderboard (polars DataFrame), None when not read
+    instances: Any = None  # the instance table's named columns, None when not read
+
+    @property
+    def lb_shown(self) -> str:
+        return f"{self.bundle}/{self.rec.bundle.leaderboard}"
+
+    @property
+    def in_shown(self) -> str:
+        return f"{self.bundle}/{self.rec.bundle.instances}"
+
+    def read_leaderboard(self) -> None:
+        """unreadable: a string of the leaderboard that is not UTF-8 (its string columns, in
+        file order). A name given twice is left to duplicate_column."""
+        path = Path(self.bundle, self.rec.bundle.leaderboard)
+        from audit.bundles.parquet_columns import names
+
+        present = names(path, self.lb_shown)
+        if len(set(present)) != len(present):
+            return
+        wanted = [n for n in present if self.lb_kinds.get(n) in (*EXACT, "floating")]
+        self.board = _read(path, self.lb_shown, wanted)
+
+    def read_instances(self, names: list[str]) -> None:
+        """unreadable: a string of a named instance column that is not UTF-8."""
+        path = Path(self.bundle, self.rec.bundle.instances)
+        self.instances = _read(path, self.in_shown, list(dict.fromkeys(names)))
+
+    def check_keys(self) -> None:
+        """duplicate_key: the first leaderboard row whose row id an earlier row holds, then
+        the first instance row whose instance key an earlier row holds (nulls equal)."""
+        rid = self.rec.bundle.row_id
+        kind = self.lb_kinds.get(rid)
+        if self.board is not None and kind in EXACT:
+            self._first_repeat(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
+        key = list(self.rec.bundle.instance_key)
+        if self.instances is not None and all(self.in_kinds.get(k) in EXACT for k in key):
+            self._first_repeat(self.instances, key, self.in_kinds, "instance key", self.in_shown)
+
+    @staticmethod
+    def _first_repeat(
+        frame: Any, key: list[str], kinds: dict[str, str], what: str, shown: str
+    ) -> None:
+        import polars as pl
+
+        cols = [_normal(frame[k], kinds[k]).alias(f"k{i}") for i, k in enumerate(key)]
+        keyed = pl.DataFrame(cols) if cols else None
+        if keyed is None or keyed.height < 2:
+            return
+        repeat = ~pl.struct(keyed.columns).is_first_distinct()
+        hits = keyed.with_row_index("row").filter(repeat)
+        if hits.height:
+            first = hits.row(0, named=True)
+            values = ", ".join(_shown(first[f"k{i}"], kinds[k]) for i, k in enumerate(key))
+            raise AuditError("duplicate_key", shown, f"{what} ({values}) occurs more than once")
+
+    def check_infinite(self) -> None:
+        """bad_type: a mean's or a sum's floating source holding an infinite value (a NaN
+        counts as null: nan_in_sources as_null), measured columns in prereg order."""
+        if self.instances is None:
+            return
+        for name, m in self.rec.measured.items():
+            source = m.source
+            if m.recipe not in ("mean", "sum") or self.in_kinds.get(str(source)) != "floating":
+                continue
+            if bool(self.instances[source].is_infinite().any()):
+                raise AuditError(
+                    "bad_type",
+                    self.in_shown,
+                    f"mean source {source!r} (for {name!r}) holds an infinite value",
+                )
+
+    def check_single_values(self) -> None:
+        """ambiguous_value: a single_value source holding more than one distinct non-null
+        value among one leaderboard row's instance rows (its group's, when it names one);
+        columns in prereg order, the first such row in the canonical order (by the row id
+        as written)."""
+        import polars as pl
+
+        if self.board is None or self.instances is None:
+            return
+        b = self.rec.bundle
+        rid, kind = b.row_id, self.lb_kinds.get(b.row_id)
+        if kind not in EXACT or self.in_kinds.get(rid) != kind:
+            return
+        on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
+        inst_ids = _normal(self.instances[rid], kind).alias("rid")
+        for name, m in self.rec.measured.items():
+            source = str(m.source)
+            skind = self.in_kinds.get(source)
+            if m.recipe != "single_value" or skind not in EXACT:
+                continue
+            frame = pl.DataFrame([inst_ids, _normal(self.instances[source], skind).alias("v")])
+            keep = pl.col("v").is_not_null()
+            if m.group is not None:
+                if self.in_kinds.get(b.group_by) != "string":
+                    continue  # a group names a string: no row of another kind is in it
+                group = _normal(self.instances[b.group_by], "string")
+                frame = frame.with_columns(group.alias("g"))
+                keep = keep & (pl.col("g") == m.group)
+            counts = (
+                frame.filter(keep)
+                .join(on_board, on="rid", how="semi")
+                .group_by("rid")
+                .agg(pl.col("v").n_unique().alias("n"))
+                .filter(pl.col("n") > 1)
+            )
+            if counts.height:
+                shown = {_shown(r, kind): n for r, n in counts.iter_rows()}
+                first = min(shown)
+                raise AuditError(
+                    "ambiguous_value",
+                    self.in_shown,
+                    f"'{source}' (for '{name}') holds {shown[first]} distinct values for row id"
+                    f" '{first}'",
+                )

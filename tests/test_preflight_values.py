@@ -1,0 +1,195 @@
+"""What a bundle's values hold, judged before any job (audit/cells/bundle_values.py).
+
+Both contestants refuse, after reading the values (docs/contract.md, Command line): a
+string that is not valid UTF-8 (unreadable), two leaderboard rows with one row id or two
+instance rows with one instance key (duplicate_key), an infinite value in a mean's
+source (bad_type), a single_value source with two values for one row
+(ambiguous_value). The lock accepted all but the first (and the first it refused as a
+job, after the run had started), so the arm was locked and only the contestants
+refused them. Now the workflow refuses each as it is read: the contestants' class and
+file (expected: each contestant run on the same input, an independent reading), one
+line, exit 2, nothing under results/<arm>/. Inputs that look wrong but are valid (the
+conformance suite's _pass cases) are not refused.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from tests.conftest import IMPLS, ROOT, run_dag, run_impl
+
+PREREG = ROOT / "prereg" / "demo.yaml"
+
+
+def _not_utf8(file: Path, column: str, bad: bytes = b"\xff") -> None:
+    """The table with the first value of ``column`` made ``demo/m`` + ``bad`` in the file:
+    written as a mark of as many bytes (uncompressed, without statistics), then the mark
+    byte-edited, so every length the file records stays true."""
+    mark = "demo/m" + "\x01" * len(bad)
+    table = pl.read_parquet(file)
+    first = table[column][0]
+    table = table.with_columns(
+        pl.when(pl.col(column) == first).then(pl.lit(mark)).otherwise(pl.col(column)).alias(column)
+    )
+    table.write_parquet(file, compression="uncompressed", statistics=False)
+    data = file.read_bytes()
+    assert mark.encode() in data
+    file.write_bytes(data.replace(mark.encode(), b"demo/m" + bad))
+
+
+def _edit(file: Path, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+    change(pl.read_parquet(file)).write_parquet(file)
+
+
+def _m1_alpha_00(df: pl.DataFrame) -> pl.Expr:
+    return (pl.col("id") == "demo/m1") & (pl.col("instance_id") == "alpha-00")
+
+
+# case -> (how the demo bundle is broken, class, file, words the line holds)
+CASES = {
+    "an instance row id not UTF-8": (
+        lambda b: _not_utf8(b / "instances.parquet", "id"),
+        "unreadable",
+        "instances.parquet",
+        "column 'id' holds a string that is not valid UTF-8",
+    ),
+    "a leaderboard label not UTF-8": (
+        lambda b: _not_utf8(b / "leaderboard.parquet", "notes"),
+        "unreadable",
+        "leaderboard.parquet",
+        "column 'notes' holds a string that is not valid UTF-8",
+    ),
+    # demo/m3's row carries demo/m1's id (no control names demo/m3)
+    "a row id twice": (
+        lambda b: _edit(
+            b / "leaderboard.parquet",
+            lambda df: df.with_columns(
+                pl.when(pl.col("id") == "demo/m3")
+                .then(pl.lit("demo/m1"))
+                .otherwise(pl.col("id"))
+                .alias("id")
+            ),
+        ),
+        "duplicate_key",
+        "leaderboard.parquet",
+        "row id (demo/m1) occurs more than once",
+    ),
+    # demo/m1's alpha-00 row written a second time, last
+    "an instance key twice": (
+        lambda b: _edit(
+            b / "instances.parquet",
+            lambda df: pl.concat([df, df.filter(_m1_alpha_00(df))]),
+        ),
+        "duplicate_key",
+        "instances.parquet",
+        "instance key (demo/m1, alpha, alpha-00) occurs more than once",
+    ),
+    # one cost, the source of the means alpha_cost and beta_cost, is -inf
+    "an infinite mean source": (
+        lambda b: _edit(
+            b / "instances.parquet",
+            lambda df: df.with_columns(
+                pl.when(_m1_alpha_00(df))
+                .then(float("-inf"))
+                .otherwise(pl.col("cost"))
+                .alias("cost")
+            ),
+        ),
+        "bad_type",
+        "instances.parquet",
+        "mean source 'cost' (for 'alpha_cost') holds an infinite value",
+    ),
+    # one of demo/m1's instance rows names another model than the rest (m1-base)
+    "two values of a single_value source": (
+        lambda b: _edit(
+            b / "instances.parquet",
+            lambda df: df.with_columns(
+                pl.when(_m1_alpha_00(df))
+                .then(pl.lit("m1-large"))
+                .otherwise(pl.col("model"))
+                .alias("model")
+            ),
+        ),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 2 distinct values for row id 'demo/m1'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_bad_value_is_refused_before_any_job(
+    case, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    breaks, kind, file, words = CASES[case]
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    breaks(bundle)
+    head = f"error[{kind}]: {bundle}/{file}: "
+    for impl in IMPLS:  # both contestants refuse it so, each in its own words
+        res = run_impl(impl, PREREG, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
+    p = run_dag(tmp_path, "--config", f"prereg={PREREG}", f"bundle={bundle}")
+    assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert lines[0] == head + words, lines[0]
+    assert not (tmp_path / "results" / "demo").exists()
+
+
+# Byte sequences that are never UTF-8: a byte no sequence uses, a lone continuation
+# byte, an overlong NUL, a UTF-16 surrogate, a sequence cut short, a code point above
+# U+10FFFF. polars' reader refuses each (it decodes strictly); the check relies on that
+# and this holds it to it, with the column found by reading each alone.
+NEVER_UTF8 = [b"\xff", b"\x80", b"\xc0\x80", b"\xed\xa0\x80", b"\xe2\x82", b"\xf4\x90\x80\x80"]
+
+
+@pytest.mark.parametrize("bad", NEVER_UTF8, ids=lambda b: b.hex())
+def test_every_malformed_sequence_is_unreadable(bad: bytes, demo_bundle: Path, tmp_path) -> None:
+    from audit.bundles import parquet_kinds
+    from audit.cells.bundle_values import Tables
+    from audit.errors import AuditError
+    from audit.kinds.arm_kind import load_checked
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    _not_utf8(bundle / "instances.parquet", "model", bad)
+    kind, _ = load_checked(str(PREREG))
+    rec = kind.entry("record")(str(PREREG))
+    tables = Tables(
+        rec,
+        str(bundle),
+        parquet_kinds.kinds(bundle / "leaderboard.parquet"),
+        parquet_kinds.kinds(bundle / "instances.parquet"),
+    )
+    with pytest.raises(AuditError) as e:
+        tables.read_instances(["id", "group", "model", "cost"])
+    assert (e.value.kind, e.value.path) == ("unreadable", f"{bundle}/instances.parquet")
+    assert e.value.detail == "column 'model' holds a string that is not valid UTF-8"
+
+
+def test_inputs_that_look_wrong_but_are_valid_pass(demo_bundle: Path, tmp_path: Path) -> None:
+    """Every bundle, schema and keys _pass case of the conformance suite (nulls, NaN,
+    negative and huge values, ids and groups spelled otherwise, ids on one table only, a
+    table without rows, labels of any type, a feasibility declaration) passes the
+    checks the workflow makes before the lock, as both contestants run it."""
+    from audit import preflight
+    from audit.kinds.arm_kind import load_checked
+    from tests.conformance.kit import load_cases, new_workspace
+
+    cases = [
+        c
+        for c in load_cases()
+        if c.name.endswith("_pass") and c.name.startswith(("bundle_", "schema_", "keys_"))
+    ]
+    assert len(cases) >= 12, [c.name for c in cases]
+    for case in cases:
+        ws = new_workspace(tmp_path / case.name, demo_bundle)
+        case.builder()(ws)
+        kind, doc = load_checked(str(ws.prereg))
+        preflight.check_before_lock(kind, doc, str(ws.prereg), str(ws.bundle))
