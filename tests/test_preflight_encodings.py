@@ -126,3 +126,45 @@ def test_the_lock_refuses_it_and_writes_nothing(writer, demo_bundle: Path, tmp_p
         " encoding DELTA_BYTE_ARRAY, not one the contract reads"
     )
     assert not out.exists()
+
+
+def _footer_says(demo_bundle: Path, folder: Path, codec: int) -> Path:
+    """The demo bundle, its instance table written SNAPPY with one byte of its footer
+    edited so that the chunk of column cost declares the codec numbered ``codec`` in
+    parquet.thrift. Neither Arrow nor polars writes LZO or framed LZ4, so the footer is
+    what says it: in ColumnMetaData (Thrift compact protocol) path_in_schema, field 3,
+    a list of one binary (``\\x19\\x18``, length 4, ``cost``), is followed by codec,
+    field 4, an i32 (``\\x15``, zigzag: SNAPPY 1 is ``\\x02``)."""
+    bundle = folder / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    inst = bundle / "instances.parquet"
+    pl.read_parquet(inst).write_parquet(inst, compression="snappy", statistics=False)
+    data = inst.read_bytes()
+    # the footer: its length in the 4 bytes before the closing PAR1 (polars also writes a
+    # copy of each chunk's metadata after its pages, which readers do not use)
+    start = len(data) - 8 - int.from_bytes(data[-8:-4], "little")
+    was = b"\x19\x18\x04cost\x15\x02"
+    assert data[start:].count(was) == 1, "one row group, one chunk of cost"
+    at = data.index(was, start) + len(was) - 1
+    inst.write_bytes(data[:at] + bytes([2 * codec]) + data[at + 1 :])
+    return bundle
+
+
+@pytest.mark.parametrize(("codec", "named"), [(3, "LZO"), (5, "LZ4")])
+def test_a_codec_the_contract_does_not_list_is_refused_before_any_job(
+    codec, named, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """Both contestants refuse the file from its footer as unreadable, naming the column
+    (the framed LZ4 in their own words: LZ4 from fastparquet's enum, LZ4_HADOOP from
+    Arrow's); the workflow refuses it so before any job, where the lock used to refuse
+    it as a job, polars failing on the pages."""
+    bundle = _footer_says(demo_bundle, tmp_path, codec)
+    head = f"error[unreadable]: {bundle}/instances.parquet: column 'cost' uses compression "
+    for impl in IMPLS:
+        res = run_impl(impl, PREREG, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
+    p = run_dag(tmp_path, "--config", f"prereg={PREREG}", f"bundle={bundle}")
+    assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert lines == [head + f"{named}, not one the contract reads"], p.stderr[-3000:]
+    assert not (tmp_path / "results" / "demo").exists()
