@@ -1,23 +1,38 @@
-"""The ranks block of a trials prereg against the leaderboard, judged by the lock's checks
-(audit/trials/prereg.py), so before any job (issue 27).
+"""A trials arm's tables, compare-runs' input and the ranks block, judged before the lock
+(issue 27).
 
-The schema checked only the block's shape: a column the leaderboard does not have, one
-whose measure is not reward_macro, an unpublished one, a policy the prereg does not
-compute, or a block with no leaderboard passed the lock, and both contestants refused
-it after the lock (section 17). Now each is bad_prereg naming the key, before any job.
+The registry table and the leaderboard of a registry arm, and the leaderboard and the
+adapted trial table of a trials source, used to be judged only by the contestants after
+the lock (missing_column ... bad_value), and the prereg's compare block only by
+compare-runs after it (unknown_run, no_pairs, settings_differ): the arm was locked on
+the bad input and its correction refused as arm_locked. Now the workflow refuses each
+as it is read: one line, exit 2, nothing under results/<arm>/. The expected class is
+each contestant's own on the same input (run alone: an independent reading), or
+compare-runs' own line on the adapted table.
+
+The ranks block: the schema checked only its shape, so a column the leaderboard does
+not have, one whose measure is not reward_macro, an unpublished one, a policy the
+prereg does not compute, or a block with no leaderboard passed the lock, and both
+contestants refused it after the lock (section 17). Now each is bad_prereg naming the
+key, from the lock's own checks, before any job.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import blake3
+import polars as pl
 import pytest
+import yaml
 
-from tests.conftest import IMPLS, ROOT, impl_python, run, run_dag
+from audit.adapters.base import SCHEMA
+from tests.conftest import IMPLS, ROOT, impl_python, run, run_audit, run_dag
 
 SHARED = ROOT.parent / "shared" / "bundles"
 REGISTRY = SHARED / "skillsbench-registry"
+TB = SHARED / "terminal-bench-sample"
 
 
 def _contestant(impl: str, prereg: Path, bundle: Path, out: Path):
@@ -40,6 +55,293 @@ def _refused_before_any_job(tmp: Path, arm: str, prereg: Path, bundle: Path, hea
     assert len(lines) == 1 and lines[0].startswith(head), p.stderr[-3000:]
     assert not (tmp / "results" / arm).exists()
     return lines[0]
+
+
+# --- a registry arm: the shipped SkillsBench registry, one fault each ----------------
+
+
+def _drop_pass_count(b: Path) -> tuple[str, str]:
+    pl.read_parquet(b / "registry.parquet").drop("passCount").write_parquet(b / "registry.parquet")
+    return "missing_column", "registry.parquet"
+
+
+def _unclassified(b: Path) -> tuple[str, str]:
+    lb = pl.read_parquet(b / "leaderboard.parquet").with_columns(pl.lit("x").alias("note"))
+    lb.write_parquet(b / "leaderboard.parquet")
+    return "undeclared_column", "leaderboard.parquet"
+
+
+def _twice(b: Path) -> tuple[str, str]:
+    """The leaderboard names two columns score: a copy written as scor#, renamed in the
+    footer's bytes (no dataframe library writes one)."""
+    f = b / "leaderboard.parquet"
+    lb = pl.read_parquet(f)
+    lb.with_columns(pl.col("score").alias("scor#")).write_parquet(f, statistics=False)
+    data = f.read_bytes()
+    assert data.count(b"scor#") >= 1
+    f.write_bytes(data.replace(b"scor#", b"score"))
+    return "duplicate_column", "leaderboard.parquet"
+
+
+def _trials_as_float(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet").with_columns(pl.col("trials").cast(pl.Float64))
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_type", "registry.parquet"
+
+
+def _null_task(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet")
+    reg = reg.with_columns(
+        pl.when(pl.int_range(pl.len()) == 5).then(None).otherwise(pl.col("task")).alias("task")
+    )
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_key", "registry.parquet"
+
+
+def _row_twice(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet")
+    pl.concat([reg, reg.slice(3, 1)]).write_parquet(b / "registry.parquet")
+    return "duplicate_key", "registry.parquet"
+
+
+def _tolerance_row_gone(b: Path) -> tuple[str, str]:
+    """The row the prereg's row_tolerances name (OpenHands (DeepSeek V4 Flash)|No Skills)
+    renamed on the leaderboard: a row_tolerances key that is no row id."""
+    lb = pl.read_parquet(b / "leaderboard.parquet")
+    old = "OpenHands (DeepSeek V4 Flash)"
+    assert old in lb["model"].to_list()
+    lb.with_columns(pl.col("model").replace(old, "OpenHands (DeepSeek V4)")).write_parquet(
+        b / "leaderboard.parquet"
+    )
+    return "unknown_row", "leaderboard.parquet"
+
+
+def _more_passes_than_trials(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet")
+    reg = reg.with_columns(
+        pl.when(pl.int_range(pl.len()) == 7)
+        .then(pl.col("trials") + 1)
+        .otherwise(pl.col("passCount"))
+        .alias("passCount")
+    )
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_value", "registry.parquet"
+
+
+REGISTRY_CASES = {
+    "registry column missing": _drop_pass_count,
+    "leaderboard column unclassified": _unclassified,
+    "leaderboard column twice": _twice,
+    "registry trials not integer": _trials_as_float,
+    "registry task null": _null_task,
+    "registry row twice": _row_twice,
+    "row_tolerances row not on the leaderboard": _tolerance_row_gone,
+    "registry passCount above trials": _more_passes_than_trials,
+}
+
+
+@pytest.mark.parametrize("case", list(REGISTRY_CASES))
+def test_a_registry_table_problem_is_refused_before_any_job(
+    case, impl_envs, tmp_path: Path
+) -> None:
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip("SkillsBench bundle not present")
+    bundle = tmp_path / "bundle"
+    shutil.copytree(REGISTRY, bundle)
+    bundle.chmod(0o755)  # the shared copy is read-only
+    for f in bundle.iterdir():
+        f.chmod(0o644)
+    kind, file = REGISTRY_CASES[case](bundle)
+    prereg = ROOT / "prereg" / "skillsbench-registry.yaml"
+    head = f"error[{kind}]: {bundle}/{file}: "
+    for impl in IMPLS:  # each contestant refuses it so, in its own words
+        res = _contestant(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
+    line = _refused_before_any_job(tmp_path, "skillsbench-registry", prereg, bundle, head)
+    assert line.endswith("nothing was written")
+
+
+# --- a trials source: a CSV leaderboard beside Terminal-Bench runs ------------------
+
+
+def test_a_csv_leaderboard_field_of_another_type_is_refused_before_any_job(
+    impl_envs, tmp_path: Path
+) -> None:
+    """Terminal-Bench's leaderboard.csv with an accuracy that is not a decimal: bad_type,
+    as both contestants say it of the copy they read (the adapter's folder)."""
+    if not (TB / "leaderboard.csv").is_file():
+        pytest.skip("Terminal-Bench bundle not present")
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    (bundle / "results").symlink_to(TB / "results")
+    text = (TB / "leaderboard.csv").read_text(encoding="utf-8")
+    assert ",0.4125," in text
+    (bundle / "leaderboard.csv").write_text(text.replace(",0.4125,", ",41%,"), encoding="utf-8")
+    assembled = tmp_path / "assembled"
+    res = run_audit(
+        "adapt-trials", "--jobs", TB / "results", "--format", "tb-run-v1", "--duplicates",
+        "once", "--min-tries", "5", "--out", assembled,
+    )  # fmt: skip
+    assert res.code == 0, res.stderr
+    shutil.copyfile(bundle / "leaderboard.csv", assembled / "leaderboard.csv")
+    prereg = ROOT / "prereg" / "terminal-bench-sample.yaml"
+    for impl in IMPLS:
+        r = _contestant(impl, prereg, assembled, tmp_path / f"out-{impl}")
+        assert r.code == 2 and r.stderr.startswith(
+            f"error[bad_type]: {assembled}/leaderboard.csv"
+        ), r.stderr
+    head = f"error[bad_type]: {bundle}/leaderboard.csv: "
+    line = _refused_before_any_job(tmp_path, "tb-bad", prereg, bundle, head)
+    assert "'accuracy'" in line and "'41%'" in line
+
+
+# --- a trials source in the trial-table-v1 format: any table can be built ------------
+
+
+def _trial_rows(rows: list[dict]) -> pl.DataFrame:
+    full = [{name: r.get(name) for name in SCHEMA} for r in rows]
+    return pl.DataFrame(full, schema=SCHEMA)
+
+
+def _good_rows() -> list[dict]:
+    """Two runs, A and B, on tasks t1 and t2, one scored trial each; the same model."""
+    out = []
+    for run_name, rewards in (("A", (1.0, 0.0)), ("B", (0.0, 0.0))):
+        for i, (task, reward) in enumerate(zip(("t1", "t2"), rewards, strict=True)):
+            out.append(
+                {"run": run_name, "task": task, "trial_id": f"{run_name}{i}", "copy": 0,
+                 "status": "scored", "reward": reward, "model": "m", "verifier_broken": False,
+                 "agent_ran": True, "exception": False,
+                 "started_at": f"2026-01-01T00:00:0{i}.000000Z"}
+            )  # fmt: skip
+    return out
+
+
+def _table_arm(tmp: Path, rows: list[dict], compare: dict | None = None) -> tuple[Path, Path]:
+    """(prereg, bundle) of a trial-table-v1 arm: the bundle folder holding trials.parquet
+    (jobs: "."), the prereg BenchFlow's with this source, no controls, and ``compare``."""
+    bundle = tmp / "bundle"
+    bundle.mkdir()
+    _trial_rows(rows).write_parquet(bundle / "trials.parquet")
+    doc = yaml.safe_load((ROOT / "prereg" / "benchflow-sample.yaml").read_text(encoding="utf-8"))
+    doc["name"] = "table-arm"
+    doc["source"] = {"kind": "trials", "format": "trial-table-v1", "jobs": ".",
+                     "table": "trials.parquet"}  # fmt: skip
+    doc["controls"] = {}
+    doc["compare"] = compare
+    prereg = tmp / "table-arm.yaml"
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return prereg, bundle
+
+
+def _status_unknown(rows: list[dict]) -> list[dict]:
+    rows[1]["status"] = "timeout"
+    return rows
+
+
+def _trial_id_null(rows: list[dict]) -> list[dict]:
+    rows[2]["trial_id"] = None
+    return rows
+
+
+def _trial_twice(rows: list[dict]) -> list[dict]:
+    return [*rows, dict(rows[0])]
+
+
+TABLE_CASES = {
+    "status not one of the three": (_status_unknown, "bad_value"),
+    "trial_id null": (_trial_id_null, "bad_key"),
+    "one trial twice": (_trial_twice, "duplicate_key"),
+}
+
+
+@pytest.mark.parametrize("case", list(TABLE_CASES))
+def test_an_adapted_trial_table_problem_is_refused_before_any_job(
+    case, impl_envs, tmp_path: Path
+) -> None:
+    """The adapter passes such a table through (trial-table-v1 checks columns and types,
+    not values); both contestants then refused the adapter's copy after the lock."""
+    change, kind = TABLE_CASES[case]
+    prereg, bundle = _table_arm(tmp_path, change(_good_rows()))
+    assembled = tmp_path / "assembled"
+    res = run_audit("adapt-trials", "--jobs", bundle, "--format", "trial-table-v1",
+                    "--out", assembled)  # fmt: skip
+    assert res.code == 0, res.stderr
+    for impl in IMPLS:
+        r = _contestant(impl, prereg, assembled, tmp_path / f"out-{impl}")
+        assert r.code == 2 and r.stderr.startswith(f"error[{kind}]: "), (impl, r.stderr)
+    head = f"error[{kind}]: {bundle}/.: "
+    _refused_before_any_job(tmp_path, "table-arm", prereg, bundle, head)
+
+
+def test_the_adapters_own_refusal_is_made_before_any_job(tmp_path: Path) -> None:
+    """A trial table of no row: the adapter's no_trials (section 2.7), which its job raised
+    once the run had begun (its log under results/<arm>/), now the same line at preflight."""
+    prereg, bundle = _table_arm(tmp_path, [], None)
+    job = run_audit("adapt-trials", "--jobs", f"{bundle}/.", "--format", "trial-table-v1",
+                    "--out", tmp_path / "assembled")  # fmt: skip
+    assert job.code == 2 and job.stderr.startswith("error[no_trials]: "), job.stderr
+    line = _refused_before_any_job(tmp_path, "table-arm", prereg, bundle, "error[no_trials]: ")
+    assert line == job.stderr.strip()
+
+
+COMPARE = {"a": "A", "b": "B", "denominator": "attempted", "k": [1], "draws": 100,
+           "under_study": []}  # fmt: skip
+
+
+def _no_run_c(rows: list[dict], compare: dict) -> tuple[list[dict], dict]:
+    return rows, {**compare, "b": "C"}
+
+
+def _no_shared_task(rows: list[dict], compare: dict) -> tuple[list[dict], dict]:
+    for r in rows:
+        if r["run"] == "B":
+            r["task"] = "u" + r["task"]
+    return rows, compare
+
+
+def _other_model(rows: list[dict], compare: dict) -> tuple[list[dict], dict]:
+    for r in rows:
+        if r["run"] == "B":
+            r["model"] = "m2"
+    return rows, compare
+
+
+COMPARE_CASES = {
+    "a run the table does not hold": (_no_run_c, "unknown_run"),
+    "no task in both runs": (_no_shared_task, "no_pairs"),
+    "a setting differs, not under study": (_other_model, "settings_differ"),
+}
+
+
+@pytest.mark.parametrize("case", list(COMPARE_CASES))
+def test_a_compare_runs_refusal_is_made_before_any_job(case, tmp_path: Path) -> None:
+    """The prereg's compare block against the adapted table: compare-runs' own line
+    (run here on the adapter's table, as its job runs it), before any job."""
+    change, kind = COMPARE_CASES[case]
+    rows, compare = change(_good_rows(), dict(COMPARE))
+    prereg, bundle = _table_arm(tmp_path, rows, compare)
+    assembled = tmp_path / "assembled"
+    res = run_audit("adapt-trials", "--jobs", bundle, "--format", "trial-table-v1",
+                    "--out", assembled)  # fmt: skip
+    assert res.code == 0, res.stderr
+    table = assembled / "trials.parquet"
+    job = run_audit("compare-runs", compare["a"], compare["b"], "--denominator", "attempted",
+                    "--k", "1", "--seed", "20260801", "--draws", "100", "--trials", table)  # fmt: skip
+    assert job.code == 2 and job.stderr.startswith(f"error[{kind}]: "), job.stderr
+    want = job.stderr.strip().replace(str(table), f"{bundle}/.")
+    line = _refused_before_any_job(tmp_path, "table-arm", prereg, bundle, f"error[{kind}]: ")
+    assert line == want
+
+
+def test_a_valid_table_arm_passes_preflight(tmp_path: Path) -> None:
+    """The same arm without a fault: preflight refuses nothing (a dry run plans the jobs)."""
+    prereg, bundle = _table_arm(tmp_path, _good_rows(), dict(COMPARE))
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    p = run_dag(tmp_path, "-n", "--config", "arm=table-arm", f"prereg={prereg}",
+                f"prereg_blake3={digest}", f"bundle={bundle}")  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert not (tmp_path / "results" / "table-arm").exists()
 
 
 # --- the ranks block against the leaderboard (a bug found in review) ----------------
@@ -106,3 +408,19 @@ def test_a_ranks_column_not_on_the_leaderboard_is_refused_before_any_job(
         tmp_path, "skillsbench-ranks", prereg, REGISTRY, f"error[bad_prereg]: {prereg}: "
     )
     assert "ranks/columns: 'nope'" in line
+
+
+@pytest.mark.parametrize(
+    "arm", ["benchflow-sample", "skillsbench-registry", "terminal-bench-sample"]
+)
+def test_the_shipped_trials_arms_pass_preflight(arm: str, tmp_path: Path) -> None:
+    """No false refusal: each shipped trials arm, its config as shipped, is planned (a dry
+    run reads the workflow, so every check before the lock runs) and nothing is written."""
+    config = ROOT / "config" / f"{arm}.yaml"
+    bundle = SHARED / yaml.safe_load(config.read_text(encoding="utf-8"))["bundle"].split("/")[-1]
+    if not bundle.is_dir():
+        pytest.skip(f"{bundle.name} not present")
+    p = run_dag(tmp_path, "-n", "--configfile", str(config), "--config", f"bundle={bundle}",
+                f"prereg={ROOT / 'prereg' / f'{arm}.yaml'}")  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert not (tmp_path / "results" / arm).exists()

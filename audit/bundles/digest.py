@@ -252,7 +252,9 @@ _CSV_FORMS = {
 }
 
 
-def _csv_value(kind: str, text: str) -> object:
+def csv_value(kind: str, text: str) -> object:
+    """A CSV field under its declared type (trials contract 4.3): empty is null; an integer
+    an int, a boolean a bool; a string or decimal its text."""
     if text == "":
         return None
     if kind == "integer":
@@ -262,13 +264,16 @@ def _csv_value(kind: str, text: str) -> object:
     return text
 
 
-def read_csv_table(path: str | Path, types: dict[str, str]) -> tuple[list[str], list[list[object]]]:
-    """A CSV table's header and its columns' values under the declared types.
+def csv_field_ok(kind: str, text: str) -> bool:
+    """A field matches its declared type (an empty field, null, matches every type)."""
+    form = _CSV_FORMS.get(kind)
+    return form is None or text == "" or form.fullmatch(text) is not None
 
-    Refused as the contestants refuse it: unreadable (no file content, a byte-order
-    mark, not UTF-8, bad quoting, no header, a row of another width), duplicate_column,
-    missing_column or undeclared_column against ``types``, bad_type for a field that
-    is not of its declared type. Empty lines are skipped."""
+
+def csv_rows(path: str | Path) -> tuple[list[str], list[list[str]]]:
+    """A CSV table's header and body, every field as text; unreadable as the contestants
+    refuse it (no file content, a byte-order mark, not UTF-8, bad quoting, no header, a
+    row of another width). Empty lines are skipped; at most MAX_CSV bytes (too_large)."""
     raw = read_regular(path, MAX_CSV, "too_large")
     if raw.startswith(b"\xef\xbb\xbf"):
         raise AuditError("unreadable", str(path), "a byte-order mark: the CSV must be plain UTF-8")
@@ -286,6 +291,16 @@ def read_csv_table(path: str | Path, types: dict[str, str]) -> tuple[list[str], 
             raise AuditError(
                 "unreadable", str(path), f"line {i} has {len(r)} fields, not {len(header)}"
             )
+    return header, body
+
+
+def read_csv_table(path: str | Path, types: dict[str, str]) -> tuple[list[str], list[list[object]]]:
+    """A CSV table's header and its columns' values under the declared types.
+
+    Refused as the contestants refuse it: unreadable (csv_rows), duplicate_column,
+    missing_column or undeclared_column against ``types``, bad_type for a field that
+    is not of its declared type."""
+    header, body = csv_rows(path)
     if len(set(header)) != len(header):
         raise AuditError("duplicate_column", str(path), "a column name occurs twice")
     for name in types:
@@ -298,13 +313,12 @@ def read_csv_table(path: str | Path, types: dict[str, str]) -> tuple[list[str], 
                 "undeclared_column", str(path), f"column {name!r} has no declared type"
             )
         kind = types[name]
-        form = _CSV_FORMS.get(kind)
         for i, r in enumerate(body):
-            if form is not None and r[j] != "" and not form.fullmatch(r[j]):
+            if not csv_field_ok(kind, r[j]):
                 raise AuditError(
                     "bad_type", str(path), f"column {name!r} is {kind}; row {i} holds {r[j]!r}"
                 )
-        columns.append([_csv_value(kind, r[j]) for r in body])
+        columns.append([csv_value(kind, r[j]) for r in body])
     return header, columns
 
 

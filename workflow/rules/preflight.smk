@@ -96,6 +96,17 @@ def check_before_lock(locked, kind, doc, prereg, bundle):
         guard(preflight.check_before_lock, kind, doc, prereg, bundle)
 
 
+def check_trials_before_lock(locked, kind, doc, prereg, bundle):
+    """A trials arm not yet locked: its leaderboard and its registry table, or the trial
+    table the adapter assembles (in memory, up to a bound), by the contestants' rules,
+    then compare-runs' refusals of that table (audit/trials/preflight_source.py), before
+    the lock. Not in a job of its own: the run that started it checked it."""
+    if locked is None and kind.name == "trials" and not _own_process():
+        from audit.trials.preflight_source import check_before_lock as check_trials
+
+        guard(check_trials, doc, prereg, bundle)
+
+
 def guard_planned():
     """arm_locked / arm_sealed: once the DAG is built and before its first job, a run that
     would lock a locked arm again, or run anything in a sealed one, is refused

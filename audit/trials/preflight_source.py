@@ -1,0 +1,106 @@
+"""A trials arm's inputs judged before the lock (docs/refusals.md, "Where each class is
+refused"): the leaderboard and the registry table as shipped, or, for a trials source,
+the trial table the adapter assembles from the jobs folder, adapted here in memory
+(read-only, nothing written) when the folder is within ADAPT_BOUND; then, with a
+`compare` block, compare-runs' own refusals of that table (unknown_run, no_pairs,
+settings_differ), from the command's own code.
+
+Before, each was found by a job after the lock (the contestants, compare-runs), leaving
+a locked arm whose corrected input was then refused as arm_locked. The adapter job still
+runs as before: what it writes is what every later job reads.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from audit.errors import AuditError
+from audit.files import regular_files
+from audit.trials import preflight_tables
+from audit.trials.record import Prereg, parse
+
+# The jobs folder's bytes (its regular files, summed) up to which the adapter runs before
+# the lock as well as in its job. On the shipped samples: 0.9 MB in 0.04 s (BenchFlow),
+# 17 MB in about 0.9 s (Terminal-Bench); 64 MiB keeps the second reading under a few
+# seconds. A larger folder's trial table is judged only by the jobs after the lock.
+ADAPT_BOUND = 64 << 20
+
+
+def check_before_lock(doc: Any, prereg: str, bundle: str) -> None:
+    """Every check of a trials arm's tables before the lock; an AuditError (one line) for
+    the first problem, in the contestants' (or compare-runs') class."""
+    rec = parse(doc, prereg)
+    board = rec.leaderboard
+    lb = None
+    if board is not None:
+        lb = _leaderboard(board.table, board.types, bundle)
+        if lb is None:
+            return  # not there or not parquet: the lock's refusal
+    if rec.source.kind == "registry":
+        src = _parquet(rec.source.table, bundle)
+        if src is not None:
+            preflight_tables.judge(rec, lb, src)
+        return
+    adapted = adapt(rec, bundle)
+    shown = f"{bundle}/{rec.source.jobs}"
+    src = None if adapted is None else preflight_tables.frame_table(adapted, shown)
+    preflight_tables.judge(rec, lb, src)
+    if adapted is not None and rec.compare is not None:
+        compare_refusals(rec, adapted, shown)
+
+
+def _parquet(name: str, bundle: str) -> preflight_tables.Table | None:
+    path = Path(bundle, name)
+    if not path.is_file():
+        return None
+    try:
+        return preflight_tables.parquet_table(str(path), f"{bundle}/{name}")
+    except AuditError:
+        return None  # a footer that does not read: the lock's unreadable
+
+
+def _leaderboard(name: str, types: Any, bundle: str) -> preflight_tables.Table | None:
+    if types is None:
+        return _parquet(name, bundle)
+    path = Path(bundle, name)
+    if not path.is_file():
+        return None
+    # the lock's own CSV reader: its unreadable and too_large are the lock's lines
+    return preflight_tables.csv_table(str(path), f"{bundle}/{name}", dict(types))
+
+
+def jobs_bytes(root: Path) -> int:
+    """The jobs folder's regular files' sizes, summed (what the lock hashes)."""
+    return sum((root / rel).stat().st_size for rel in regular_files(root))
+
+
+def adapt(rec: Prereg, bundle: str) -> Any | None:
+    """The trial table the adapter job will write, read here in memory (the adapter's own
+    refusals raised as the job raises them); None for a folder that is not there (the
+    workflow's missing_file) or past ADAPT_BOUND."""
+    from audit.adapters.base import Options
+    from audit.adapters.formats import adapt as adapt_jobs
+
+    src = rec.source
+    root = Path(bundle, str(src.jobs))
+    if not root.is_dir() or jobs_bytes(root) > ADAPT_BOUND:
+        return None
+    options = Options(duplicates=src.duplicates, min_tries=src.min_tries)
+    table, _ = adapt_jobs(f"{bundle}/{src.jobs}", str(src.format), options)
+    return table
+
+
+def compare_refusals(rec: Prereg, table: Any, shown: str) -> None:
+    """compare-runs' refusals of its input, as the job would raise them from the table:
+    a run the trial table does not hold (unknown_run, naming the jobs folder rather than
+    the table not yet written), no task valued in both runs (no_pairs), a setting not
+    under study that differs (settings_differ)."""
+    from audit.trials.compare_runs import paired_runs, run_rows
+
+    c = rec.compare
+    assert c is not None
+    arm_a = (c.a, run_rows(table, c.a, shown))
+    arm_b = (c.b, run_rows(table, c.b, shown))
+    reward, broken = c.reward or "original", c.broken or "as_zero"  # the command's defaults
+    paired_runs(arm_a, arm_b, c.denominator, reward, broken, list(c.under_study))
