@@ -135,11 +135,18 @@ class Tables:
     def _first_repeat(
         frame: Any, key: list[str], kinds: dict[str, str], what: str, shown: str
     ) -> None:
+        """duplicate_key for the first row whose key an earlier row holds. Rows hashed
+        first (distinct hashes prove distinct keys: the cheap answer for a table without
+        repeats); a repeated hash sends it to the exact comparison."""
         import polars as pl
 
-        cols = [_normal(frame[k], kinds[k]).alias(f"k{i}") for i, k in enumerate(key)]
-        keyed = pl.DataFrame(cols) if cols else None
-        if keyed is None or keyed.height < 2:
+        keyed = pl.DataFrame(
+            [_normal(frame[k], kinds[k]).alias(f"k{i}") for i, k in enumerate(key)]
+        )
+        if keyed.height < 2:
+            return
+        hashes = keyed.hash_rows().sort()
+        if not bool((hashes.slice(1) == hashes.slice(0, len(hashes) - 1)).any()):
             return
         repeat = ~pl.struct(keyed.columns).is_first_distinct()
         hits = keyed.with_row_index("row").filter(repeat)
@@ -192,19 +199,21 @@ class Tables:
                 group = _normal(self.instances[b.group_by], "string")
                 frame = frame.with_columns(group.alias("g"))
                 keep = keep & (pl.col("g") == m.group)
-            counts = (
+            # two distinct non-null values or more: the least and the greatest differ
+            spread = (
                 frame.filter(keep)
-                .join(on_board, on="rid", how="semi")
                 .group_by("rid")
-                .agg(pl.col("v").n_unique().alias("n"))
-                .filter(pl.col("n") > 1)
+                .agg(pl.col("v").min().alias("lo"), pl.col("v").max().alias("hi"))
+                .filter(pl.col("lo") != pl.col("hi"))
+                .join(on_board, on="rid", how="semi")
             )
-            if counts.height:
-                shown = {_shown(r, kind): n for r, n in counts.iter_rows()}
+            if spread.height:
+                shown = {_shown(r, kind): r for r in spread["rid"].to_list()}
                 first = min(shown)
+                values = frame.filter(keep & (pl.col("rid") == shown[first]))["v"]
                 raise AuditError(
                     "ambiguous_value",
                     self.in_shown,
-                    f"'{source}' (for '{name}') holds {shown[first]} distinct values for row id"
-                    f" '{first}'",
+                    f"'{source}' (for '{name}') holds {values.n_unique()} distinct values for row"
+                    f" id '{first}'",
                 )
