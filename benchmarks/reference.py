@@ -93,7 +93,7 @@ def reference(impl: str, prereg: str, bundle: str, out: Path) -> None:
         verdicts.append(str(c / "verdict.json"))
         checks.append(str(c / "check.csv"))
     if names:
-        summarise(verdicts, checks, prereg, str(out / "controls.csv"), str(out / "controls.md"))
+        summarise(verdicts, checks, doc, str(out / "controls.csv"), str(out / "controls.md"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -26,11 +26,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from audit.errors import AuditError, disk_full, report
 from audit.files import write_atomic
 from audit.kinds import arm_kind
 from controls.errors import ControlError
+
+if TYPE_CHECKING:  # the records' types only: each command imports what it uses
+    from audit.cells.record import Prereg as LeaderboardPrereg
+    from audit.trials.record import Prereg as TrialsPrereg
 
 # Each command imports what it uses: a check starts without polars.
 
@@ -97,25 +102,26 @@ def _run(args: argparse.Namespace) -> int:
     kind = arm_kind.named(args.kind)
     if args.command == "check":
         return _check(args, kind)
-    doc = _prereg(args, kind)
+    rec = _prereg(args, kind)
     steps = STEPS[args.command]
     if "perturb" in steps and "predict" not in steps:
         args.out = args.controls  # the folder predict wrote, where the stamps are
-    SOURCES[kind.controls](args, doc, steps)
+    SOURCES[kind.controls](args, rec, steps)
     return 0
 
 
-def _prereg(args: argparse.Namespace, kind: arm_kind.Kind) -> dict:
-    """The locked prereg, checked as its kind's lock checks it, every control named in it,
-    the source given."""
-    doc = kind.entry("prereg")(args.prereg)
+def _prereg(args: argparse.Namespace, kind: arm_kind.Kind) -> Any:
+    """The locked prereg's frozen record (its kind's: audit/cells/record.py or
+    audit/trials/record.py), checked as its kind's lock checks it, every control named in
+    it, the source given."""
+    rec = kind.entry("record")(args.prereg)
     for name in args.control:
-        if name not in (doc.get("controls") or {}):
+        if name not in rec.controls:
             raise AuditError("bad_prereg", args.prereg, f"no control named {name!r}")
     given = f"--{kind.controls}"
     if getattr(args, kind.controls) is None:
         raise AuditError("bad_config", args.prereg, f"this arm's controls need {given}")
-    return doc
+    return rec
 
 
 def _predict_each(args: argparse.Namespace, predict_one) -> None:
@@ -154,29 +160,27 @@ def _perturb_each(args: argparse.Namespace, perturb_one) -> None:
         print(f"{name}: perturbed bundle built")
 
 
-def _table(args: argparse.Namespace, doc: dict, steps: tuple[str, ...]) -> None:
+def _table(args: argparse.Namespace, rec: TrialsPrereg, steps: tuple[str, ...]) -> None:
     """A trials arm's controls: ``steps`` in order over its trial table (or registry)."""
     if "predict" in steps:
         from controls import sources
 
-        swaps = [n for n in args.control if doc["controls"][n]["kind"] == "swap"]
-        if swaps and doc.get("ranks") and args.ranks is None:
+        swaps = [n for n in args.control if rec.controls[n].kind == "swap"]
+        if swaps and rec.ranks and args.ranks is None:
             raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
-        rows = sources.read_rows(doc, args.table)
-        _predict_each(args, lambda name: sources.predict(doc, rows, name, args.ranks))
+        rows = sources.read_rows(rec, args.table)
+        _predict_each(args, lambda name: sources.predict(rec, rows, name, args.ranks))
     if "perturb" in steps:
         from controls.trials_perturb import perturb as perturb_trials
 
-        _perturb_each(args, lambda sel, out: perturb_trials(doc, args.table, sel, out))
+        _perturb_each(args, lambda sel, out: perturb_trials(rec, args.table, sel, out))
 
 
-def _bundle(args: argparse.Namespace, doc: dict, steps: tuple[str, ...]) -> None:
+def _bundle(args: argparse.Namespace, record: LeaderboardPrereg, steps: tuple[str, ...]) -> None:
     """A leaderboard arm's controls: ``steps`` in order over its locked bundle, copied
     and checked against the lock once."""
-    from audit.cells.record import parse
     from audit.seal.locked import locked_bundle
 
-    record = parse(doc, args.prereg)  # the checked prereg's frozen record
     if "predict" in steps and record.ranks is not None and args.ranks is None:
         raise AuditError("bad_config", args.prereg, "the prereg declares ranks: give --ranks")
     with locked_bundle(args.bundle, args.lock) as bundle:
@@ -247,7 +251,8 @@ def _check(args: argparse.Namespace, kind: arm_kind.Kind) -> int:
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
         verdicts.append(out_json)
         checks.append(out_csv)
-    rows = summarise(verdicts, checks, args.prereg, args.out_csv, args.out_md)
+    rec = kind.entry("record")(args.prereg)
+    rows = summarise(verdicts, checks, rec, args.out_csv, args.out_md)
     print(f"controls: {tally(rows)}")
     return 0
 

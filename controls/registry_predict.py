@@ -13,85 +13,82 @@ A duplicate or a reorder of start times has nothing to act on here (section 3: a
 
 from __future__ import annotations
 
+from audit.trials.record import Control, Prereg, Source
 from controls import registry_exact, select
 from controls.errors import ControlError
 from controls.registry_exact import Row, entry_id
-from controls.trials_predict import table
+from controls.trials_predict import need, table
 
 
-def _candidates(src: dict, kind: str, rows: list[Row], name: str) -> list[list[str]]:
+def _candidates(src: Source, kind: str, rows: list[Row], name: str) -> list[list[str]]:
     """What the control may touch in an entry: its tasks, in code point order."""
     mine = [r for r in rows if entry_id(src, r) == name]
     if kind == "flip":
-        return sorted([r[src["task"]]] for r in mine if registry_exact.all_passed(src, r))
+        return sorted([r[src.task]] for r in mine if registry_exact.all_passed(src, r))
     # drop: an entry keeps at least one task (with none it would leave the tables)
-    return sorted([r[src["task"]]] for r in mine) if len(mine) > 1 else []
+    return sorted([r[src.task]] for r in mine) if len(mine) > 1 else []
 
 
-def _need(spec: dict) -> int:
-    return spec["size"] if spec["kind"] == "flip" else 1
-
-
-def _target_entry(doc: dict, name: str, spec: dict, rows: list[Row]) -> str:
-    src, k = doc["source"], _need(spec)
+def _target_entry(rec: Prereg, name: str, spec: Control, rows: list[Row]) -> str:
+    src, k = rec.source, need(spec)
     known = registry_exact.entries(rows, src)
-    if spec["target"] == "seeded":
-        pool = [e for e in known if len(_candidates(src, spec["kind"], rows, e)) >= k]
+    if spec.seeded:
+        pool = [e for e in known if len(_candidates(src, spec.kind, rows, e)) >= k]
         if not pool:
             raise ControlError(f"control {name}: no entry can take this perturbation")
-        return select.choose(doc["seed"], name, select.ROWS, pool, 1)[0]
-    target = spec["target"]["entry"]
+        return select.choose(rec.seed, name, select.ROWS, pool, 1)[0]
+    (target,) = spec.names  # the entry it names
     if target not in known:
         raise ControlError(f"control {name}: entry {target!r} is not in the registry table")
-    if len(_candidates(src, spec["kind"], rows, target)) < k:
+    if len(_candidates(src, spec.kind, rows, target)) < k:
         raise ControlError(f"control {name}: entry {target!r} cannot take this perturbation")
     return target
 
 
-def choose(doc: dict, name: str, rows: list[Row]) -> dict:
+def choose(rec: Prereg, name: str, rows: list[Row]) -> dict:
     """The selection: the entry and the tasks of it the control touches (seeded, d = 1)."""
-    spec, src = doc["controls"][name], doc["source"]
-    target = _target_entry(doc, name, spec, rows)
-    pool = _candidates(src, spec["kind"], rows, target)
-    chosen = select.choose(doc["seed"], name, select.INSTANCES, pool, _need(spec))
+    spec, src = rec.controls[name], rec.source
+    target = _target_entry(rec, name, spec, rows)
+    pool = _candidates(src, spec.kind, rows, target)
+    chosen = select.choose(rec.seed, name, select.INSTANCES, pool, need(spec))
     return {
         "control": name,
-        "kind": spec["kind"],
-        "size": spec.get("size"),
+        "kind": spec.kind,
+        "size": spec.size,
         "entry": target,
         "tasks": chosen,
     }
 
 
-def apply(src: dict, rows: list[Row], sel: dict) -> list[Row]:
+def apply(src: Source, rows: list[Row], sel: dict) -> list[Row]:
     """The perturbed rows (new dicts, every column kept; the input is left as it was)."""
     hit = {t for (t,) in sel["tasks"]}
 
     def touched(r: Row) -> bool:
-        return entry_id(src, r) == sel["entry"] and r[src["task"]] in hit
+        return entry_id(src, r) == sel["entry"] and r[src.task] in hit
 
     if sel["kind"] == "drop":
         return [dict(r) for r in rows if not touched(r)]
     out = [dict(r) for r in rows]
     for r in out:
         if touched(r):
-            r[src["pass_count"]] = 0
-            r[src["perfect_count"]] = 0
-            r[src["score"]] = 0.0
+            r[src.pass_count] = 0
+            r[src.perfect_count] = 0
+            r[src.score] = 0.0
     return out
 
 
-def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
+def predict(rec: Prereg, rows: list[Row], name: str) -> tuple[str, dict]:
     """The prediction table (CSV text) and the selection it rests on."""
-    src = doc["source"]
-    sel = choose(doc, name, rows)
+    src = rec.source
+    sel = choose(rec, name, rows)
     after_rows = apply(src, rows, sel)
     out = [
         (
             pname,
-            registry_exact.entry(rows, src, sel["entry"], pol, doc["scale"]),
-            registry_exact.entry(after_rows, src, sel["entry"], pol, doc["scale"]),
+            registry_exact.entry(rows, src, sel["entry"], pol, rec.scale),
+            registry_exact.entry(after_rows, src, sel["entry"], pol, rec.scale),
         )
-        for pname, pol in sorted(doc["policies"].items())
+        for pname, pol in sorted(rec.policies.items())
     ]
     return table(sel["entry"], out), sel

@@ -6,36 +6,37 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from audit.trials.record import Prereg
 from controls import registry_exact, registry_predict, trials_exact, trials_predict, trials_swap
 
 
-def is_registry(doc: dict) -> bool:
-    return doc["source"]["kind"] == "registry"
+def is_registry(rec: Prereg) -> bool:
+    return not rec.trials_source
 
 
-def read_rows(doc: dict, table: str | Path) -> list[dict]:
+def read_rows(rec: Prereg, table: str | Path) -> list[dict]:
     """The rows a prediction reads from the unperturbed table."""
-    if is_registry(doc):
-        return registry_exact.read_rows(doc, table)
+    if is_registry(rec):
+        return registry_exact.read_rows(rec.source, table)
     return trials_exact.read_rows(table)
 
 
-def predict(doc: dict, rows: list[dict], name: str, ranks: str | None = None) -> tuple[str, dict]:
+def predict(rec: Prereg, rows: list[dict], name: str, ranks: str | None = None) -> tuple[str, dict]:
     """The prediction table and the selection; ``ranks``: the unperturbed run's folder of
     rank files, which a swap's prediction relabels when the prereg declares ranks."""
-    if doc["controls"][name]["kind"] == "swap":
-        return trials_swap.predict(doc, rows, name, ranks)
-    if is_registry(doc):
-        return registry_predict.predict(doc, rows, name)
-    return trials_predict.predict(doc, rows, name)
+    if rec.controls[name].kind == "swap":
+        return trials_swap.predict(rec, rows, name, ranks)
+    if is_registry(rec):
+        return registry_predict.predict(rec, rows, name)
+    return trials_predict.predict(rec, rows, name)
 
 
-def apply(doc: dict, rows: list[dict], sel: dict) -> list[dict]:
+def apply(rec: Prereg, rows: list[dict], sel: dict) -> list[dict]:
     """The stamped selection's edit, on rows of every column of the table."""
     if sel["kind"] == "swap":
-        return trials_swap.apply(doc, rows, sel)
-    if is_registry(doc):
-        return registry_predict.apply(doc["source"], rows, sel)
+        return trials_swap.apply(rec, rows, sel)
+    if is_registry(rec):
+        return registry_predict.apply(rec.source, rows, sel)
     return trials_predict.apply(rows, sel)
 
 

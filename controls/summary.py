@@ -8,21 +8,21 @@ import json
 from pathlib import Path
 
 from audit.core import disclosure
-from audit.core.strict_yaml import read_strict
 from audit.files import write_atomic
+from audit.kinds.record import Prereg
 
 
 def summarise(
-    verdicts: list[str], checks: list[str], prereg: str, out_csv: str, out_md: str
+    verdicts: list[str], checks: list[str], rec: Prereg, out_csv: str, out_md: str
 ) -> list[dict]:
     """controls.csv and controls.md; a control on a row the prereg's disclosure names says
-    which row and the declared relation (column ``disclosed``), seeded targets named apart."""
-    doc = read_strict(prereg)
-    rel = disclosure.relations(disclosure.of(doc))
+    which row and the declared relation (column ``disclosed``), seeded targets named apart
+    (``rec``: the locked prereg's record, either kind's)."""
+    rel = disclosure.relations(rec.disclosure)
     rows = [json.loads(Path(v).read_text()) for v in verdicts]
     for r in rows:
         r["disclosed"] = disclosure.on_disclosed(disclosure.control_rows(r["selection"]), rel)
-        r["seeded"] = doc["controls"][r["control"]].get("target") == "seeded"
+        r["seeded"] = rec.controls[r["control"]].seeded
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 
-from audit.trials.prereg import BUILT_INS
+from audit.trials.record import Policy
 
 Row = dict  # one trial row: run, task, trial_id, copy, status, reward, started_at, ...
 COLUMNS = ["run", "task", "trial_id", "copy", "folder", "status", "reward", "started_at"]
@@ -40,55 +40,55 @@ def read_rows(table: str | Path) -> list[Row]:
     return pl.read_parquet(table, columns=cols).to_dicts()
 
 
-def policies(doc: dict) -> dict[str, dict]:
-    """Every policy computed for a trials source: declared ones and the built-ins."""
-    return {**doc["policies"], **BUILT_INS}
-
-
-def _value(row: Row, pol: dict) -> Fraction | None:
+def _value(row: Row, pol: Policy) -> Fraction | None:
     """Section 6.2 step 3 with 6.3's rules first; None: the row is excluded."""
-    if pol.get("reward", "original") == "regraded" and row.get("reward_regraded") is not None:
+    if (pol.reward or "original") == "regraded" and row.get("reward_regraded") is not None:
         return Fraction(row["reward_regraded"])
     if row.get("verifier_broken"):
-        broken = pol.get("broken_verifier", "as_zero")
+        broken = pol.broken_verifier or "as_zero"
         if broken == "exclude_task_both_sides":
             raise Unpredictable("broken_verifier: exclude_task_both_sides spans entries")
         return Fraction(0) if broken == "as_zero" else None
     if row["status"] == "scored":
         return Fraction(row["reward"])
-    rule = pol["errored"] if row["status"] == "errored" else pol["unscored"]
+    rule = pol.errored if row["status"] == "errored" else pol.unscored
     return Fraction(0) if rule == "zero" else None
 
 
-def task_values(rows: list[Row], pol: dict) -> list[Fraction] | None:
+def _first_or_last(rows: list[Row], pol: Policy) -> list[Row]:
+    """An earliest or latest policy's k rows, in start order (a select: all policy's k is
+    None and it never asks)."""
+    assert pol.k is not None
+    rows = sorted(rows, key=lambda r: (r["started_at"], r["trial_id"], r["copy"]))
+    return rows[: pol.k] if pol.select == "earliest" else rows[-pol.k :]
+
+
+def task_values(rows: list[Row], pol: Policy) -> list[Fraction] | None:
     """The values of one task's rows under a policy (6.2 steps 1-4); None: unordered."""
-    if pol["copies"] == "drop":
+    if pol.copies == "drop":
         rows = [r for r in rows if r["copy"] == 0]
-    if pol["select"] != "all":
+    if pol.select != "all":
         if any(r["started_at"] is None for r in rows):
             return None
-        rows = sorted(rows, key=lambda r: (r["started_at"], r["trial_id"], r["copy"]))
-        rows = rows[: pol["k"]] if pol["select"] == "earliest" else rows[-pol["k"] :]
+        rows = _first_or_last(rows, pol)
     values = [v for v in (_value(r, pol) for r in rows) if v is not None]
-    if pol["empty_slots"] == "zero" and len(values) < pol["slots"]:
-        values += [Fraction(0)] * (pol["slots"] - len(values))
+    if pol.empty_slots == "zero" and pol.slots is not None and len(values) < pol.slots:
+        values += [Fraction(0)] * (pol.slots - len(values))
     return values
 
 
-def selected(rows: list[Row], pol: dict) -> list[tuple[str, int]] | None:
+def selected(rows: list[Row], pol: Policy) -> list[tuple[str, int]] | None:
     """The (trial_id, copy) a policy selects among one task's rows (6.2 steps 1-2)."""
-    if pol["copies"] == "drop":
+    if pol.copies == "drop":
         rows = [r for r in rows if r["copy"] == 0]
-    if pol["select"] == "all":
+    if pol.select == "all":
         return sorted((r["trial_id"], r["copy"]) for r in rows)
     if any(r["started_at"] is None for r in rows):
         return None
-    rows = sorted(rows, key=lambda r: (r["started_at"], r["trial_id"], r["copy"]))
-    rows = rows[: pol["k"]] if pol["select"] == "earliest" else rows[-pol["k"] :]
-    return sorted((r["trial_id"], r["copy"]) for r in rows)
+    return sorted((r["trial_id"], r["copy"]) for r in _first_or_last(rows, pol))
 
 
-def entry(rows: list[Row], run: str, pol: dict, scale: int) -> Entry:
+def entry(rows: list[Row], run: str, pol: Policy, scale: int) -> Entry:
     """Section 7.1 and 7.5 for one run under one policy, exactly."""
     by_task: dict[str, list[Row]] = {}
     for r in rows:

@@ -18,7 +18,7 @@ import csv
 import io
 from fractions import Fraction
 
-from audit.trials.prereg import BUILT_INS
+from audit.trials.record import BUILT_INS, Control, Prereg
 from controls import select, trials_exact
 from controls.errors import ControlError
 from controls.exact import fmt6
@@ -35,9 +35,9 @@ def _by_task(rows: list[Row], run: str) -> dict[str, list[Row]]:
     return dict(sorted(out.items()))
 
 
-def _candidates(doc: dict, spec: dict, rows: list[Row], run: str) -> list[list[str]]:
+def _candidates(rec: Prereg, spec: Control, rows: list[Row], run: str) -> list[list[str]]:
     """What the control may touch in a run, in canonical (code point) order."""
-    kind = spec["kind"]
+    kind = spec.kind
     mine = [r for r in rows if r["run"] == run and r["copy"] == 0]
     if kind == "flip":
         hits = [r for r in mine if r["status"] == "scored" and r["reward"] == 1.0]
@@ -47,7 +47,7 @@ def _candidates(doc: dict, spec: dict, rows: list[Row], run: str) -> list[list[s
         return sorted([r["task"], r["trial_id"]] for r in mine)
     if kind == "duplicate":
         return sorted([r["task"], r["trial_id"]] for r in mine if _copy_moves(rows, r))
-    ordered = [p for p in trials_exact.policies(doc).values() if p["select"] != "all"]
+    ordered = [p for p in rec.computed_policies().values() if p.select != "all"]
     tasks = []
     for task, task_rows in _by_task(rows, run).items():
         if any(r["started_at"] is None for r in task_rows):
@@ -77,34 +77,38 @@ def _copy_moves(rows: list[Row], trial: Row) -> bool:
     return bool(values) and bool(mine) and mine[0] != sum(values, Fraction(0)) / len(values)
 
 
-def _need(spec: dict) -> int:
-    return spec["size"] if spec["kind"] == "flip" else 1
+def need(spec: Control) -> int:
+    """How many things a control touches: a flip's size, one for every other kind."""
+    if spec.kind != "flip":
+        return 1
+    assert spec.size is not None  # a flip declares its size
+    return spec.size
 
 
-def _target_run(doc: dict, name: str, spec: dict, rows: list[Row]) -> str:
+def _target_run(rec: Prereg, name: str, spec: Control, rows: list[Row]) -> str:
     runs = trials_exact.runs(rows)
-    k = _need(spec)
-    if spec["target"] == "seeded":
-        pool = [r for r in runs if len(_candidates(doc, spec, rows, r)) >= k]
+    k = need(spec)
+    if spec.seeded:
+        pool = [r for r in runs if len(_candidates(rec, spec, rows, r)) >= k]
         if not pool:
             raise ControlError(f"control {name}: no run can take this perturbation")
-        return select.choose(doc["seed"], name, select.ROWS, pool, 1)[0]
-    run = spec["target"]["run"]
+        return select.choose(rec.seed, name, select.ROWS, pool, 1)[0]
+    (run,) = spec.names  # the run it names
     if run not in runs:
         raise ControlError(f"control {name}: run {run!r} is not in the trial table")
-    if len(_candidates(doc, spec, rows, run)) < k:
+    if len(_candidates(rec, spec, rows, run)) < k:
         raise ControlError(f"control {name}: run {run!r} cannot take this perturbation")
     return run
 
 
-def choose(doc: dict, name: str, rows: list[Row]) -> dict:
+def choose(rec: Prereg, name: str, rows: list[Row]) -> dict:
     """The selection: the run and what in it the control touches (seeded, d = 1)."""
-    spec = doc["controls"][name]
-    run = _target_run(doc, name, spec, rows)
-    pool = _candidates(doc, spec, rows, run)
-    chosen = select.choose(doc["seed"], name, select.INSTANCES, pool, _need(spec))
-    sel = {"control": name, "kind": spec["kind"], "size": spec.get("size"), "run": run}
-    if spec["kind"] == "reorder_starts":
+    spec = rec.controls[name]
+    run = _target_run(rec, name, spec, rows)
+    pool = _candidates(rec, spec, rows, run)
+    chosen = select.choose(rec.seed, name, select.INSTANCES, pool, need(spec))
+    sel = {"control": name, "kind": spec.kind, "size": spec.size, "run": run}
+    if spec.kind == "reorder_starts":
         sel["task"] = chosen[0][0]
     else:
         sel["trials"] = chosen
@@ -160,15 +164,15 @@ def table(name: str, entries: list[tuple[str, trials_exact.Entry, trials_exact.E
     return buf.getvalue()
 
 
-def predict(doc: dict, rows: list[Row], name: str) -> tuple[str, dict]:
+def predict(rec: Prereg, rows: list[Row], name: str) -> tuple[str, dict]:
     """The prediction table (CSV text) and the selection it rests on."""
-    sel = choose(doc, name, rows)
+    sel = choose(rec, name, rows)
     after_rows = apply(rows, sel)
     out = []
-    for pname, pol in sorted(trials_exact.policies(doc).items()):
+    for pname, pol in sorted(rec.computed_policies().items()):
         try:
-            b = trials_exact.entry(rows, sel["run"], pol, doc["scale"])
-            a = trials_exact.entry(after_rows, sel["run"], pol, doc["scale"])
+            b = trials_exact.entry(rows, sel["run"], pol, rec.scale)
+            a = trials_exact.entry(after_rows, sel["run"], pol, rec.scale)
         except trials_exact.Unpredictable as err:
             raise ControlError(f"control {name}: policy {pname}: {err}") from err
         out.append((pname, b, a))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from audit.trials.record import Policy, Prereg
 from controls import registry_exact, select, trials_exact
 from controls.errors import ControlError
 from controls.trials_predict import table
@@ -25,46 +26,42 @@ from controls.trials_predict import table
 RANK_FILES = ("ranks.csv", "rank_pairs.csv")  # a run's rank census (trials contract 17)
 
 
-def _registry(doc: dict) -> bool:
-    return doc["source"]["kind"] == "registry"
-
-
-def entries(doc: dict, rows: list[dict]) -> list[str]:
+def entries(rec: Prereg, rows: list[dict]) -> list[str]:
     """The entries a swap may exchange: a registry's entries, a trial table's runs."""
-    if _registry(doc):
-        return registry_exact.entries(rows, doc["source"])
+    if not rec.trials_source:
+        return registry_exact.entries(rows, rec.source)
     return trials_exact.runs(rows)
 
 
-def choose(doc: dict, name: str, rows: list[dict]) -> list[str]:
+def choose(rec: Prereg, name: str, rows: list[dict]) -> list[str]:
     """The two entries, in code point order: seeded (d = 0, as a row), or named."""
-    known = entries(doc, rows)
-    target = doc["controls"][name]["target"]
-    if target == "seeded":
+    known = entries(rec, rows)
+    spec = rec.controls[name]
+    if spec.seeded:
         if len(known) < 2:
             raise ControlError(
                 f"control {name}: a swap needs two entries, the table has {len(known)}"
             )
-        return sorted(select.choose(doc["seed"], name, select.ROWS, known, 2))
-    pair = sorted(target["entries"] if "entries" in target else target["runs"])
+        return sorted(select.choose(rec.seed, name, select.ROWS, known, 2))
+    pair = sorted(spec.names)  # the two entries (a registry's) or runs it names
     missing = [e for e in pair if e not in known]
     if missing:
         raise ControlError(f"control {name}: {missing} not in the table")
     return pair
 
 
-def apply(doc: dict, rows: list[dict], sel: dict) -> list[dict]:
+def apply(rec: Prereg, rows: list[dict], sel: dict) -> list[dict]:
     """The rows with the two entries exchanged (new dicts, every other column kept with its
     trial or row; the input is left as it was)."""
     a, b = sel["row_ids"]
     rows = [dict(r) for r in rows]
-    if not _registry(doc):
+    if rec.trials_source:
         swap = {a: b, b: a}
         for r in rows:
             r["run"] = swap.get(r["run"], r["run"])
         return rows
-    src = doc["source"]
-    cols = src["entry"]
+    src = rec.source
+    cols = src.entry
     # each entry's column values, read from one of its rows (an entry id joins them by
     # "|", which a value may itself hold: never split it)
     values = {}
@@ -78,31 +75,30 @@ def apply(doc: dict, rows: list[dict], sel: dict) -> list[dict]:
     return rows
 
 
-def _entry(doc: dict, rows: list[dict], name: str, pol: dict) -> trials_exact.Entry:
-    if _registry(doc):
-        return registry_exact.entry(rows, doc["source"], name, pol, doc["scale"])
-    return trials_exact.entry(rows, name, pol, doc["scale"])
+def _entry(rec: Prereg, rows: list[dict], name: str, pol: Policy) -> trials_exact.Entry:
+    if not rec.trials_source:
+        return registry_exact.entry(rows, rec.source, name, pol, rec.scale)
+    return trials_exact.entry(rows, name, pol, rec.scale)
 
 
-def predict(doc: dict, rows: list[dict], name: str, ranks: str | None) -> tuple[str, dict]:
+def predict(rec: Prereg, rows: list[dict], name: str, ranks: str | None) -> tuple[str, dict]:
     """The prediction table (CSV text: both entries, every policy) and the selection; with
     ``ranks`` (the unperturbed run's folder) and ranks declared, the selection holds the
     rank census predicted after the swap (``ranks``), stamped with it."""
-    pair = choose(doc, name, rows)
+    pair = choose(rec, name, rows)
     sel: dict = {"control": name, "kind": "swap", "size": None, "row_ids": pair}
-    after = apply(doc, rows, sel)
-    pols = doc["policies"] if _registry(doc) else trials_exact.policies(doc)
+    after = apply(rec, rows, sel)
     parts = []
     for who in pair:
         out = []
-        for pname, pol in sorted(pols.items()):
+        for pname, pol in sorted(rec.computed_policies().items()):
             try:
-                out.append((pname, _entry(doc, rows, who, pol), _entry(doc, after, who, pol)))
+                out.append((pname, _entry(rec, rows, who, pol), _entry(rec, after, who, pol)))
             except trials_exact.Unpredictable as err:
                 raise ControlError(f"control {name}: policy {pname}: {err}") from err
         parts.append(table(who, out))
     text = parts[0] + "".join(p.split("\n", 1)[1] for p in parts[1:])  # one header
-    if doc.get("ranks") and ranks is not None:
+    if rec.ranks and ranks is not None:
         from controls.ranks_predict import predict as predict_ranks
 
         texts = [(Path(ranks) / f).read_text(encoding="utf-8") for f in RANK_FILES]

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from audit.cells.census import rows_csv
+from audit.cells.record import parse
 from audit.core import disclosure
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -104,8 +105,8 @@ def _verdict(tmp_path: Path, name: str, selection: dict) -> str:
 
 
 def test_controls_on_a_disclosed_row_are_named_seeded_apart(tmp_path: Path) -> None:
-    prereg = tmp_path / "prereg.yaml"
-    doc = {
+    doc = yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
+    doc |= {
         "controls": {
             "seeded_shift": {"kind": "shift", "target": "seeded"},
             "named_flip": {"kind": "flip", "target": {"row_id": "m2"}},
@@ -118,7 +119,6 @@ def test_controls_on_a_disclosed_row_are_named_seeded_apart(tmp_path: Path) -> N
             "publication": "always",
         },
     }
-    prereg.write_text(yaml.safe_dump(doc))
     one = {"row_id": "m2", "group": "g", "instances": [["m2", "g", "i1"]]}
     verdicts = [
         _verdict(tmp_path, "seeded_shift", one),
@@ -127,7 +127,7 @@ def test_controls_on_a_disclosed_row_are_named_seeded_apart(tmp_path: Path) -> N
         _verdict(tmp_path, "swap", {"row_ids": ["m1", "m3"], "kind": "swap"}),
     ]
     out_csv, out_md = tmp_path / "controls.csv", tmp_path / "controls.md"
-    summarise(verdicts, [], str(prereg), str(out_csv), str(out_md))
+    summarise(verdicts, [], parse(doc, "prereg.yaml"), str(out_csv), str(out_md))
     disclosed = {r["control"]: r["disclosed"] for r in read_csv_rows(out_csv)}
     assert disclosed == {
         "named_flip": "m2: our agent",

@@ -14,9 +14,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
 
 from audit.bundles import demo as demo_bundle
 from audit.cells.prereg import load_record
+from audit.cells.record import parse
 from controls.check import check
 from controls.summary import summarise
 from tests.conftest import (
@@ -227,13 +229,13 @@ def test_check_reports_skipped_and_summary_names_it(tmp_path: Path) -> None:
     bad = verdict(changed, "swap_y")
     assert bad["verdict"] == "fail" and "nothing was perturbed" in bad["reasons"][0]
 
-    prereg = tmp_path / "prereg.yaml"  # the summary reads the controls and the disclosure
-    prereg.write_text(
-        "controls: {swap_x: {kind: swap, target: seeded}}\n"
-        "disclosure: {auditor: the tests, relations: [], publication: not published}\n"
-    )
+    # the summary reads the controls and the disclosure: the demo's prereg with this control
+    doc = yaml.safe_load(PREREG.read_text(encoding="utf-8"))
+    doc["controls"] = {"swap_x": {"kind": "swap", "target": "seeded"}}
+    doc["disclosure"] = {"auditor": "the tests", "relations": [], "publication": "not published"}
     rows = summarise([str(tmp_path / "swap_x.json")], [str(tmp_path / "swap_x.csv")],
-                     str(prereg), str(tmp_path / "controls.csv"), str(tmp_path / "controls.md"))  # fmt: skip
+                     parse(doc, "prereg.yaml"), str(tmp_path / "controls.csv"),
+                     str(tmp_path / "controls.md"))  # fmt: skip
     assert [r["verdict"] for r in rows] == ["skipped"]
     (line,) = read_csv_rows(tmp_path / "controls.csv")
     assert line["verdict"] == "skipped" and line["reasons"] == REASON

@@ -48,16 +48,6 @@ LEFT = {
     "audit/lock/amends.py": 1,  # lock: the parent's lock.json
     "audit/lock/cells.py": 8,  # prereg: the lock itself
     "audit/lock/trials.py": 3,  # prereg: the lock itself
-    "audit/selftest/run.py": 2,  # prereg: a trials bundle's
-    "controls/__main__.py": 3,  # prereg: the controls named, either kind
-    "controls/registry_exact.py": 1,  # prereg
-    "controls/registry_predict.py": 9,  # prereg
-    "controls/sources.py": 3,  # prereg
-    "controls/summary.py": 1,  # prereg
-    "controls/trials_exact.py": 1,  # prereg
-    "controls/trials_perturb.py": 2,  # prereg
-    "controls/trials_predict.py": 5,  # prereg
-    "controls/trials_swap.py": 10,  # prereg
     # documents of their own, neither a prereg nor a lock
     "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
     "audit/adapters/formats.py": 1,  # an adapter's summary
@@ -99,6 +89,16 @@ CONVERTED = (
     "audit/report/rank_section.py",
     "audit/report/summary.py",
     "audit/report/trials.py",
+    "controls/__main__.py",
+    "controls/registry_exact.py",
+    "controls/registry_predict.py",
+    "controls/sources.py",
+    "controls/summary.py",
+    "controls/trials_exact.py",
+    "controls/trials_perturb.py",
+    "controls/trials_predict.py",
+    "controls/trials_swap.py",
+    "audit/selftest/run.py",
 )
 
 

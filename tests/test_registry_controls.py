@@ -16,6 +16,7 @@ import yaml
 
 from audit.errors import AuditError
 from audit.trials.prereg import load
+from audit.trials.record import Prereg, parse
 from controls import sources
 from controls.errors import ControlError
 from controls.trials_perturb import perturb
@@ -55,7 +56,12 @@ def _doc(**controls) -> dict:
     return doc
 
 
-def _predicted(doc: dict, tmp: Path, name: str) -> tuple[dict, dict]:
+def _rec(**controls) -> Prereg:
+    """The registry prereg with these controls, as its record."""
+    return parse(_doc(**controls), str(PREREG))
+
+
+def _predicted(doc: Prereg, tmp: Path, name: str) -> tuple[dict, dict]:
     text, sel = sources.predict(doc, sources.read_rows(doc, _table(tmp)), name)
     rows = list(csv.DictReader(io.StringIO(text)))
     assert {r["entry"] for r in rows} == {sel["entry"]}
@@ -76,9 +82,9 @@ def test_flip_by_hand(tmp_path: Path) -> None:
     # E: 100 * (1 + 1/3 + 1/2 + 1)/4 = 100 * 17/24 = 70.833333 -> 100 * (11/6)/4 = 45.833333
     # S: 100 * (1 + 0.333 + 0.5 + 1)/4 = 70.825 -> 100 * 1.833/4 = 45.825
     # pass shares (perfect/trials) 1, 1/3, 1/3, 1: 66.666667 -> 100 * (5/3)/4 = 41.666667
-    doc = _doc(f={"kind": "flip", "target": {"entry": "m|c"}, "size": 1})
+    doc = _rec(f={"kind": "flip", "target": {"entry": "m|c"}, "size": 1})
     got, sel = _predicted(doc, tmp_path, "f")
-    assert sel["tasks"] == _first(doc["seed"], "f", 1, [["t1"], ["t4"]], 1)
+    assert sel["tasks"] == _first(doc.seed, "f", 1, [["t1"], ["t4"]], 1)
     assert got[("E", "reward_macro")] == ("70.833333", "45.833333")
     assert got[("S", "reward_macro")] == ("70.825000", "45.825000")
     assert got[("E", "pass_macro")] == ("66.666667", "41.666667")
@@ -97,12 +103,12 @@ def test_drop_by_hand(tmp_path: Path) -> None:
         "t3": ("77.777778", "77.766667", "77.777778"),
         "t4": ("61.111111", "61.100000", "55.555556"),
     }
-    doc = _doc(d={"kind": "drop", "target": "seeded"})
+    doc = _rec(d={"kind": "drop", "target": "seeded"})
     got, sel = _predicted(doc, tmp_path, "d")
     # seeded: m|d has one task (dropping it would leave the entry out), so only m|c
     assert sel["entry"] == "m|c"
     ((task,),) = sel["tasks"]
-    assert sel["tasks"] == _first(doc["seed"], "d", 1, [["t1"], ["t2"], ["t3"], ["t4"]], 1)
+    assert sel["tasks"] == _first(doc.seed, "d", 1, [["t1"], ["t2"], ["t3"], ["t4"]], 1)
     e, s, p = expected[task]
     assert got[("E", "tasks")] == ("4", "3")
     assert got[("E", "reward_macro")] == ("70.833333", e)
@@ -121,14 +127,15 @@ def test_drop_by_hand(tmp_path: Path) -> None:
 )
 def test_an_entry_that_cannot_take_the_control_is_refused(tmp_path: Path, spec, why) -> None:
     with pytest.raises(ControlError, match=why):
-        _predicted(_doc(c=spec), tmp_path, "c")
+        _predicted(_rec(c=spec), tmp_path, "c")
 
 
 def test_perturbed_registry_is_the_predicted_edit(tmp_path: Path) -> None:
-    doc = _doc(f={"kind": "flip", "target": {"entry": "m|c"}, "size": 2})
+    doc = _rec(f={"kind": "flip", "target": {"entry": "m|c"}, "size": 2})
     _, sel = _predicted(doc, tmp_path, "f")
     (tmp_path / "s.json").write_text(json.dumps(sel))
-    board = tmp_path / doc["leaderboard"]["table"]
+    assert doc.leaderboard is not None
+    board = tmp_path / doc.leaderboard.table
     board.write_bytes(b"board")  # copied beside the perturbed table, byte for byte
     out = perturb(doc, str(tmp_path / "registry.parquet"), str(tmp_path / "s.json"),
                   str(tmp_path / "out"))  # fmt: skip
@@ -187,12 +194,10 @@ def test_summary_names_the_entry_and_escapes_its_bar(tmp_path: Path) -> None:
         "control,entry,policy,measure,predicted_before,predicted_after,predicted_change,"
         "x_after,verdict\nf,m|c,E,reward_macro,70.833333,45.833333,-25.000000,45.833333,ok\n"
     )
-    prereg = tmp_path / "p.yaml"
-    prereg.write_text(
-        "controls:\n  f: {kind: flip, target: {entry: m|c}, size: 1}\n"
-        "disclosure: {auditor: a, relations: [{row: m|c, relation: r}], publication: p}\n"
-    )
-    summarise([str(tmp_path / "v.json")], [str(tmp_path / "check.csv")], str(prereg),
+    doc = _doc(f={"kind": "flip", "target": {"entry": "m|c"}, "size": 1})
+    doc["disclosure"] = {"auditor": "a", "relations": [{"row": "m|c", "relation": "r"}],
+                         "publication": "p"}  # fmt: skip
+    summarise([str(tmp_path / "v.json")], [str(tmp_path / "check.csv")], parse(doc, "p.yaml"),
               str(tmp_path / "c.csv"), str(tmp_path / "c.md"))  # fmt: skip
     md = (tmp_path / "c.md").read_text()
     assert "| f | flip | m\\|c (1 task(s)) |" in md

@@ -13,6 +13,7 @@ import polars as pl
 import pytest
 import yaml
 
+from audit.trials.record import Prereg, parse
 from controls.errors import ControlError
 from controls.trials_check import check
 from controls.trials_perturb import perturb
@@ -56,14 +57,15 @@ def _table(tmp: Path) -> Path:
     return tmp / "trials.parquet"
 
 
-def _doc(**controls) -> dict:
+def _doc(**controls) -> Prereg:
+    """The Benchflow sample's prereg with these policies and controls, as its record."""
     doc = yaml.safe_load((ROOT / "prereg" / "benchflow-sample.yaml").read_text(encoding="utf-8"))
     doc["policies"] = copy.deepcopy(POLICIES)
     doc["controls"] = controls
-    return doc
+    return parse(doc, "benchflow-sample.yaml")
 
 
-def _predicted(doc: dict, tmp: Path, name: str) -> tuple[dict, dict]:
+def _predicted(doc: Prereg, tmp: Path, name: str) -> tuple[dict, dict]:
     from controls.trials_exact import read_rows
 
     text, sel = predict(doc, read_rows(_table(tmp)), name)
@@ -114,7 +116,7 @@ def test_duplicate_moves_only_the_policy_that_keeps_copies(tmp_path: Path) -> No
     # every copies: drop policy is unchanged.
     doc = _doc(u={"kind": "duplicate", "target": {"run": "r"}})
     pool = [["a", "a1"], ["a", "a2"], ["a", "a3"], ["b", "b1"], ["b", "b2"], ["b", "b3"]]
-    (chosen,) = _first(doc["seed"], "u", 1, pool, 1)
+    (chosen,) = _first(doc.seed, "u", 1, pool, 1)
     value = {"a1": 1, "a2": 1, "a3": 0, "b1": 0.5, "b2": 0, "b3": 0}[chosen[1]]
     a, b = [1, 1, 0], [0.5, 0, 0]
     (a if chosen[0] == "a" else b).append(value)
@@ -146,7 +148,7 @@ def test_reorder_starts_swaps_earliest_and_latest(tmp_path: Path) -> None:
     # (1, 1, 0): first1 1 -> 0, last1 0 -> 1; task b (0.5, err = 0, 0): first1 0.5 -> 0,
     # last1 0 -> 0.5. Both tasks move, so the stream picks one of [a], [b].
     doc = _doc(o={"kind": "reorder_starts", "target": {"run": "r"}})
-    (task,) = _first(doc["seed"], "o", 1, [["a"], ["b"]], 1)[0]
+    (task,) = _first(doc.seed, "o", 1, [["a"], ["b"]], 1)[0]
     got, sel = _predicted(doc, tmp_path, "o")
     assert sel["task"] == task
     first = {"a": ("75.000000", "25.000000"), "b": ("75.000000", "50.000000")}[task]

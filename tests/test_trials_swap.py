@@ -46,7 +46,8 @@ import yaml
 
 from audit.errors import AuditError
 from audit.seal.stamp import stamp
-from audit.trials.prereg import load
+from audit.trials.prereg import load, load_record
+from audit.trials.record import parse
 from controls import sources, trials_swap
 from controls.errors import ControlError
 from tests.conftest import ROOT, impl_python, run, run_dag
@@ -267,13 +268,14 @@ def test_a_trial_table_swap_by_hand(tmp_path: Path) -> None:
     doc = yaml.safe_load((ROOT / "prereg" / "benchflow-sample.yaml").read_text(encoding="utf-8"))
     assert doc["scale"] == 100
     doc["controls"] = {"s": {"kind": "swap", "target": {"runs": ["r", "q"]}}}
+    rec = parse(doc, "benchflow-sample.yaml")
     rows = [
         {"run": r, "task": t, "trial_id": i, "copy": 0, "folder": f"{r}/{i}", "status": "scored",
          "reward": w, "started_at": None}
         for r, t, i, w in [("r", "a", "a1", 1.0), ("r", "a", "a2", 1.0), ("r", "a", "a3", 0.0),
                            ("r", "b", "b1", 0.5), ("r", "b", "b2", 0.0), ("q", "c", "c1", 1.0)]
     ]  # fmt: skip
-    text, sel = sources.predict(doc, rows, "s")
+    text, sel = sources.predict(rec, rows, "s")
     assert sel == {"control": "s", "kind": "swap", "size": None, "row_ids": ["q", "r"]}
     got = {(r["entry"], r["policy"], r["measure"]): (r["before"], r["after"])
            for r in _rows(text)}  # fmt: skip
@@ -281,7 +283,7 @@ def test_a_trial_table_swap_by_hand(tmp_path: Path) -> None:
     assert got[("r", "attempted", "pass_macro")] == ("33.333333", "100.000000")
     assert got[("q", "attempted", "reward_macro")] == ("100.000000", "45.833333")
     assert got[("q", "attempted", "tasks")] == ("1", "2")
-    after = sources.apply(doc, rows, sel)
+    after = sources.apply(rec, rows, sel)
     assert [r["run"] for r in after] == ["q"] * 5 + ["r"]
     assert [{k: v for k, v in r.items() if k != "run"} for r in after] == [
         {k: v for k, v in r.items() if k != "run"} for r in rows
@@ -291,17 +293,17 @@ def test_a_trial_table_swap_by_hand(tmp_path: Path) -> None:
 def test_seeded_pair_is_the_select_stream(tmp_path: Path) -> None:
     """A seeded swap takes the two entries the selection stream puts first (d = 0, as a
     row), recomputed here from blake3; fewer than two entries is refused."""
-    doc = yaml.safe_load(_prereg(tmp_path, s={"kind": "swap", "target": "seeded"}).read_text())
+    rec = load_record(_prereg(tmp_path, s={"kind": "swap", "target": "seeded"}))
     rows = pl.read_parquet(_bundle(tmp_path / "b") / "registry.parquet").to_dicts()
     known = ["a|x", "b|x", "c|x"]
     keys = [
-        int.from_bytes(blake3.blake3(f"{doc['seed']}|s|0|{i}".encode()).digest()[:8], "big")
+        int.from_bytes(blake3.blake3(f"{rec.seed}|s|0|{i}".encode()).digest()[:8], "big")
         for i in range(3)
     ]
     first = sorted(known[i] for i in sorted(range(3), key=lambda i: (keys[i], i))[:2])
-    assert trials_swap.choose(doc, "s", rows) == first
+    assert trials_swap.choose(rec, "s", rows) == first
     with pytest.raises(ControlError, match="needs two entries"):
-        trials_swap.choose(doc, "s", [r for r in rows if r["model"] == "a"])
+        trials_swap.choose(rec, "s", [r for r in rows if r["model"] == "a"])
 
 
 @pytest.mark.parametrize(

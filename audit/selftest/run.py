@@ -173,7 +173,7 @@ class Prepared:
 
     bundle: Bundle
     folder: Path
-    doc: Any  # the prereg: its record (cells) or its checked document (trials)
+    doc: Any  # the prereg's frozen record, either kind's
     controls: dict[str, Path]  # control -> its folder (prediction.csv, selection.json, bundle/)
     shape: tuple[int, int] | None  # leaderboard rows x columns (cells bundles)
 
@@ -206,9 +206,9 @@ def prepare(b: Bundle, work: Path) -> Prepared:
         from controls.predict import selection_json
         from controls.trials_perturb import perturb as perturb_trials
 
-        doc = trials_prereg.load(str(b.prereg))
-        table = folder / doc["source"]["table"]
-        for name in sorted(doc.get("controls") or {}):
+        doc = trials_prereg.load_record(str(b.prereg))
+        table = folder / doc.source.table
+        for name in sorted(doc.controls):
             d = work / "controls" / b.name / name
             d.mkdir(parents=True)
             text, selection = sources.predict(doc, sources.read_rows(doc, table), name)

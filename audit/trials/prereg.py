@@ -10,29 +10,7 @@ from typing import Any
 from audit.cells.prereg import NONBLANK, load_yaml, refuse_undecided, validator
 from audit.core import disclosure
 from audit.errors import AuditError
-from audit.trials.record import Prereg, parse
-
-BUILT_INS = {
-    "attempted": {
-        "select": "all",
-        "k": None,
-        "copies": "drop",
-        "errored": "zero",
-        "unscored": "zero",
-        "empty_slots": "ignore",
-        "slots": None,
-    },
-    "scored": {
-        "select": "all",
-        "k": None,
-        "copies": "drop",
-        "errored": "exclude",
-        "unscored": "exclude",
-        "empty_slots": "ignore",
-        "slots": None,
-    },
-}
-
+from audit.trials.record import BUILT_INS, Prereg, parse
 
 RUN_MEASURES = (
     "run_mean",

@@ -93,6 +93,32 @@ class Policy:
     broken_verifier: str | None = None  # None: absent (as_zero)
 
 
+# Trials contract section 4, "Built-in policies": always computed for a trial table's
+# source (never for a registry), never declared (a prereg declaring either name is refused).
+BUILT_INS: Mapping[str, Policy] = frozen_mapping(
+    {
+        "attempted": Policy(
+            "attempted",
+            "over attempted trials: errored and unscored trials count as 0",
+            select="all",
+            copies="drop",
+            errored="zero",
+            unscored="zero",
+            empty_slots="ignore",
+        ),
+        "scored": Policy(
+            "scored",
+            "over scored trials only: errored and unscored trials are left out",
+            select="all",
+            copies="drop",
+            errored="exclude",
+            unscored="exclude",
+            empty_slots="ignore",
+        ),
+    }
+)
+
+
 @dataclass(frozen=True)
 class Control:
     """``target``: "seeded", or the key the prereg names it by and the names: ("run",
@@ -106,6 +132,11 @@ class Control:
     @property
     def seeded(self) -> bool:
         return self.target == "seeded"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The runs or entries the prereg names as the target (none when seeded)."""
+        return () if isinstance(self.target, str) else self.target[1]
 
 
 @dataclass(frozen=True)
@@ -170,6 +201,11 @@ class Prereg:
     def trials_source(self) -> bool:
         """A jobs folder an adapter reads (not a registry table)."""
         return self.source.kind == "trials"
+
+    def computed_policies(self) -> dict[str, Policy]:
+        """Every policy computed: the declared ones, then a trial table's built-ins
+        (``BUILT_INS``; a registry has none)."""
+        return {**self.policies, **(BUILT_INS if self.trials_source else {})}
 
     def measured(self) -> dict[str, Column]:
         """The published measured columns (none without a leaderboard), by name."""
