@@ -22,6 +22,7 @@ import pytest
 from audit.errors import AuditError
 from audit.lock import amends
 from audit.seal import versus
+from audit.seal.lock_record import parse_lock
 from tests.conftest import ROOT, annex_head, read_csv_rows, run_audit, run_dag
 
 DEMO = ROOT / "prereg" / "demo.yaml"
@@ -375,12 +376,18 @@ def test_amendment_prereg_refreshes_the_head_and_the_blake3(sealed, tmp_path: Pa
 
 def test_the_lock_refuses_other_bundle_content() -> None:
     """audit.lock.amends.check_content, as the lock calls it with the tables it hashed."""
-    parent = {
-        "bundle": {
-            "leaderboard": {"content_digest": "a" * 64},
-            "instances": {"content_digest": "b" * 64},
-        }
-    }
+    table = {"rows": 1, "columns": 1}
+    parent = parse_lock(
+        {
+            "format": "secondseat-lock-v1",
+            "prereg": {"name": "demo", "blake3": "0" * 64},
+            "bundle": {
+                "leaderboard": {"file": "lb.parquet", "content_digest": "a" * 64, **table},
+                "instances": {"file": "in.parquet", "content_digest": "b" * 64, **table},
+            },
+        },
+        "lock.json",
+    )
     same = {
         "leaderboard": {"file": "lb.parquet", "content_digest": "a" * 64},
         "instances": {"file": "in.parquet", "content_digest": "b" * 64},

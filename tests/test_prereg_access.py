@@ -45,9 +45,6 @@ LEFT = {
     "audit/kinds/agreed.py": 3,  # prereg: what it declares adds files compared
     "audit/kinds/arm.py": 14,  # prereg: the workflow's arm, from the checked prereg
     "audit/preflight.py": 19,  # prereg, lock: before the lock and of a locked arm
-    "audit/lock/amends.py": 1,  # lock: the parent's lock.json
-    "audit/lock/cells.py": 8,  # prereg: the lock itself
-    "audit/lock/trials.py": 3,  # prereg: the lock itself
     # documents of their own, neither a prereg nor a lock
     "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
     "audit/adapters/formats.py": 1,  # an adapter's summary
@@ -99,6 +96,9 @@ CONVERTED = (
     "controls/trials_predict.py",
     "controls/trials_swap.py",
     "audit/selftest/run.py",
+    "audit/lock/amends.py",
+    "audit/lock/cells.py",
+    "audit/lock/trials.py",
 )
 
 

@@ -36,6 +36,11 @@ def files(doc: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(f for _, f, _ in tables(doc)))
 
 
+def record_files(rec: Prereg) -> list[str]:
+    """``files``, of a checked prereg's record (the lock's, the arm's)."""
+    return list(dict.fromkeys(f for _, f, _ in rec.universe_tables()))
+
+
 def _checked(bundle: str | Path, file: str, column: str) -> Path:
     """The table's path, once the file and its id column are there (its footer only)."""
     import polars as pl
@@ -137,7 +142,16 @@ def check_tables(doc: dict[str, Any], bundle: str) -> None:
     written. Refused only after the lock, the table would leave a locked arm that no
     run completes and whose table cannot change (arm_locked)."""
     leaderboard = ((doc.get("bundle") or {}).get("leaderboard")) or ""
-    if not Path(bundle, str(leaderboard)).is_file():
+    _check_all(bundle, str(leaderboard), tables(doc))
+
+
+def check_record(rec: Prereg, bundle: str) -> None:
+    """``check_tables``, of the checked prereg's record (the lock's)."""
+    _check_all(bundle, rec.bundle.leaderboard, rec.universe_tables())
+
+
+def _check_all(bundle: str, leaderboard: str, declared: list[tuple[str, str, str]]) -> None:
+    if not Path(bundle, leaderboard).is_file():
         return  # a bundle a rule builds (the demo, a fetch): the lock checks it
-    for _, file, column in tables(doc):
+    for _, file, column in declared:
         _judged(bundle, file, column)

@@ -110,9 +110,9 @@ def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | N
     return {"|".join(parts) for parts in zip(*(cols[name] for name in key))}
 
 
-def check_rows(doc: dict[str, Any], path: str, ids: set[str] | None, table: str) -> None:
+def check_rows(d: Disclosure, path: str, ids: set[str] | None, table: str) -> None:
     """Refuse a relation to a row the leaderboard does not have (ids None: no leaderboard)."""
-    for row in relations(of(doc)):
+    for row in relations(d):
         if ids is None:
             raise AuditError(
                 "bad_prereg",

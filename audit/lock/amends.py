@@ -22,17 +22,24 @@ is the parent's manifest. Nothing of the parent is ever written.
 
 from __future__ import annotations
 
-import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from audit.cells.record import Amends
 from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
 from audit.files import file_blake3, regular_files
 from audit.seal import ledger
 from audit.seal.contract import MANIFEST
+from audit.seal.lock_record import File, Lock, read_files, read_lock
 
-declared = ledger.amends_of  # the prereg's ``amends`` block, or None
+declared = ledger.amends_of  # the prereg's ``amends`` block as read (before the lock), or None
+
+
+def as_written(amended: Amends) -> dict[str, str]:
+    """The checked prereg's ``amends`` block as the lock writes it into lock.json."""
+    return {"arm": amended.arm, "head": amended.head}
 
 
 def parent_annex(results: str | Path, parent: str) -> Path:
@@ -66,11 +73,9 @@ def _check_chain(prereg_path: str, arm: str, parent: str, results: Path) -> None
         here = nxt
 
 
-def _lock_of(annex: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The parent's lock.json and files.json, as its annex carries them (verified)."""
-    lock = json.loads((annex / "lock" / "lock.json").read_text(encoding="utf-8"))
-    files = json.loads((annex / "lock" / "files.json").read_text(encoding="utf-8"))
-    return lock, files
+def _lock_of(annex: Path) -> tuple[Lock, Mapping[str, File]]:
+    """The parent's lock.json and files.json records, as its annex carries them (verified)."""
+    return read_lock(annex / "lock" / "lock.json"), read_files(annex / "lock" / "files.json")
 
 
 def other_bundle(where: str, parent: str, role: str, have: object, want: object) -> AuditError:
@@ -82,20 +87,21 @@ def other_bundle(where: str, parent: str, role: str, have: object, want: object)
     )
 
 
-def check_content(parent: str, parent_lock: dict[str, Any], tables: dict[str, dict]) -> None:
+def check_content(parent: str, parent_lock: Lock, tables: dict[str, dict]) -> None:
     """The bundle the lock hashed holds the content the parent locked (same roles too)."""
-    want = parent_lock.get("bundle", {})
+    want = parent_lock.bundle
     for role in sorted(set(want) | set(tables)):
         have = tables.get(role, {}).get("content_digest")
-        was = want.get(role, {}).get("content_digest")
+        was = want[role].content_digest if role in want else None
         if have != was:
             where = str(tables.get(role, {}).get("file", role))
             raise other_bundle(where, parent, role, have, was)
 
 
-def check_jobs(parent: str, parent_lock: dict[str, Any], where: str, files: list[dict]) -> None:
+def check_jobs(parent: str, parent_lock: Lock, where: str, files: list[dict] | None) -> None:
     """A trials source's jobs files (path, blake3) are the parent's."""
-    want = parent_lock.get("jobs", {}).get("files")
+    jobs = parent_lock.jobs
+    want = None if jobs is None else [dict(f) for f in jobs.files]
     if want != files:
         raise AuditError(
             "amends_other_bundle",
@@ -114,17 +120,17 @@ def _check_files(
     from audit.bundles.digest import table_digest
 
     lock, files = _lock_of(annex)
-    want = lock.get("bundle", {})
+    want = lock.bundle
     for role, (path, types) in sorted(bundle_files.items()):
         if role not in want:
             raise other_bundle(path, parent, role, "(a table the parent did not lock)", None)
         if not Path(path).is_file():
             continue  # missing_file is the workflow's check
-        if files.get(role, {}).get("blake3") == file_blake3(path):
+        if role in files and files[role].blake3 == file_blake3(path):
             continue  # the same bytes: the same content
         have = table_digest(path, types)["content_digest"]
-        if have != want[role].get("content_digest"):
-            raise other_bundle(path, parent, role, have, want[role].get("content_digest"))
+        if have != want[role].content_digest:
+            raise other_bundle(path, parent, role, have, want[role].content_digest)
 
 
 def check(
@@ -175,34 +181,34 @@ def check(
     return parent, head
 
 
-def event(doc: dict[str, Any], results: str | Path) -> dict[str, object] | None:
-    """The ``amendment`` event that begins an amendment's ledger (None: not an amendment).
+def event(amended: Amends | None, results: str | Path) -> dict[str, object] | None:
+    """The ``amendment`` event that begins an amendment's ledger (None: not an amendment;
+    ``amended``: the checked prereg record's ``amends``).
 
     The parent's manifest is ``<results>/<parent>/annex/manifest.json``."""
-    block = declared(doc)
-    if block is None:
+    if amended is None:
         return None
-    manifest = parent_annex(results, block["arm"]) / MANIFEST
+    manifest = parent_annex(results, amended.arm) / MANIFEST
     if not manifest.is_file():
         raise AuditError("amends_unknown_arm", str(manifest), "the parent's annex is gone")
     return ledger.record(
-        "amendment", str(manifest), {"parent_arm": block["arm"], "parent_head": block["head"]}
+        "amendment", str(manifest), {"parent_arm": amended.arm, "parent_head": amended.head}
     )
 
 
-def parent_lock(doc: dict[str, Any], results: str | Path) -> tuple[str, dict[str, Any]] | None:
-    """(parent arm, its lock.json) for the lock's content check; None: not an amendment."""
-    block = declared(doc)
-    if block is None:
+def parent_lock(amended: Amends | None, results: str | Path) -> tuple[str, Lock] | None:
+    """(parent arm, its lock.json's record) for the lock's content check; None: not an
+    amendment."""
+    if amended is None:
         return None
-    annex = parent_annex(results, block["arm"])
+    annex = parent_annex(results, amended.arm)
     if not (annex / "lock" / "lock.json").is_file():
         raise AuditError(
             "amends_unknown_arm",
             str(annex),
-            f"amends arm {block['arm']!r}, but there is no sealed annex here",
+            f"amends arm {amended.arm!r}, but there is no sealed annex here",
         )
-    return block["arm"], _lock_of(annex)[0]
+    return amended.arm, read_lock(annex / "lock" / "lock.json")
 
 
 def refresh(prereg_path: str, config_path: str, results: str = "results") -> list[str]:

@@ -9,6 +9,7 @@ from audit.bundles import hf_source, parquet_encodings
 from audit.bundles.digest import table_digest
 from audit.cells import prereg as cells_prereg
 from audit.cells import universe
+from audit.cells.record import parse
 from audit.core import disclosure
 from audit.errors import AuditError
 from audit.lock import amends
@@ -47,12 +48,13 @@ def lock(
     prereg_path, doc = prereg.path, prereg.doc
     cells_prereg.refuse_undecided(doc, prereg_path, "prereg")
     cells_prereg.check(doc, prereg_path)
+    rec = parse(doc, prereg_path)  # checked: read once into its record, by attribute below
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
     tables: dict[str, dict[str, object]] = {}
-    roles = {role: doc["bundle"][role] for role in ("leaderboard", "instances")}
+    roles = {role: rec.bundle.table(role) for role in ("leaderboard", "instances")}
     # a universe declared as a table is a bundle file like the others (audit/cells/universe.py)
-    roles |= {f"{universe.ROLE}{name}": name for name in universe.files(doc)}
+    roles |= {f"{universe.ROLE}{name}": name for name in universe.record_files(rec)}
     for role, name in roles.items():
         path = str(Path(bundle) / name)
         if role.startswith(universe.ROLE) and not Path(path).is_file():
@@ -68,35 +70,36 @@ def lock(
     # encoding the contract does not read (the leaderboard's, then the instance
     # table's; a universe table's in check_tables), a universe table's ids
     for role in ("leaderboard", "instances"):
-        name = doc["bundle"][role]
+        name = rec.bundle.table(role)
         parquet_encodings.check(Path(bundle) / name, str(Path(bundle) / name))
-    universe.check_tables(doc, bundle)
-    if disclosure.relations(disclosure.of(doc)):
-        lb = str(Path(bundle) / doc["bundle"]["leaderboard"])
-        ids = disclosure.leaderboard_ids(lb, [doc["bundle"]["row_id"]], None)
-        disclosure.check_rows(doc, prereg_path, ids, doc["bundle"]["leaderboard"])
+    universe.check_record(rec, bundle)
+    if disclosure.relations(rec.disclosure):
+        lb = str(Path(bundle) / rec.bundle.leaderboard)
+        ids = disclosure.leaderboard_ids(lb, [rec.bundle.row_id], None)
+        disclosure.check_rows(rec.disclosure, prereg_path, ids, rec.bundle.leaderboard)
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
-    parent = amends.parent_lock(doc, results)  # an amendment: the parent's bundle content
+    parent = amends.parent_lock(rec.amends, results)  # an amendment: the parent's content
     if parent is not None:
         amends.check_content(parent[0], parent[1], tables)
-    amendment = amends.event(doc, results)
+    amendment = amends.event(rec.amends, results)
     source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     record = {
         "format": "secondseat-lock-v1",
-        "prereg": {"blake3": prereg.blake3, "name": doc["name"]},
+        "prereg": {"blake3": prereg.blake3, "name": rec.name},
         "bundle": tables,
     }
-    if "publisher_hash" in doc:
+    if rec.publisher_hash is not None:
         from audit.bundles.publisher_hash import check as publisher_check
 
-        spec = doc["publisher_hash"]
-        record["publisher_hash"] = publisher_check(spec, bundle, doc["bundle"][spec["table"]])
-        print(f"publisher hash ({spec['recipe']}): {record['publisher_hash']['status']}")
+        ph = rec.publisher_hash
+        spec = {"recipe": ph.recipe, "table": ph.table, "file": ph.file}  # the block, as declared
+        record["publisher_hash"] = publisher_check(spec, bundle, rec.bundle.table(ph.table))
+        print(f"publisher hash ({ph.recipe}): {record['publisher_hash']['status']}")
     if source is not None:
         record["source"] = source
-    if amendment is not None:
-        record["amends"] = amends.declared(doc)
+    if rec.amends is not None:
+        record["amends"] = amends.as_written(rec.amends)
     write_lock(prereg, out_dir, record)
     ledger.write_events(
         events_path,

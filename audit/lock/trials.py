@@ -22,6 +22,7 @@ from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
 from audit.trials import prereg as trials_prereg
+from audit.trials.record import parse
 
 
 def _table(path: Path, name: str, types: dict[str, str] | None = None) -> dict[str, Any]:
@@ -64,48 +65,49 @@ def lock(
     prereg_path, doc = prereg.path, prereg.doc
     refuse_undecided(doc, prereg_path, "trials-prereg")
     trials_prereg.check(doc, prereg_path)
+    rec = parse(doc, prereg_path)  # checked: read once into its record, by attribute below
     if not Path(bundle).is_dir():
         raise AuditError("missing_file", bundle, "bundle folder does not exist")
-    src = doc["source"]
+    src = rec.source
     tables: dict[str, dict[str, Any]] = {}
     hashed: list[tuple[str, str, dict[str, object]]] = []
     jobs_digests: list[dict[str, str]] = []
     record: dict[str, Any] = {
         "format": "secondseat-lock-v1",
         "kind": "trials",
-        "prereg": {"blake3": prereg.blake3, "name": doc["name"]},
+        "prereg": {"blake3": prereg.blake3, "name": rec.name},
     }
-    lb = doc["leaderboard"]
-    if disclosure.relations(disclosure.of(doc)):  # before anything is copied or written
+    lb = rec.leaderboard
+    types = None if lb is None or lb.types is None else dict(lb.types)  # a .csv board's
+    if disclosure.relations(rec.disclosure):  # before anything is copied or written
         ids = None
         if lb is not None:
-            table = Path(bundle) / lb["table"]
-            ids = disclosure.leaderboard_ids(table, lb["row_key"], lb.get("types"))
-        disclosure.check_rows(doc, prereg_path, ids, lb["table"] if lb else "")
-    if src["kind"] == "registry":
-        tables["registry"] = _table(Path(bundle) / src["table"], src["table"])
-        hashed.append(("bundle_hashed", str(Path(bundle) / src["table"]), {"role": "registry"}))
+            table = Path(bundle) / lb.table
+            ids = disclosure.leaderboard_ids(table, list(lb.row_key), types)
+        disclosure.check_rows(rec.disclosure, prereg_path, ids, lb.table if lb else "")
+    if not rec.trials_source:  # a registry table
+        tables["registry"] = _table(Path(bundle) / src.table, src.table)
+        hashed.append(("bundle_hashed", str(Path(bundle) / src.table), {"role": "registry"}))
         read_from = Path(bundle)
     else:
         if assembled is None:
             raise AuditError("bad_args", prereg_path, "a trials source needs --assembled")
-        root = Path(bundle) / src["jobs"]
+        jobs = str(src.jobs)  # a trials source names its jobs folder
+        root = Path(bundle) / jobs
         if not root.is_dir():
             raise AuditError("missing_file", str(root), "jobs directory does not exist")
         files = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in regular_files(root)]
-        record["jobs"] = {"root": src["jobs"], "files": files}
-        jobs_digests = [
-            {"path": f"{src['jobs']}/{f['path']}", "blake3": f["blake3"]} for f in files
-        ]
+        record["jobs"] = {"root": jobs, "files": files}
+        jobs_digests = [{"path": f"{jobs}/{f['path']}", "blake3": f["blake3"]} for f in files]
         hashed += [("bundle_hashed", str(root / f["path"]), {"role": "jobs_file"}) for f in files]
         read_from = Path(assembled)
         tables["trials"] = _table(read_from / "trials.parquet", "trials.parquet")
         hashed.append(("bundle_hashed", str(read_from / "trials.parquet"), {"role": "trials"}))
     if lb is not None:
-        lb_src = Path(bundle) / lb["table"]
-        tables["leaderboard"] = _table(lb_src, lb["table"], lb.get("types"))
+        lb_src = Path(bundle) / lb.table
+        tables["leaderboard"] = _table(lb_src, lb.table, types)
         if read_from != Path(bundle):
-            dst = read_from / lb["table"]
+            dst = read_from / lb.table
             shutil.copyfile(lb_src, dst)
             if file_blake3(dst) != tables["leaderboard"]["blake3"]:
                 raise AuditError("bundle_changed", str(lb_src), "changed while it was copied")
@@ -117,13 +119,14 @@ def lock(
     record["bundle"] = tables
     if expect_lock is not None:
         _check_against(expect_lock, record, bundle)
-    parent = amends.parent_lock(doc, results)  # an amendment: the parent's bundle content
+    parent = amends.parent_lock(rec.amends, results)  # an amendment: the parent's content
     if parent is not None:
         amends.check_content(parent[0], parent[1], tables)
-        if "jobs" in record or "jobs" in parent[1]:
+        if "jobs" in record or parent[1].jobs is not None:
             amends.check_jobs(parent[0], parent[1], bundle, record.get("jobs", {}).get("files"))
-        record["amends"] = amends.declared(doc)
-    amendment = amends.event(doc, results)
+        assert rec.amends is not None  # a parent: an amendment
+        record["amends"] = amends.as_written(rec.amends)
+    amendment = amends.event(rec.amends, results)
     write_lock(prereg, out_dir, record)
     digest = {str(Path(bundle) / f["path"]): f["blake3"] for f in jobs_digests}
     for t in tables.values():
