@@ -15,16 +15,23 @@ from pathlib import Path
 import pytest
 import yaml
 
+from audit.cells.record import Feasibility, Ranks, frozen_mapping
 from audit.kinds import arm as arm_record
-from audit.kinds.arm_kind import LEADERBOARD, TRIALS, load_checked
+from audit.kinds.arm_kind import LEADERBOARD, TRIALS, Kind, load_checked
+from audit.kinds.record import Prereg
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _record(prereg: Path) -> tuple[Kind, Prereg]:
+    """The prereg's kind and record, as the workflow reads them (common.smk)."""
+    kind, doc = load_checked(prereg)
+    return kind, kind.entry("parse")(doc, str(prereg))
+
+
 def _arm(config: str) -> arm_record.Arm:
     cfg = yaml.safe_load((ROOT / "config" / f"{config}.yaml").read_text(encoding="utf-8"))
-    kind, doc = load_checked(ROOT / cfg["prereg"])
-    return arm_record.build(cfg, kind, doc)
+    return arm_record.build(cfg, *_record(ROOT / cfg["prereg"]))
 
 
 def test_the_demo_arm() -> None:
@@ -65,17 +72,20 @@ def test_the_demo_arm() -> None:
 
 def test_a_hub_bundle_is_read_where_it_is_fetched() -> None:
     cfg = {"arm": "x", "bundle": "hf://datasets/o/n@" + "a" * 40, "seat": "first"}
-    kind, doc = load_checked(ROOT / "prereg" / "demo.yaml")
-    a = arm_record.build(cfg, kind, doc)
+    a = arm_record.build(cfg, *_record(ROOT / "prereg" / "demo.yaml"))
     assert a.hf_uri == cfg["bundle"]
     assert a.bundle == a.built_by_rule == "results/x/bundle/hf"
     assert a.shipped["leaderboard"] == "results/x/bundle/hf/leaderboard.parquet"
 
 
 def test_a_prereg_declaring_feasibility_and_ranks_adds_their_run_files() -> None:
-    kind, doc = load_checked(ROOT / "prereg" / "demo.yaml")
-    doc = {**doc, "feasibility": {"x": 1}, "ranks": {"y": 1}}
-    a = arm_record.build({"arm": "d", "bundle": "b/"}, kind, doc)
+    kind, rec = _record(ROOT / "prereg" / "demo.yaml")
+    rec = dataclasses.replace(
+        rec,
+        feasibility=frozen_mapping({"x": Feasibility("x", 8, 100, (0, 1), 1, "half_even")}),
+        ranks=Ranks(("y",), 0.05, "holm", 1, 100),
+    )
+    a = arm_record.build({"arm": "d", "bundle": "b/"}, kind, rec)
     assert a.run_files[-3:] == ("feasibility", "ranks", "rank_pairs")
     assert a.bundle == "b"  # the trailing slash dropped
     assert a.report_inputs["ranks"] == "results/d/recompute/pandas/run1/ranks.csv"
@@ -125,7 +135,8 @@ def test_a_registry_arm_reads_the_shipped_bundle() -> None:
 
 
 def test_every_optional_compare_key_is_its_own_pair_of_arguments() -> None:
-    _, doc = load_checked(ROOT / "prereg" / "benchflow-sample.yaml")
+    path = ROOT / "prereg" / "benchflow-sample.yaml"
+    _, doc = load_checked(path)
     optional = {
         "difference": "B-A",
         "unit": "points",
@@ -135,7 +146,7 @@ def test_every_optional_compare_key_is_its_own_pair_of_arguments() -> None:
         "power": 0.9,
     }
     doc = {**doc, "compare": {**doc["compare"], **optional}}
-    args = arm_record.compare_args(doc)
+    args = arm_record.compare_args(TRIALS.entry("parse")(doc, str(path)))
     # the compare block of prereg/benchflow-sample.yaml, written out by hand
     assert args[:10] == (
         "skills",
@@ -191,7 +202,7 @@ def test_a_universe_table_is_a_bundle_file_the_lock_and_the_fetch_take() -> None
         },
     }
     doc = {**doc, "columns": {**doc["columns"], "measured": {column: spec}}}
-    a = arm_record.build({"arm": "u", "bundle": "b"}, kind, doc)
+    a = arm_record.build({"arm": "u", "bundle": "b"}, kind, kind.entry("parse")(doc, "demo.yaml"))
     assert a.roles["universe:universe.parquet"] == ("b/universe.parquet", None)
     assert a.fetched == ("leaderboard.parquet", "instances.parquet", "universe.parquet")
     assert a.needed == ("leaderboard.parquet", "instances.parquet")

@@ -31,13 +31,9 @@ def tables(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
     return out
 
 
-def files(doc: dict[str, Any]) -> list[str]:
-    """The universe tables' file names, each once, in prereg order."""
-    return list(dict.fromkeys(f for _, f, _ in tables(doc)))
-
-
 def record_files(rec: Prereg) -> list[str]:
-    """``files``, of a checked prereg's record (the lock's, the arm's)."""
+    """The universe tables' file names, each once, in prereg order, of a checked prereg's
+    record (the lock's, the arm's)."""
     return list(dict.fromkeys(f for _, f, _ in rec.universe_tables()))
 
 

@@ -16,15 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from audit.cells.record import Prereg as LeaderboardPrereg
 from audit.kinds.arm_kind import LEADERBOARD, TRIALS, Kind
+from audit.kinds.record import Prereg
+from audit.trials.record import Prereg as TrialsPrereg
 
 RESULTS = "results"  # every arm's folder; an amendment's parent is sealed here too
 IMPLS = ("pandas", "pyarrow")
 RUNS = (1, 2)
-LEADERBOARD_DEFAULTS = {"leaderboard": "leaderboard.parquet", "instances": "instances.parquet"}
 TRIALS_PLOTS = ("task_rewards", "intervals", "null_histograms", "settings")
 UNIVERSE_ROLE = "universe:"  # the lock's role of a universe table (audit/cells/universe.py)
-COMPARE_OPTIONAL = ("difference", "unit", "reward", "broken", "alpha", "power")
 
 
 @dataclass(frozen=True)
@@ -115,33 +116,34 @@ class Arm:
         return ["--table", str(input.table), *ranks]
 
 
-def build(config: dict[str, Any], kind: Kind, doc: dict[str, Any]) -> Arm:
-    """The arm of this config and checked prereg (of this kind)."""
+def build(config: dict[str, Any], kind: Kind, rec: Prereg) -> Arm:
+    """The arm of this config and checked prereg's record (of this kind)."""
     res = f"{RESULTS}/{config['arm']}"
     bundle = str(config["bundle"]).rstrip("/")
     common = {
         "name": str(config["arm"]),
         "kind": kind,
         "res": res,
-        "controls": tuple(sorted(doc.get("controls") or {})),
+        "controls": tuple(sorted(rec.controls)),
     }
     if kind is TRIALS:
-        return _trials(common, res, bundle, doc)
-    assert kind is LEADERBOARD
-    return _leaderboard(common, res, bundle, doc)
+        assert isinstance(rec, TrialsPrereg)
+        return _trials(common, res, bundle, rec)
+    assert kind is LEADERBOARD and isinstance(rec, LeaderboardPrereg)
+    return _leaderboard(common, res, bundle, rec)
 
 
-def _leaderboard(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) -> Arm:
+def _leaderboard(common: dict[str, Any], res: str, bundle: str, rec: LeaderboardPrereg) -> Arm:
     hf_uri = bundle if bundle.startswith("hf://") else None
     if hf_uri:
         bundle = f"{res}/bundle/hf"
-    names = {r: (doc.get("bundle") or {}).get(r, d) for r, d in LEADERBOARD_DEFAULTS.items()}
+    names = {r: rec.bundle.table(r) for r in ("leaderboard", "instances")}
     # universes declared as tables (docs/contract.md, Recipes): bundle files the lock hashes
-    universes = {f"{UNIVERSE_ROLE}{n}": n for n in LEADERBOARD.entry("bundle_tables")(doc)}
+    universes = {f"{UNIVERSE_ROLE}{n}": n for n in LEADERBOARD.entry("bundle_tables")(rec)}
     run_files = list(LEADERBOARD.run_files)
-    if doc.get("feasibility"):  # declared: the contestants write feasibility.csv too
+    if rec.feasibility:  # declared: the contestants write feasibility.csv too
         run_files.append("feasibility")
-    if doc.get("ranks"):  # declared: the contestants write ranks.csv and rank_pairs.csv too
+    if rec.ranks:  # declared: the contestants write ranks.csv and rank_pairs.csv too
         run_files += ["ranks", "rank_pairs"]
     shipped = {role: f"{bundle}/{name}" for role, name in names.items()}
     controls = common["controls"]
@@ -149,7 +151,7 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, doc: dict[str, A
     # (controls/ranks_predict.py): the controls read pandas' first run's rank files too.
     ranks_before = (
         {f: f"{res}/recompute/pandas/run1/{f}.csv" for f in ("ranks", "rank_pairs")}
-        if doc.get("ranks")
+        if rec.ranks
         else {}
     )
     census = {
@@ -191,7 +193,7 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, doc: dict[str, A
         "nulls": Caption("../report/nulls.rst", "Chance", "permutation nulls"),
         "controls": Caption("../report/controls.rst", "Controls", "predicted against measured"),
     }
-    if doc.get("ranks"):  # declared only (docs/contract.md, Ranks)
+    if rec.ranks:  # declared only (docs/contract.md, Ranks)
         report_inputs["ranks"] = f"{res}/recompute/pandas/run1/ranks.csv"
         report_inputs["rank_pairs"] = f"{res}/recompute/pandas/run1/rank_pairs.csv"
         report_outputs["ranks"] = f"{res}/report/ranks.svg"
@@ -231,66 +233,67 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, doc: dict[str, A
     )
 
 
-def compare_args(doc: dict[str, Any]) -> tuple[str, ...]:
+def compare_args(rec: TrialsPrereg) -> tuple[str, ...]:
     """compare-runs' arguments from the prereg's compare block (trials contract section
     11): every one its own argument (`:q` quotes each), an optional key left out keeping
     the command's default; nothing without a compare block."""
-    c = doc.get("compare")
-    if not c:
+    c = rec.compare
+    if c is None:
         return ()
-    under = ["--under-study", ",".join(c["under_study"])] if c["under_study"] else []
-    optional = [arg for k in COMPARE_OPTIONAL if k in c for arg in (f"--{k}", str(c[k]))]
+    under = ["--under-study", ",".join(c.under_study)] if c.under_study else []
+    optional = [arg for k, v in c.optional().items() for arg in (f"--{k}", str(v))]
     return (
-        str(c["a"]),
-        str(c["b"]),
+        str(c.a),
+        str(c.b),
         "--denominator",
-        str(c["denominator"]),
+        str(c.denominator),
         "--k",
-        ",".join(map(str, c["k"])),
+        ",".join(map(str, c.k)),
         "--seed",
-        str(doc["seed"]),
+        str(rec.seed),
         "--draws",
-        str(c["draws"]),
+        str(c.draws),
         *under,
-        *optional,  # schema: enums and numbers
+        *optional,  # schema: enums and numbers, in the schema's order
     )
 
 
-def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) -> Arm:
-    source = doc["source"]
-    board = doc.get("leaderboard")
+def _trials(common: dict[str, Any], res: str, bundle: str, rec: TrialsPrereg) -> Arm:
+    source = rec.source
+    board = rec.leaderboard
     run_files = TRIALS.run_files
-    if doc.get("ranks"):  # declared (section 17): the contestants write the rank files too
+    if rec.ranks:  # declared (section 17): the contestants write the rank files too
         run_files += ("ranks", "rank_pairs")
-    trials_source = source["kind"] == "trials"
+    trials_source = rec.trials_source
     # The folder the contestants read: the shipped bundle (registry), or the one the
     # pipeline assembles from the adapter's output and the lock's copy of the board.
     read_dir = f"{res}/bundle" if trials_source else bundle
-    needed = [] if trials_source else [source["table"]]
-    needed += [board["table"]] if board else []
+    needed = [] if trials_source else [source.table]
+    needed += [board.table] if board else []
     roles: dict[str, tuple[str, Any]] = {}
     shipped: dict[str, str] = {}
     if not trials_source:
-        roles["registry"] = (f"{bundle}/{source['table']}", None)
-        shipped["table"] = f"{bundle}/{source['table']}"
+        roles["registry"] = (f"{bundle}/{source.table}", None)
+        shipped["table"] = f"{bundle}/{source.table}"
     if board:
-        roles["leaderboard"] = (f"{bundle}/{board['table']}", board.get("types"))
-        shipped["leaderboard"] = f"{bundle}/{board['table']}"
+        types = dict(board.types) if board.types is not None else None  # a .csv board's
+        roles["leaderboard"] = (f"{bundle}/{board.table}", types)
+        shipped["leaderboard"] = f"{bundle}/{board.table}"
     assembled = {"table": f"{res}/bundle/trials.parquet"} if trials_source else {}
-    copied = {"leaderboard": f"{read_dir}/{board['table']}"} if trials_source and board else {}
+    copied = {"leaderboard": f"{read_dir}/{board.table}"} if trials_source and board else {}
     read = {**shipped, **assembled, **copied} if trials_source else dict(shipped)
     controls = common["controls"]
     # With ranks declared, a swap's prediction relabels the unperturbed run's rank census
     # (controls/trials_swap.py), as on a leaderboard arm: pandas' first run's rank files.
     ranks_before = (
         {f: f"{res}/recompute/pandas/run1/{f}.csv" for f in ("ranks", "rank_pairs")}
-        if doc.get("ranks")
+        if rec.ranks
         else {}
     )
     referee = [f"{res}/census.json", f"{res}/intervals.csv", f"{res}/census_rows.csv"]
     if trials_source:
         referee += [f"{res}/settings/settings.csv", f"{res}/settings/settings_all.csv"]
-    if doc.get("compare"):
+    if rec.compare is not None:
         referee += [f"{res}/compare/pairs.csv", f"{res}/compare/compare.json"]
     recorded = [
         *([f"{res}/bundle/adapter.json"] if trials_source else []),
@@ -305,11 +308,11 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
         # the plots (audit/report/trials.py FIGURES), each written even with no data
         "plots": [f"{res}/report/{p}.svg" for p in TRIALS_PLOTS],
     }
-    if doc.get("ranks"):  # declared only (section 17; audit/ranks/record.py)
+    if rec.ranks:  # declared only (section 17; audit/ranks/record.py)
         report_inputs["ranks"] = f"{res}/recompute/pandas/run1/ranks.csv"
         report_inputs["rank_pairs"] = f"{res}/recompute/pandas/run1/rank_pairs.csv"
         report_outputs["ranks"] = f"{res}/report/ranks.svg"
-    tb = source.get("format") == "tb-run-v1"  # section 16.1: duplicates and the board's minimum
+    tb = source.format == "tb-run-v1"  # section 16.1: duplicates and the board's minimum
     return Arm(
         **common,
         bundle=bundle,
@@ -319,7 +322,7 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
         fetched=(),
         built_by_rule=None,
         roles=roles,
-        jobs=(source["jobs"], f"{bundle}/{source['jobs']}") if trials_source else None,
+        jobs=(str(source.jobs), f"{bundle}/{source.jobs}") if trials_source else None,
         shipped=shipped,
         assembled=assembled,
         copied=copied,
@@ -327,7 +330,7 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
         read_dir=read_dir,
         lock_bundle=bundle,
         lock_assembled=("--assembled", f"{res}/bundle") if trials_source else (),
-        control_bundle=(source["table"],),  # the file a control perturbs, as it is read
+        control_bundle=(source.table,),  # the file a control perturbs, as it is read
         control_run_files=(
             *TRIALS.controls_compared,
             *(("ranks", "rank_pairs") if ranks_before else ()),
@@ -349,12 +352,12 @@ def _trials(common: dict[str, Any], res: str, bundle: str, doc: dict[str, Any]) 
         report_inputs=report_inputs,
         report_outputs=report_outputs,
         trials_source=trials_source,
-        source_jobs=str(source.get("jobs", "")),
-        source_format=str(source.get("format", "")),
+        source_jobs=source.jobs or "",
+        source_format=source.format or "",
         adapt_args=(
-            ("--duplicates", str(source["duplicates"]), "--min-tries", str(source["min_tries"]))
+            ("--duplicates", str(source.duplicates), "--min-tries", str(source.min_tries))
             if tb
             else ()
         ),
-        compare_args=compare_args(doc),
+        compare_args=compare_args(rec),
     )

@@ -60,8 +60,9 @@ class Kind:
 ROLES = (
     "prereg",  # path -> the checked prereg
     "record",  # path -> the checked prereg parsed once into its frozen record
+    "parse",  # (doc, path) -> the frozen record of a prereg its caller has read and checked
     "check",  # (doc, path): the kind's schema and logic
-    "bundle_tables",  # doc -> further tables of the bundle the prereg names (the lock hashes)
+    "bundle_tables",  # record -> further tables of the bundle the prereg names (the lock hashes)
     "lock",
     "census",
     "report",
@@ -83,8 +84,9 @@ LEADERBOARD = Kind(
     entries=(
         ("prereg", "audit.cells.prereg:load"),
         ("record", "audit.cells.prereg:load_record"),
+        ("parse", "audit.cells.record:parse"),
         ("check", "audit.cells.prereg:check"),
-        ("bundle_tables", "audit.cells.universe:files"),
+        ("bundle_tables", "audit.cells.universe:record_files"),
         ("lock", "audit.lock.cells:lock"),
         ("census", "audit.cells.census:summarise"),
         ("report", "audit.report.leaderboard:build"),
@@ -120,6 +122,7 @@ TRIALS = Kind(
     entries=(
         ("prereg", "audit.trials.prereg:load"),
         ("record", "audit.trials.prereg:load_record"),
+        ("parse", "audit.trials.record:parse"),
         ("check", "audit.trials.prereg:check"),
         ("bundle_tables", "audit.trials.prereg:bundle_tables"),
         ("lock", "audit.lock.trials:lock"),

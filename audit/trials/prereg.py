@@ -37,7 +37,7 @@ def measures(spec: dict[str, Any]) -> list[str]:
     return list(m) if isinstance(m, list) else [m]
 
 
-def bundle_tables(doc: dict[str, Any]) -> list[str]:
+def bundle_tables(rec: Prereg) -> list[str]:
     """Tables of the bundle beyond the source's and the leaderboard's: none in trials v1."""
     return []
 

@@ -45,7 +45,8 @@ LOCKED = check_arm(f"{RESULTS}/{config['arm']}", config["arm"], PREREG, PREREG_B
 # The lock's own reader and checks for the prereg's kind (audit/kinds/arm_kind.py): a
 # prereg the lock would refuse is one line and exit 2 here, before any job.
 KIND, _PREREG = prereg_kind(PREREG)
-A = arm_record.build(config, KIND, _PREREG)  # the arm, a frozen record
+# the checked prereg parsed once into its kind's frozen record, which the arm reads
+A = arm_record.build(config, KIND, guard(KIND.entry("parse"), _PREREG, PREREG))  # a frozen record
 ARM, RES, BUNDLE = A.name, A.res, A.bundle
 CONTROLS = list(A.controls)
 RUN_FILES = list(A.run_files)  # a recompute run's files (rules recompute, same_runs)
