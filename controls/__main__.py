@@ -251,7 +251,7 @@ def _check(args: argparse.Namespace, kind: arm_kind.Kind) -> int:
         print(f"{v['control']}: {v['verdict']} {'; '.join(v['reasons'])}")
         verdicts.append(out_json)
         checks.append(out_csv)
-    rec = kind.entry("record")(args.prereg)
+    rec = kind.locked_record(args.prereg)  # its disclosure and controls, as locked
     rows = summarise(verdicts, checks, rec, args.out_csv, args.out_md)
     print(f"controls: {tally(rows)}")
     return 0

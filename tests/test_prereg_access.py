@@ -42,7 +42,6 @@ LEFT = {
     "audit/cells/draft_prereg.py": 2,  # prereg: a draft, before any check
     "audit/commands/draft_prereg.py": 2,  # prereg: a draft, before any check
     "audit/cells/universe.py": 2,  # prereg: preflight's universe tables, before the lock
-    "audit/kinds/agreed.py": 3,  # prereg: what it declares adds files compared
     "audit/preflight.py": 19,  # prereg, lock: before the lock and of a locked arm
     # documents of their own, neither a prereg nor a lock
     "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
@@ -99,6 +98,7 @@ CONVERTED = (
     "audit/lock/cells.py",
     "audit/lock/trials.py",
     "audit/kinds/arm.py",
+    "audit/kinds/agreed.py",
 )
 
 

@@ -49,6 +49,15 @@ class Kind:
         module, _, attr = dict(self.entries)[role].partition(":")
         return getattr(importlib.import_module(module), attr)
 
+    def locked_record(self, path: str | Path) -> Any:
+        """The locked prereg's frozen record (role ``parse``) from its bytes read strictly,
+        its checks not run again: the lock ran them on these bytes and hashed them. For a
+        job that reads little of it (the agreement's files, the controls' table), as it
+        read the document before; a shape the record does not take is ``bad_prereg``."""
+        from audit.core.strict_yaml import read_strict
+
+        return self.entry("parse")(read_strict(path), str(path))
+
     def contestant_command(self, impl: str) -> list[str]:
         """The arguments of a contestant's entry: ``-m impl_<impl>`` [``trials``]."""
         return ["-m", f"impl_{impl}", *self.contestant]
