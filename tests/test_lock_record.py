@@ -116,3 +116,34 @@ def test_the_locks_own_files_read_back(demo_bundle: Path, tmp_path: Path) -> Non
     for role, f in files.items():
         assert f.blake3 == file_blake3(demo_bundle / f.file), role
         assert f.bytes == (demo_bundle / f.file).stat().st_size
+
+
+def test_a_second_seat_checks_the_first_seats_lock_record(tmp_path: Path) -> None:
+    """The lock's check of a second seat's tables against the first seat's lock.json
+    (audit/lock/cells.py, trials.py), read through the record: the same digests pass; a
+    digest that differs, a table the first seat did not lock, or other jobs files are
+    bundle_changed naming what was locked (None: nothing). Digests written by hand."""
+    from audit.lock import cells, trials
+
+    path = tmp_path / "lock.json"
+    path.write_text(json.dumps(LOCK))
+    same = {
+        "trials": {"file": "trials.parquet", "content_digest": "c" * 64},
+        "leaderboard": {"file": "lb.csv", "content_digest": "d" * 64},
+    }
+    jobs = {"root": "jobs", "files": [{"path": "a/result.json", "blake3": "e" * 64}]}
+    cells._check_against(str(path), same, "b")
+    trials._check_against(str(path), {"bundle": same, "jobs": jobs}, "b")
+    other = {**same, "leaderboard": {"file": "lb.csv", "content_digest": "0" * 64}}
+    with pytest.raises(AuditError) as e:
+        cells._check_against(str(path), other, "b")
+    assert (e.value.kind, e.value.path) == ("bundle_changed", "b/lb.csv")
+    assert e.value.detail == f"content digest is {'0' * 64} but {path} locked {'d' * 64}"
+    unlocked = {**same, "registry": {"file": "r.parquet", "content_digest": "1" * 64}}
+    with pytest.raises(AuditError) as e:
+        trials._check_against(str(path), {"bundle": unlocked}, "b")
+    assert e.value.path == "b/r.parquet" and e.value.detail.endswith("locked None")
+    moved = {"root": "jobs", "files": [{"path": "a/result.json", "blake3": "0" * 64}]}
+    with pytest.raises(AuditError) as e:
+        trials._check_against(str(path), {"bundle": same, "jobs": moved}, "b")
+    assert (e.value.kind, e.value.path) == ("bundle_changed", "b")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from audit.bundles import hf_source, parquet_encodings
@@ -15,19 +14,20 @@ from audit.errors import AuditError
 from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
+from audit.seal.lock_record import read_lock
 
 
 def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundle: str) -> None:
-    """A second seat's bundle must hold the content the first seat locked."""
-    want = json.loads(Path(expect_lock).read_text(encoding="utf-8"))["bundle"]
+    """A second seat's bundle must hold the content the first seat locked (its lock.json's
+    record; a table it did not lock is other content too)."""
+    want = read_lock(expect_lock).bundle
     for role, t in tables.items():
-        w = want[role]
-        if t["content_digest"] != w["content_digest"]:
+        was = want[role].content_digest if role in want else None
+        if t["content_digest"] != was:
             raise AuditError(
                 "bundle_changed",
                 str(Path(bundle) / str(t["file"])),
-                f"content digest is {t['content_digest']} but {expect_lock} locked "
-                f"{w['content_digest']}",
+                f"content digest is {t['content_digest']} but {expect_lock} locked {was}",
             )
 
 

@@ -8,7 +8,6 @@ leaderboard, byte-copied into the assembled bundle folder the contestants read.
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from audit.files import file_blake3, regular_files
 from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
+from audit.seal.lock_record import read_lock
 from audit.trials import prereg as trials_prereg
 from audit.trials.record import parse
 
@@ -31,17 +31,19 @@ def _table(path: Path, name: str, types: dict[str, str] | None = None) -> dict[s
 
 
 def _check_against(expect_lock: str, record: dict[str, Any], bundle: str) -> None:
-    want = json.loads(Path(expect_lock).read_text(encoding="utf-8"))
+    """A second seat's bundle must hold the content the first seat locked (its lock.json's
+    record): each table, and a trials source's jobs files."""
+    first = read_lock(expect_lock)
     for role, t in record["bundle"].items():
-        w = want["bundle"].get(role, {})
-        if t["content_digest"] != w.get("content_digest"):
+        was = first.bundle[role].content_digest if role in first.bundle else None
+        if t["content_digest"] != was:
             raise AuditError(
                 "bundle_changed",
                 str(Path(bundle) / t["file"]),
-                f"content digest is {t['content_digest']} but {expect_lock} locked "
-                f"{w.get('content_digest')}",
+                f"content digest is {t['content_digest']} but {expect_lock} locked {was}",
             )
-    if record.get("jobs") and record["jobs"]["files"] != want.get("jobs", {}).get("files"):
+    jobs = None if first.jobs is None else [dict(f) for f in first.jobs.files]
+    if record.get("jobs") and record["jobs"]["files"] != jobs:
         raise AuditError(
             "bundle_changed", bundle, f"the jobs files differ from those {expect_lock} locked"
         )
