@@ -944,7 +944,9 @@ def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: s
     in the contestants' order of classes (docs/contract.md, Command line): a leaderboard's
     encodings, its strings (unreadable), columns, column types, the instance table's named
     strings (unreadable), keys (duplicate_key), kinds and infinite sources (bad_type),
-    universe tables, single values (ambiguous_value) and controls' rows
+    universe tables, single values (ambiguous_value), declared denominators
+    (bad_denominator, as the contestants judge them once the values are recomputed) and
+    controls' rows
     (unsupported_encoding, unreadable, missing_column, undeclared_column,
     duplicate_column, unsupported_type, duplicate_key, bad_type, missing_file,
     bad_denominator, ambiguous_value, bad_prereg); each table's values read once
@@ -967,6 +969,7 @@ def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: s
         check_universe_tables(doc, bundle)
         if tables is not None:
             tables.check_single_values()
+            tables.check_denominators()
         check_control_rows(doc, prereg, bundle)
     elif doc["source"]["kind"] == "registry":
         check_registry_entries(doc, prereg, bundle)

@@ -1,8 +1,8 @@
 """Input a job refuses after the lock ends the run as a refusal: one line, exit 2.
 
-Some input can only be judged once a job runs (a row listing more instances than its
-declared fixed denominator is found as the values are recomputed: docs/refusals.md,
-"Where each class is refused"). Such a run used to end with Snakemake's exit 1 and
+Some input can only be judged once a job runs (a control whose target row cannot
+take the perturbation is found from the values: docs/refusals.md, "Where each class
+is refused"). Such a run used to end with Snakemake's exit 1 and
 its error block, the arm locked on the input and nothing saying what to do. Now it
 ends with the job's own line and exit 2, and, the arm being locked, a line saying
 that the corrected input is a new arm (README, "Auditing another bundle").
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from audit.core.run_end import refused_input
 from audit.files import file_blake3
-from tests.conftest import IMPLS, ROOT, run_dag, run_impl
+from tests.conftest import ROOT, run_dag
 
 
 def _log(folder: Path, name: str, text: str, age: float = 0.0) -> Path:
@@ -51,23 +51,17 @@ def test_only_this_runs_input_refusals_each_once(tmp_path: Path) -> None:
 
 
 def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_path, demo_bundle):
-    """The demo with alpha_score's denominator declared fixed at 1: its rows list more
-    alpha instances than that, which both contestants find only as they recompute,
-    after the lock."""
+    """The demo with the control flip_m2_beta flipping 50 of demo/m2's resolved beta
+    instances: demo/m2 lists 10 beta instances (the demo bundle), so no 50 of them are
+    true and the row cannot take the perturbation; which rows can take it depends on
+    the values, so the control's job finds it, after the lock and both recomputes."""
     text = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")
-    old = "alpha_score: {recipe: rate, source: resolved, group: alpha, scale: 100,"
+    old = "    column: beta_score\n    target: {row_id: demo/m2}\n    size: 2\n"
     assert old in text
-    prereg = tmp_path / "demo-fixed-1.yaml"
-    prereg.write_text(text.replace(old, old + " denominator: {fixed: 1},"), encoding="utf-8")
-    # the contestants' own line for it, each run alone (an independent reading)
-    lines = set()
-    for impl in IMPLS:
-        res = run_impl(impl, prereg, demo_bundle, tmp_path / f"alone-{impl}")
-        assert res.code == 2, res.stderr
-        lines.add(res.stderr.strip())
-    assert len(lines) == 1, lines
-    want = lines.pop()
-    assert want.startswith("error[bad_denominator]: "), want
+    prereg = tmp_path / "demo-flip-50.yaml"
+    prereg.write_text(text.replace(old, old.replace("size: 2", "size: 50")), encoding="utf-8")
+    # the control's own words (controls/predict.py), written out by hand
+    want = "error[control]: control flip_m2_beta: row 'demo/m2' cannot take this perturbation"
 
     config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={demo_bundle}"]
     p = run_dag(tmp_path, "--config", *config)
@@ -76,7 +70,7 @@ def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_p
     end = p.stderr.strip().splitlines()[-2:]
     lock = tmp_path / "results" / "demo" / "lock" / "lock.json"
     assert lock.is_file()  # the arm was locked on it: what the second line says
-    assert end[0] == want.replace(str(prereg), "results/demo/lock/prereg.yaml"), end
+    assert end[0] == want, end
     assert end[1] == (
         "arm 'demo' was locked on this input (results/demo/lock/lock.json) before a job"
         " refused it, and a locked arm takes no other bundle or prereg: correct the input"

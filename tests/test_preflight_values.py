@@ -21,6 +21,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from audit.files import file_blake3
 from tests.conftest import IMPLS, ROOT, run_dag, run_impl
 
 PREREG = ROOT / "prereg" / "demo.yaml"
@@ -193,3 +194,87 @@ def test_inputs_that_look_wrong_but_are_valid_pass(demo_bundle: Path, tmp_path: 
         case.builder()(ws)
         kind, doc = load_checked(str(ws.prereg))
         preflight.check_before_lock(kind, doc, str(ws.prereg), str(ws.bundle))
+
+
+ALPHA = "alpha_score: {recipe: rate, source: resolved, group: alpha, scale: 100,"
+EIGHT = ", ".join(f"alpha-{i:02d}" for i in range(8))  # the alpha ids the demo lists
+NINE = ", ".join(f"alpha-{i:02d}" for i in range(1, 9))  # alpha-00 left out, alpha-08 in
+
+
+def _null_alpha_07(b: Path) -> None:
+    _edit(
+        b / "instances.parquet",
+        lambda df: df.with_columns(
+            pl.when((pl.col("id") == "demo/m1") & (pl.col("instance_id") == "alpha-07"))
+            .then(None)
+            .otherwise(pl.col("instance_id"))
+            .alias("instance_id")
+        ),
+    )
+
+
+# case -> (alpha_score's declared denominator, how the bundle is broken, words of the
+# line). Worked out by hand from the demo bundle: demo/m1 (first in the canonical
+# order) lists alpha-00..alpha-07 (8 rows, each model 'm1-base'), demo/m2 lists 3.
+DENOMINATORS = {
+    "more instances than a fixed N": (
+        "{fixed: 1}",
+        None,
+        "row id 'demo/m1' lists 8 instance rows for 'alpha_score', more than its declared"
+        " denominator 1",
+    ),
+    "an id outside the universe": (
+        "{universe: {column: instance_id, ids: [" + NINE + "], missing: as_null}}",
+        None,
+        "row id 'demo/m1' lists instance id 'alpha-00', not in the declared universe"
+        " ('alpha_score')",
+    ),
+    "a null id": (
+        "{universe: {column: instance_id, ids: [" + EIGHT + "], missing: as_null}}",
+        _null_alpha_07,
+        "row id 'demo/m1' lists 8 instance rows but 7 distinct ids ('alpha_score')",
+    ),
+    # every m1 row's model is m1-base: one id on 8 rows
+    "an id twice": (
+        "{universe: {column: model, ids: [m1-base, m2-base, m3-base, m4-base, x, y, z, w],"
+        " missing: as_null}}",
+        None,
+        "row id 'demo/m1' lists 8 instance rows but 1 distinct ids ('alpha_score')",
+    ),
+    "not every id, missing: refuse": (
+        "{universe: {column: instance_id, ids: [" + EIGHT + "], missing: refuse}}",
+        None,
+        "row id 'demo/m2' does not list instance id '%s' of the declared universe ('alpha_score')",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(DENOMINATORS))
+def test_a_bad_denominator_is_refused_before_any_job(
+    case, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    declared, breaks, words = DENOMINATORS[case]
+    text = PREREG.read_text(encoding="utf-8")
+    assert ALPHA in text
+    prereg = tmp_path / "demo.yaml"
+    prereg.write_text(text.replace(ALPHA, f"{ALPHA} denominator: {declared},"), encoding="utf-8")
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    if breaks is not None:
+        breaks(bundle)
+    if "%s" in words:  # the least alpha id demo/m2 does not list
+        listed = pl.read_parquet(bundle / "instances.parquet").filter(
+            (pl.col("id") == "demo/m2") & (pl.col("group") == "alpha")
+        )["instance_id"]
+        words = words % min({f"alpha-{i:02d}" for i in range(8)} - set(listed))
+    head = f"error[bad_denominator]: {bundle}/instances.parquet: "
+    for impl in IMPLS:  # both contestants refuse it so, each in its own words
+        res = run_impl(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={bundle}"]
+    p = run_dag(tmp_path, "--config", *config)
+    assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert lines[0] == head + words, lines[0]
+    assert not (tmp_path / "results" / "demo").exists()

@@ -217,3 +217,89 @@ class Tables:
                     f"'{source}' (for '{name}') holds {values.n_unique()} distinct values for row"
                     f" id '{first}'",
                 )
+
+    def check_denominators(self) -> None:
+        """bad_denominator: a row listing more instance rows (in the column's group) than
+        its declared ``fixed`` N or universe holds; then, a universe's row listing an id
+        outside it, a null id or an id twice, or (``missing: refuse``) not every id of it.
+        Measured columns in prereg order, rows in the canonical order (by the row id as
+        written), a row listing no instance row left alone: as both contestants judge it
+        once every value is recomputed (impl_pandas/recipes.py, impl_pyarrow/recipes.py).
+        A universe table is read after ``check_universe_tables`` accepted it."""
+        import polars as pl
+
+        if self.board is None or self.instances is None:
+            return
+        b = self.rec.bundle
+        rid, kind = b.row_id, self.lb_kinds.get(b.row_id)
+        if kind not in EXACT or self.in_kinds.get(rid) != kind:
+            return
+        on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
+        inst_ids = _normal(self.instances[rid], kind).alias("rid")
+        for name, m in self.rec.measured.items():
+            declared = getattr(m, "denominator", None)
+            if declared is None or (declared.fixed is None and declared.universe is None):
+                continue
+            u = declared.universe
+            columns = [inst_ids]
+            if u is not None:
+                if self.in_kinds.get(u.column) != "string":
+                    continue  # the contestants' bad_type or missing_column, checked before
+                columns.append(_normal(self.instances[u.column], "string").alias("u"))
+            frame = pl.DataFrame(columns)
+            if m.group is not None:
+                if self.in_kinds.get(b.group_by) != "string":
+                    continue  # a group names a string: no row of another kind is in it
+                group = _normal(self.instances[b.group_by], "string")
+                frame = frame.with_columns(group.alias("g")).filter(pl.col("g") == m.group)
+            ids = None if u is None else self._universe_ids(u)
+            if u is not None and ids is None:
+                continue
+            n = declared.fixed if u is None else len(ids)
+            aggs = [pl.len().alias("n")]
+            if u is not None:
+                aggs.append(pl.col("u").drop_nulls().unique().alias("ids"))
+            rows = frame.group_by("rid").agg(aggs).join(on_board, on="rid", how="semi")
+            listed = {_shown(r["rid"], kind): r for r in rows.iter_rows(named=True)}
+            for shown in sorted(listed):
+                problem = _denominator_problem(listed[shown], name, n, ids, u)
+                if problem is not None:
+                    raise AuditError(
+                        "bad_denominator", self.in_shown, f"row id '{shown}' {problem}"
+                    )
+
+    def _universe_ids(self, u: Any) -> set[str] | None:
+        """A universe's ids: listed, or its table's column (None: not readable here)."""
+        import polars as pl
+
+        if u.ids is not None:
+            return set(u.ids)
+        path = Path(self.bundle, str(u.file))
+        try:
+            column = pl.read_parquet(path, columns=[str(u.id_column)])[str(u.id_column)]
+        except Exception:  # noqa: BLE001 - left to the lock and the contestants
+            return None
+        return set(column.cast(pl.String).drop_nulls().to_list())
+
+
+def _denominator_problem(
+    row: dict[str, Any], name: str, n: int, ids: set[str] | None, u: Any
+) -> str | None:
+    """What is wrong with one row's instance rows against N and the universe (None:
+    nothing), in impl_pandas's words."""
+    listed = row["n"]
+    if listed > n:
+        return f"lists {listed} instance rows for '{name}', more than its declared denominator {n}"
+    if u is None or ids is None:
+        return None
+    found = set(row["ids"])
+    outside = sorted(found - ids)
+    if outside:
+        problem = f"lists instance id '{outside[0]}', not in the declared universe"
+    elif len(found) < listed:  # a null id, or an id on two rows
+        problem = f"lists {listed} instance rows but {len(found)} distinct ids"
+    elif u.missing == "refuse" and len(found) < len(ids):
+        problem = f"does not list instance id '{min(ids - found)}' of the declared universe"
+    else:
+        return None
+    return f"{problem} ('{name}')"
