@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import blake3
 import polars as pl
 
 
@@ -13,3 +14,7 @@ def build(ws) -> None:
         "universe": {"column": "instance_id", "ids": universe, "missing": "as_null"}
     }
     ws.write_prereg(doc)
+    # snakemake -n on this prereg and bundle: refused while the workflow is read
+    # (audit/preflight.py)
+    ws.config.update(prereg="prereg.yaml", bundle="bundle")
+    ws.config["prereg_blake3"] = blake3.blake3(ws.prereg.read_bytes()).hexdigest()
