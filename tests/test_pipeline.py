@@ -145,9 +145,16 @@ def test_a_prediction_edited_after_its_stamp_stops_the_run(impl_envs, tmp_path: 
     pred.write_text(pred.read_text().replace("-20.000000", "-19.000000"))
     p = snakemake(tmp_path, "--config", prereg)
     assert p.returncode != 0
-    # the perturbation (its input is newer) checks the stamp before building anything
-    assert f"{pred.relative_to(tmp_path)}: changed after it was stamped" in p.stdout + p.stderr
-    assert not (tmp_path / "results" / "demo" / "controls" / "flip_m2_beta" / "bundle").exists()
+    # The prediction and its perturbed bundle are one job (controls_predict_perturb), which
+    # finished before the edit; the check (its input, the prediction, is newer) compares
+    # every prediction with its stamp before judging any control, and writes nothing.
+    out = p.stdout + p.stderr
+    assert f"{pred.relative_to(tmp_path)}: changed after it was stamped" in out
+    res = tmp_path / "results" / "demo"
+    assert not (res / "controls" / "flip_m2_beta" / "check.csv").exists()
+    assert not (res / "controls" / "flip_m2_beta" / "verdict.json").exists()
+    assert not (res / "controls.csv").exists()
+    assert not (res / "annex").exists()
 
 
 @pytest.mark.slow
