@@ -171,6 +171,22 @@ class Tables:
                     f"mean source {source!r} (for {name!r}) holds an infinite value",
                 )
 
+    def _row_ids(self) -> tuple[str, Any, Any] | None:
+        """The row id's kind, the leaderboard's row ids (a frame of one column, ``rid``) and
+        the instance rows' row ids (a series named ``rid``), both normalised; None when
+        either table is absent or the row id is not of one exact kind in both (the
+        contestants refuse that first)."""
+        import polars as pl
+
+        if self.board is None or self.instances is None:
+            return None
+        rid = self.rec.bundle.row_id
+        kind = self.lb_kinds.get(rid)
+        if kind not in EXACT or self.in_kinds.get(rid) != kind:
+            return None
+        on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
+        return kind, on_board, _normal(self.instances[rid], kind).alias("rid")
+
     def check_single_values(self) -> None:
         """ambiguous_value: a single_value source holding more than one distinct non-null
         value among one leaderboard row's instance rows (its group's, when it names one);
@@ -178,14 +194,11 @@ class Tables:
         as written)."""
         import polars as pl
 
-        if self.board is None or self.instances is None:
+        ids = self._row_ids()
+        if ids is None:
             return
         b = self.rec.bundle
-        rid, kind = b.row_id, self.lb_kinds.get(b.row_id)
-        if kind not in EXACT or self.in_kinds.get(rid) != kind:
-            return
-        on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
-        inst_ids = _normal(self.instances[rid], kind).alias("rid")
+        kind, on_board, inst_ids = ids
         for name, m in self.rec.measured.items():
             source = str(m.source)
             skind = self.in_kinds.get(source)
@@ -228,14 +241,11 @@ class Tables:
         A universe table is read after ``check_universe_tables`` accepted it."""
         import polars as pl
 
-        if self.board is None or self.instances is None:
+        ids = self._row_ids()
+        if ids is None:
             return
         b = self.rec.bundle
-        rid, kind = b.row_id, self.lb_kinds.get(b.row_id)
-        if kind not in EXACT or self.in_kinds.get(rid) != kind:
-            return
-        on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
-        inst_ids = _normal(self.instances[rid], kind).alias("rid")
+        kind, on_board, inst_ids = ids
         for name, m in self.rec.measured.items():
             declared = getattr(m, "denominator", None)
             if declared is None or (declared.fixed is None and declared.universe is None):
