@@ -20,6 +20,7 @@ key, from the lock's own checks, before any job.
 from __future__ import annotations
 
 import shutil
+from datetime import date
 from pathlib import Path
 
 import blake3
@@ -128,6 +129,54 @@ def _more_passes_than_trials(b: Path) -> tuple[str, str]:
     return "bad_value", "registry.parquet"
 
 
+# Columns of a type polars' schema does not name as one of the contract's kinds: the
+# preflight stopped judging at them (a date, a decimal, the null type, a categorical) and
+# both contestants refused the table after the lock. Each kind is the contract's
+# (docs/contract.md, Types: DATE and DECIMAL are kind other, the null type kind null, a
+# categorical a STRING in the file); the class each contestant's own (run alone below).
+
+
+def _task_categorical_twice(b: Path) -> tuple[str, str]:
+    """A registry row given twice, its task column categorical: a string to both
+    contestants, so the repeat is duplicate_key."""
+    reg = pl.read_parquet(b / "registry.parquet")
+    reg = pl.concat([reg, reg.slice(3, 1)]).with_columns(pl.col("task").cast(pl.Categorical))
+    reg.write_parquet(b / "registry.parquet")
+    return "duplicate_key", "registry.parquet"
+
+
+def _task_as_date(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet")
+    reg.with_columns(pl.lit(date(2026, 1, 1)).alias("task")).write_parquet(b / "registry.parquet")
+    return "bad_type", "registry.parquet"
+
+
+def _trials_as_decimal(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet")
+    reg = reg.with_columns(pl.col("trials").cast(pl.Decimal(10, 0)))
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_type", "registry.parquet"
+
+
+def _score_of_the_null_type(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet").with_columns(pl.lit(None).alias("score"))
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_type", "registry.parquet"
+
+
+def _leaderboard_score_as_decimal(b: Path) -> tuple[str, str]:
+    lb = pl.read_parquet(b / "leaderboard.parquet")
+    lb = lb.with_columns(pl.col("score").cast(pl.Decimal(10, 3)))
+    lb.write_parquet(b / "leaderboard.parquet")
+    return "bad_type", "leaderboard.parquet"
+
+
+def _leaderboard_key_of_the_null_type(b: Path) -> tuple[str, str]:
+    lb = pl.read_parquet(b / "leaderboard.parquet").with_columns(pl.lit(None).alias("model"))
+    lb.write_parquet(b / "leaderboard.parquet")
+    return "bad_type", "leaderboard.parquet"
+
+
 REGISTRY_CASES = {
     "registry column missing": _drop_pass_count,
     "leaderboard column unclassified": _unclassified,
@@ -137,6 +186,12 @@ REGISTRY_CASES = {
     "registry row twice": _row_twice,
     "row_tolerances row not on the leaderboard": _tolerance_row_gone,
     "registry passCount above trials": _more_passes_than_trials,
+    "registry row twice, task categorical": _task_categorical_twice,
+    "registry task a date": _task_as_date,
+    "registry trials a decimal": _trials_as_decimal,
+    "registry score of the null type": _score_of_the_null_type,
+    "leaderboard score a decimal": _leaderboard_score_as_decimal,
+    "leaderboard row key of the null type": _leaderboard_key_of_the_null_type,
 }
 
 
@@ -159,6 +214,31 @@ def test_a_registry_table_problem_is_refused_before_any_job(
         assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
     line = _refused_before_any_job(tmp_path, "skillsbench-registry", prereg, bundle, head)
     assert line.endswith("nothing was written")
+
+
+def test_a_categorical_key_and_a_date_label_pass_preflight(tmp_path: Path) -> None:
+    """The look-alikes of the cases above that are not errors: a categorical task (a
+    STRING in the file) and a no_antecedent label that is a date (a label is never read)
+    are planned (a dry run), nothing written."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip("SkillsBench bundle not present")
+    bundle = tmp_path / "bundle"
+    shutil.copytree(REGISTRY, bundle)
+    bundle.chmod(0o755)
+    for f in bundle.iterdir():
+        f.chmod(0o644)
+    reg = pl.read_parquet(bundle / "registry.parquet")
+    reg.with_columns(pl.col("task").cast(pl.Categorical)).write_parquet(bundle / "registry.parquet")
+    lb = pl.read_parquet(bundle / "leaderboard.parquet")
+    lb.with_columns(pl.lit(date(2026, 1, 1)).alias("source")).write_parquet(
+        bundle / "leaderboard.parquet"
+    )
+    prereg = ROOT / "prereg" / "skillsbench-registry.yaml"
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    p = run_dag(tmp_path, "-n", "--config", "arm=skillsbench-lookalike", f"prereg={prereg}",
+                f"prereg_blake3={digest}", f"bundle={bundle}")  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert not (tmp_path / "results" / "skillsbench-lookalike").exists()
 
 
 # --- a trials source: a CSV leaderboard beside Terminal-Bench runs ------------------

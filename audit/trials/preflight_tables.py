@@ -8,10 +8,13 @@ the leaderboard's columns, the source's), bad_key (leaderboard, source), duplica
 The contestants keep their own checks; this is the referee's reading of the same rules,
 with polars and the CSV reader the lock digests with, so that such a table is refused
 before anything is written rather than after the lock by both contestants (which left
-a locked arm whose corrected table was arm_locked). A column of a type this reading does
-not place in one of the contract's kinds (integer, floating, string, boolean: say a
-date, a decimal, a categorical or the null type) stops the judging there: such a column
-is left to the contestants, as is a file that does not read, which the lock refuses.
+a locked arm whose corrected table was arm_locked). A parquet table's kinds are the
+contract's (docs/contract.md, Types, which the trials contract keeps), read from the
+file's own footer (audit/bundles/parquet_kinds.py): a date or a decimal is of kind
+other, the null type of kind null, a categorical (a STRING in the file) a string, as
+both contestants place them. A half float and an Arrow duration stop the judging there
+(``SPLIT``), as does a file that does not read, which the lock refuses: the contestants
+decide them after the lock.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ STATUSES = ("scored", "errored", "unscored")
 CANONICAL_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}Z")
 NOTHING = "; nothing was written"
 
-# polars' dtypes whose kind is certain to both contestants' readers; any other dtype is
-# not judged here (the contestants decide it from their own library's reading)
+# the adapter's trial table (in memory, its own schema): polars' dtypes whose kind is
+# certain to both contestants' readers; any other dtype is not judged here
 KINDS = {
     "Boolean": "boolean",
     **dict.fromkeys(
@@ -43,6 +46,11 @@ KINDS = {
     "Float64": "floating",
     "String": "string",
 }
+# polars' names of the two types the contestants place apart: a half float (FLOAT16,
+# kind other in the contract and to impl_pandas, floating to impl_pyarrow, which reads
+# Arrow's types) and an Arrow duration (a plain INT64 in the file: an integer in the
+# contract and to impl_pandas, a duration, bad_type, to impl_pyarrow). Not judged here.
+SPLIT = ("Float16", "Duration")
 # a CSV column's declared type (4.3) as a kind: a decimal is a number printed as text
 CSV_KINDS = {"string": "string", "integer": "integer", "decimal": "decimal", "boolean": "boolean"}
 
@@ -93,7 +101,8 @@ def frame_table(df: Any, shown: str) -> Table:
 
 def parquet_table(path: str, shown: str) -> Table:
     """A parquet file of the bundle: its names from the footer (audit/bundles/parquet_columns.py,
-    which keeps a name given twice), its kinds from polars' schema, values read per column."""
+    which keeps a name given twice), its kinds the contract's from the footer (``file_kinds``),
+    values read per column."""
     import polars as pl
 
     from audit.bundles import parquet_columns
@@ -102,9 +111,21 @@ def parquet_table(path: str, shown: str) -> Table:
     return Table(
         shown,
         names,
-        lambda: {n: KINDS.get(type(t).__name__) for n, t in pl.read_parquet_schema(path).items()},
+        lambda: file_kinds(path, shown),
         lambda n: pl.read_parquet(path, columns=[n]).get_column(n).to_list(),
     )
+
+
+def file_kinds(path: str, shown: str) -> dict[str, str | None]:
+    """Each column's kind as the contract defines it, from the file's own schema
+    (audit/bundles/parquet_kinds.py: boolean, integer, floating, string, null, other);
+    None for a half float or a duration (``SPLIT``), which the contestants read apart."""
+    import polars as pl
+
+    from audit.bundles import parquet_kinds
+
+    split = {n for n, t in pl.read_parquet_schema(path).items() if type(t).__name__ in SPLIT}
+    return {n: None if n in split else k for n, k in parquet_kinds.kinds(path, shown).items()}
 
 
 def csv_table(path: str, shown: str, types: Mapping[str, str]) -> Table:
