@@ -588,24 +588,19 @@ SCALAR_OTHER = ("Date", "Datetime", "Time", "Decimal", "Float16", "Binary")
 NULL_TYPE = "Null"  # the null logical type: every value null (kind null)
 
 
-def _instance_names(doc: Mapping[str, Any]) -> list[str]:
+def _instance_names(rec: Any) -> list[str]:
     """The instance columns the prereg names, in the contract's order (row id, instance
     key, group, sources, population columns, universe id columns), without repeats."""
-    b = doc["bundle"]
-    names = [b["row_id"], *b["instance_key"]]
-    if b.get("group_by") is not None:
-        names.append(b["group_by"])
-    names += [m["source"] for m in doc["columns"]["measured"].values() if m.get("source")]
-    for pol in (doc.get("policies") or {}).values():
-        column = ((pol or {}).get("population") or {}).get("not_null")
-        if column:
-            names.append(column)
-    for m in doc["columns"]["measured"].values():  # a declared universe's id column
-        declared = m.get("denominator")
-        if isinstance(declared, dict) and isinstance(declared.get("universe"), dict):
-            column = declared["universe"].get("column")
-            if column:
-                names.append(column)
+    b = rec.bundle
+    names = [b.row_id, *b.instance_key]
+    if b.group_by is not None:
+        names.append(b.group_by)
+    names += [m.source for m in rec.measured.values() if m.source]
+    names += [pol.population for pol in rec.policies.values() if pol.population]
+    for m in rec.measured.values():  # a declared universe's id column
+        u = m.denominator.universe if m.denominator is not None else None
+        if u is not None and u.column:
+            names.append(u.column)
     return list(dict.fromkeys(str(n) for n in names))
 
 
@@ -651,7 +646,7 @@ def _leaderboard_names(rec: Any) -> list[str]:
     return list(dict.fromkeys([rec.bundle.row_id, *rec.leaderboard_columns()]))
 
 
-def check_columns(rec: Any, doc: Mapping[str, Any], bundle: str) -> None:
+def check_columns(rec: Any, bundle: str) -> None:
     """missing_column, undeclared_column, duplicate_column, before the lock, in the
     contract's order (docs/contract.md: the class, then the file, leaderboard before
     instances): a column the prereg names that a table lacks, a leaderboard column the
@@ -668,7 +663,7 @@ def check_columns(rec: Any, doc: Mapping[str, Any], bundle: str) -> None:
             return  # a bundle a rule builds: the lock and the contestants judge it
         shown = f"{bundle}/{path.name}"
         tables.append((shown, parquet_columns.names(path, shown), wanted))
-    tables[1] = (tables[1][0], tables[1][1], _instance_names(doc))
+    tables[1] = (tables[1][0], tables[1][1], _instance_names(rec))
     for shown, present, wanted in tables:
         for name in wanted or []:
             if name not in present:
@@ -698,7 +693,7 @@ def check_columns(rec: Any, doc: Mapping[str, Any], bundle: str) -> None:
                 )
 
 
-def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
+def check_column_types(rec: Any, bundle: str) -> None:
     """unsupported_type, before the lock: a leaderboard column (in file order) that is
     not a label, then an instance column the prereg names (in the contract's order),
     of a type the contract does not read there: nested (list, array, struct, map), a
@@ -709,11 +704,11 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
     refuse such a column as unsupported_type after the lock; here it is the same class
     and words for the same column, naming the user's bundle file, before anything is
     written."""
-    b, cols = doc["bundle"], doc["columns"]
-    labels = {*(cols.get("structural") or []), *(cols.get("no_antecedent") or [])}
-    labels.discard(b["row_id"])
-    lb, inst = Path(bundle, b["leaderboard"]), Path(bundle, b["instances"])
-    places: list[tuple[Path, list[str] | None]] = [(lb, None), (inst, _instance_names(doc))]
+    b = rec.bundle
+    labels = {*rec.structural, *rec.no_antecedent}
+    labels.discard(b.row_id)
+    lb, inst = Path(bundle, b.leaderboard), Path(bundle, b.instances)
+    places: list[tuple[Path, list[str] | None]] = [(lb, None), (inst, _instance_names(rec))]
     for path, names in places:
         if not path.is_file():
             continue
@@ -731,7 +726,7 @@ def check_column_types(doc: Mapping[str, Any], bundle: str) -> None:
                     f"{_words(name, unread[name])} ({unread[name]}; docs/contract.md, Types)"
                     f"{label}; nothing was written",
                 )
-    check_mean_sources(doc, bundle)
+    check_mean_sources(rec, bundle)
 
 
 NUMBERS = ("integer", "floating")
@@ -838,7 +833,7 @@ def check_kinds(rec: Any, bundle: str) -> None:
                 )
 
 
-def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
+def check_mean_sources(rec: Any, bundle: str) -> None:
     """bad_type, before the lock: a mean's source column that is a time span (polars'
     Duration). Arrow writes a duration as a bare INT64 with its unit only in Arrow's own
     metadata, so a reader of the parquet schema alone sees an integer and would average
@@ -847,15 +842,15 @@ def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
     the contestants read it from the file's own schema."""
     import polars as pl
 
-    inst = Path(bundle, doc["bundle"]["instances"])
+    inst = Path(bundle, rec.bundle.instances)
     if not inst.is_file():
         return
     try:
         schema = pl.read_parquet_schema(inst)
     except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
         return
-    for name, m in doc["columns"]["measured"].items():
-        source = m.get("source") if m.get("recipe") == "mean" else None
+    for name, m in rec.measured.items():
+        source = m.source if m.recipe == "mean" else None
         dtype = schema.get(str(source)) if source is not None else None
         if dtype is not None and type(dtype).__name__ == "Duration":
             raise AuditError(
@@ -866,32 +861,32 @@ def check_mean_sources(doc: Mapping[str, Any], bundle: str) -> None:
             )
 
 
-def check_universe_tables(doc: Mapping[str, Any], bundle: str) -> None:
+def check_universe_tables(rec: Any, bundle: str) -> None:
     """missing_file / missing_column, before the lock: a universe declared as a table
     (``ids: {file, column}``) whose file is not in the bundle or lacks the column."""
-    from audit.cells.universe import check_tables
+    from audit.cells.universe import check_record
 
-    check_tables(dict(doc), bundle)
+    check_record(rec, bundle)
 
 
-def check_control_rows(doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
+def check_control_rows(rec: Any, prereg: str, bundle: str) -> None:
     """bad_prereg, before the lock: a control whose declared target row (row_id, or a
     swap's row_ids) is not a row of the leaderboard."""
     from audit.core.disclosure import leaderboard_ids
 
-    named = []
-    for name, spec in sorted((doc.get("controls") or {}).items()):
-        target = (spec or {}).get("target")
-        if isinstance(target, dict):
-            rows = [target["row_id"]] if "row_id" in target else list(target.get("row_ids") or [])
-            named += [(name, str(r)) for r in rows]
+    named = [
+        (name, str(r))
+        for name, c in sorted(rec.controls.items())
+        if isinstance(c.target, tuple)  # the rows it names (not seeded, not a reorder)
+        for r in c.target
+    ]
     if not named:
         return
-    table = Path(bundle, doc["bundle"]["leaderboard"])
+    table = Path(bundle, rec.bundle.leaderboard)
     if not table.is_file():
         return  # a bundle a rule builds: the controls check it
     try:
-        ids = leaderboard_ids(table, [doc["bundle"]["row_id"]], None)
+        ids = leaderboard_ids(table, [rec.bundle.row_id], None)
     except AuditError:
         return  # the row id column missing: the contestants' missing_column, as before
     for name, row in named:
@@ -904,22 +899,22 @@ def check_control_rows(doc: Mapping[str, Any], prereg: str, bundle: str) -> None
             )
 
 
-def check_registry_entries(doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
+def check_registry_entries(rec: Any, prereg: str, bundle: str) -> None:
     """bad_prereg, before the lock of a trials arm on a registry: a control whose declared
     target entry (its entry columns' values joined by "|") is not in the registry table."""
     from audit.core.disclosure import leaderboard_ids
 
-    src = doc["source"]
+    src = rec.source
     named = [
-        (name, str(spec["target"]["entry"]))
-        for name, spec in sorted((doc.get("controls") or {}).items())
-        if isinstance((spec or {}).get("target"), dict) and "entry" in spec["target"]
+        (name, str(c.names[0]))
+        for name, c in sorted(rec.controls.items())
+        if not c.seeded and c.target[0] == "entry"
     ]
-    table = Path(bundle, src["table"])
-    if not named or src.get("kind") != "registry" or not table.is_file():
+    table = Path(bundle, src.table)
+    if not named or src.kind != "registry" or not table.is_file():
         return
     try:
-        known = leaderboard_ids(table, [str(c) for c in src["entry"]], None)
+        known = leaderboard_ids(table, [str(c) for c in src.entry], None)
     except AuditError:
         return  # an entry column missing: the contestants' refusal, as before
     for name, entry in named:
@@ -939,7 +934,7 @@ def check_jobs(jobs: tuple[str, str] | None) -> None:
         raise AuditError("missing_file", jobs[1], "no jobs directory in the bundle folder")
 
 
-def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: str) -> None:
+def check_before_lock(kind: Kind, rec: Any, prereg: str, bundle: str) -> None:
     """What an arm not yet locked will do with its bundle, before the lock writes anything,
     in the contestants' order of classes (docs/contract.md, Command line): a leaderboard's
     encodings, its strings (unreadable), columns, column types, the instance table's named
@@ -951,28 +946,28 @@ def check_before_lock(kind: Kind, doc: Mapping[str, Any], prereg: str, bundle: s
     duplicate_column, unsupported_type, duplicate_key, bad_type, missing_file,
     bad_denominator, ambiguous_value, bad_prereg); each table's values read once
     (audit/cells/bundle_values.py). A trials registry's controls' entries (bad_prereg;
-    nothing for a trials source)."""
+    nothing for a trials source). ``rec``: the checked prereg's frozen record, the one the
+    workflow parsed (workflow/rules/common.smk), the file not read again."""
     if kind is LEADERBOARD:
-        rec = kind.entry("record")(prereg)  # the checked prereg's frozen record
         check_encodings(rec, bundle)
         tables = _values(rec, bundle)
         if tables is not None:
             tables.read_leaderboard()
-        check_columns(rec, doc, bundle)
-        check_column_types(doc, bundle)
+        check_columns(rec, bundle)
+        check_column_types(rec, bundle)
         if tables is not None:
-            tables.read_instances(_instance_names(doc))
+            tables.read_instances(_instance_names(rec))
             tables.check_keys()
         check_kinds(rec, bundle)
         if tables is not None:
             tables.check_infinite()
-        check_universe_tables(doc, bundle)
+        check_universe_tables(rec, bundle)
         if tables is not None:
             tables.check_single_values()
             tables.check_denominators()
-        check_control_rows(doc, prereg, bundle)
-    elif doc["source"]["kind"] == "registry":
-        check_registry_entries(doc, prereg, bundle)
+        check_control_rows(rec, prereg, bundle)
+    elif rec.source.kind == "registry":
+        check_registry_entries(rec, prereg, bundle)
 
 
 def _values(rec: Any, bundle: str) -> Any:

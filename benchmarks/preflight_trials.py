@@ -36,6 +36,7 @@ def main() -> int:
     from audit.files import regular_files
     from audit.kinds.arm_kind import load_checked
     from audit.trials.preflight_source import check_before_lock
+    from audit.trials.record import parse
 
     print(f"load average before: {os.getloadavg()[0]:.2f}")
     for arm in ARMS:
@@ -46,7 +47,8 @@ def main() -> int:
             print(f"{arm}: {bundle} not present, skipped")
             continue
         _, doc = load_checked(prereg)
-        jobs = doc["source"].get("jobs")
+        rec = parse(doc, prereg)
+        jobs = rec.source.jobs
         size = (
             sum(Path(bundle, jobs, r).stat().st_size for r in regular_files(Path(bundle, jobs)))
             if jobs
@@ -55,7 +57,7 @@ def main() -> int:
         times = []
         for _ in range(1 + args.reps):
             start = time.perf_counter()
-            check_before_lock(doc, prereg, bundle)
+            check_before_lock(rec, bundle)
             times.append(time.perf_counter() - start)
         print(
             f"{arm}: jobs folder {size / 1e6:.1f} MB; first {times[0]:.3f} s,"

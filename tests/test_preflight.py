@@ -310,25 +310,33 @@ def _demo(tmp_path: Path) -> tuple[dict, Path]:
     return doc, bundle
 
 
+def _rec(doc: dict) -> object:
+    """The record of a leaderboard prereg document, as the workflow hands it to the checks
+    before the lock (parsed once; here after each edit of the document)."""
+    from audit.cells.record import parse
+
+    return parse(doc, "prereg/demo.yaml")
+
+
 def test_a_list_column_is_refused_before_the_lock_unless_a_label(tmp_path: Path) -> None:
     doc, bundle = _demo(tmp_path)
-    preflight.check_column_types(doc, str(bundle))  # the demo's types: all read
+    preflight.check_column_types(_rec(doc), str(bundle))  # the demo's types: all read
     lb = pl.read_parquet(bundle / "leaderboard.parquet")
     tags = pl.Series("notes", [["a"], [], ["b", "c"], None][: lb.height], dtype=pl.List(pl.String))
     lb.with_columns(tags).write_parquet(bundle / "leaderboard.parquet")
     # notes is a no_antecedent label in the demo's prereg: never read, any type
-    preflight.check_column_types(doc, str(bundle))
+    preflight.check_column_types(_rec(doc), str(bundle))
     doc["columns"]["no_antecedent"].remove("notes")  # undeclared: no longer a label
-    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
     assert err.path == f"{bundle}/leaderboard.parquet" and "column 'notes'" in err.detail
     doc["columns"]["measured"]["notes"] = {"recipe": "single_value", "source": "model"}
-    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
     assert "column 'notes' has a type outside the contract's kinds here" in err.detail
     doc["columns"]["measured"].pop("notes")
     doc["columns"]["structural"].append("notes")  # a structural label: accepted
-    preflight.check_column_types(doc, str(bundle))
+    preflight.check_column_types(_rec(doc), str(bundle))
     doc["bundle"]["row_id"] = "notes"  # the row id is read, whatever else it is declared
-    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
     assert "column 'notes'" in err.detail
 
 
@@ -337,22 +345,23 @@ def test_a_struct_source_is_refused_but_an_unnamed_one_is_not(tmp_path: Path) ->
     inst = pl.read_parquet(bundle / "instances.parquet")
     extra = inst.with_columns(pl.struct(pl.col("cost")).alias("detail"))  # a column nobody reads
     extra.write_parquet(bundle / "instances.parquet")
-    preflight.check_column_types(doc, str(bundle))
+    preflight.check_column_types(_rec(doc), str(bundle))
     nested = inst.with_columns(pl.struct(pl.col("cost")).alias("cost"))  # the mean's source
     nested.write_parquet(bundle / "instances.parquet")
-    err = _refused("unsupported_type", preflight.check_column_types, doc, str(bundle))
+    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
     assert err.path == f"{bundle}/instances.parquet" and "column 'cost'" in err.detail
 
 
 def test_a_control_on_a_row_not_on_the_leaderboard(tmp_path: Path) -> None:
     doc, bundle = _demo(tmp_path)
-    preflight.check_control_rows(doc, "prereg/demo.yaml", str(bundle))  # demo/m1, demo/m2, ...
+    # the demo's controls name demo/m1, demo/m2, ...: rows of its leaderboard
+    preflight.check_control_rows(_rec(doc), "prereg/demo.yaml", str(bundle))
     doc["controls"]["flip_m2_beta"]["target"] = {"row_id": "demo/m9"}
-    err = _refused("bad_prereg", preflight.check_control_rows, doc, "p.yaml", str(bundle))
+    err = _refused("bad_prereg", preflight.check_control_rows, _rec(doc), "p.yaml", str(bundle))
     assert err.path == "p.yaml" and "'flip_m2_beta'" in err.detail and "'demo/m9'" in err.detail
     doc["controls"]["flip_m2_beta"]["target"] = {"row_id": "demo/m2"}
     doc["controls"]["swap_m1_m2"]["target"] = {"row_ids": ["demo/m1", "demo/M2"]}
-    err = _refused("bad_prereg", preflight.check_control_rows, doc, "p.yaml", str(bundle))
+    err = _refused("bad_prereg", preflight.check_control_rows, _rec(doc), "p.yaml", str(bundle))
     assert "'swap_m1_m2'" in err.detail and "'demo/M2'" in err.detail
 
 
@@ -371,18 +380,39 @@ def test_a_no_op_run_of_a_locked_arm_imports_no_dataframe_library(arm: tuple[Pat
 
 
 def test_a_registry_control_on_a_missing_entry(tmp_path: Path) -> None:
+    import yaml
+
+    from audit.trials.record import parse
+    from tests.conftest import ROOT
+
     reg = tmp_path / "registry.parquet"
     pl.DataFrame(
         {"model": ["m", "m", 7], "condition": ["A", "B", "A"]}, strict=False
     ).write_parquet(reg)
-    src = {"kind": "registry", "table": "registry.parquet", "entry": ["model", "condition"]}
-    doc = {
-        "source": src,
-        "controls": {"flip": {"kind": "flip", "target": {"entry": "m|B"}, "size": 1}},
-    }
-    preflight.check_registry_entries(doc, "p.yaml", str(tmp_path))
+    # the shipped registry prereg (source registry.parquet, entry [model, condition]) with
+    # one control of its own
+    doc = yaml.safe_load((ROOT / "prereg" / "skillsbench-registry.yaml").read_text())
+    doc["controls"] = {"flip": {"kind": "flip", "target": {"entry": "m|B"}, "size": 1}}
+    preflight.check_registry_entries(parse(doc, "p.yaml"), "p.yaml", str(tmp_path))
     doc["controls"]["flip"]["target"] = {"entry": "m|C"}
-    err = _refused("bad_prereg", preflight.check_registry_entries, doc, "p.yaml", str(tmp_path))
+    rec = parse(doc, "p.yaml")
+    err = _refused("bad_prereg", preflight.check_registry_entries, rec, "p.yaml", str(tmp_path))
     assert err.path == "p.yaml" and "'flip'" in err.detail and "'m|C'" in err.detail
     doc["controls"]["flip"]["target"] = "seeded"  # chosen by the seed: nothing to check here
-    preflight.check_registry_entries(doc, "p.yaml", str(tmp_path))
+    preflight.check_registry_entries(parse(doc, "p.yaml"), "p.yaml", str(tmp_path))
+
+
+def test_the_checks_before_the_lock_read_the_record_not_the_file(tmp_path: Path) -> None:
+    # The workflow reads, checks and parses the prereg once (common.smk) and hands the
+    # record on: the checks before the lock never open the prereg file again. Here the
+    # file is gone once parsed; before, check_before_lock loaded it a second time
+    # (missing_file).
+    from audit.cells.prereg import load_record
+    from tests.conftest import ROOT
+
+    _, bundle = _demo(tmp_path)
+    prereg = tmp_path / "demo.yaml"
+    prereg.write_bytes((ROOT / "prereg" / "demo.yaml").read_bytes())
+    rec = load_record(prereg)
+    prereg.unlink()
+    preflight.check_before_lock(LEADERBOARD, rec, str(prereg), str(bundle))

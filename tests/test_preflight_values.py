@@ -193,7 +193,8 @@ def test_inputs_that_look_wrong_but_are_valid_pass(demo_bundle: Path, tmp_path: 
         ws = new_workspace(tmp_path / case.name, demo_bundle)
         case.builder()(ws)
         kind, doc = load_checked(str(ws.prereg))
-        preflight.check_before_lock(kind, doc, str(ws.prereg), str(ws.bundle))
+        rec = kind.entry("parse")(doc, str(ws.prereg))  # as the workflow parses it, once
+        preflight.check_before_lock(kind, rec, str(ws.prereg), str(ws.bundle))
 
 
 ALPHA = "alpha_score: {recipe: rate, source: resolved, group: alpha, scale: 100,"

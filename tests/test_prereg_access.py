@@ -41,8 +41,7 @@ LEFT = {
     # not yet on the records: the prereg
     "audit/cells/draft_prereg.py": 2,  # prereg: a draft, before any check
     "audit/commands/draft_prereg.py": 2,  # prereg: a draft, before any check
-    "audit/cells/universe.py": 2,  # prereg: preflight's universe tables, before the lock
-    "audit/preflight.py": 19,  # prereg, lock: before the lock and of a locked arm
+    "audit/preflight.py": 5,  # lock: a locked arm's lock.json, the lock's event
     # documents of their own, neither a prereg nor a lock
     "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
     "audit/adapters/formats.py": 1,  # an adapter's summary
@@ -99,6 +98,7 @@ CONVERTED = (
     "audit/lock/trials.py",
     "audit/kinds/arm.py",
     "audit/kinds/agreed.py",
+    "audit/cells/universe.py",
 )
 
 

@@ -178,16 +178,6 @@ def test_an_annex_summary_that_is_a_fifo_is_refused_without_hanging(tmp_path):
     assert e.value.path.endswith("controls.csv") and "FIFO" in e.value.detail
 
 
-def _universe_doc() -> dict:
-    """A prereg naming universe.parquet's column x (the bomb's one column) as a universe."""
-    ids = {"file": "universe.parquet", "column": "x"}
-    universe = {"column": "instance_id", "ids": ids, "missing": "as_null"}
-    return {
-        "bundle": {"leaderboard": "leaderboard.parquet"},
-        "columns": {"measured": {"m": {"denominator": {"universe": universe}}}},
-    }
-
-
 def _universe_record():
     """The demo prereg's record with one measured column whose universe is that table."""
     from dataclasses import replace
@@ -220,7 +210,7 @@ def test_a_universe_table_past_the_bound_is_refused_unread(tmp_path, monkeypatch
     from audit.cells import universe
 
     for read in (
-        lambda: preflight.check_universe_tables(_universe_doc(), str(bundle)),
+        lambda: preflight.check_universe_tables(_universe_record(), str(bundle)),
         lambda: universe.inlined(_universe_record(), bundle),
     ):
         with pytest.raises(AuditError) as e:

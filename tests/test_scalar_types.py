@@ -21,9 +21,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-import yaml
 
 from audit import preflight
+from audit.cells.prereg import load_record
+from audit.cells.record import Prereg
 from audit.errors import AuditError
 from audit.files import file_blake3
 from tests.conftest import ROOT, run_dag, run_impl
@@ -61,11 +62,11 @@ def _bundle(demo_bundle: Path, folder: Path, table: str, column: str, kind: str)
     return bundle
 
 
-def _demo() -> dict:
-    return yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
+def _demo() -> Prereg:
+    return load_record(ROOT / "prereg" / "demo.yaml")
 
 
-def _refusal(doc: dict, bundle: Path) -> AuditError:
+def _refusal(doc: Prereg, bundle: Path) -> AuditError:
     with pytest.raises(AuditError) as e:
         preflight.check_column_types(doc, str(bundle))
     assert e.value.kind == "unsupported_type" and e.value.status == 2

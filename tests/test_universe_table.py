@@ -146,7 +146,7 @@ def test_a_missing_universe_file_or_column_is_refused(impl, impl_envs, tmp_path:
 def test_preflight_refuses_a_missing_universe_file_or_column(tmp_path: Path) -> None:
     bundle = _bundle(tmp_path, None)
     prereg = write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE)
-    doc = yaml.safe_load(prereg.read_text())
+    doc = load_record(prereg)
     for expect in ("missing_file", "missing_column"):
         with pytest.raises(AuditError) as e:
             preflight.check_universe_tables(doc, str(bundle))
@@ -155,10 +155,8 @@ def test_preflight_refuses_a_missing_universe_file_or_column(tmp_path: Path) -> 
         pl.DataFrame({"id": ["1"]}).write_parquet(bundle / "universe.parquet")
     pl.DataFrame({"instance_id": FIVE}).write_parquet(bundle / "universe.parquet")
     preflight.check_universe_tables(doc, str(bundle))
-    listed = yaml.safe_load(
-        write_prereg(tmp_path / "l.yaml", [_measured("['1']")], TOLERANCE).read_text()
-    )
-    assert universe.tables(listed) == []
+    listed = load_record(write_prereg(tmp_path / "l.yaml", [_measured("['1']")], TOLERANCE))
+    assert listed.universe_tables() == []
     preflight.check_universe_tables(listed, str(tmp_path / "nowhere"))  # nothing declared
 
 
@@ -172,9 +170,7 @@ def test_preflight_refuses_a_table_the_contestants_refuse_in_their_words(
     against them above): refused only by them, after the lock, the table left a locked
     arm no run completes and whose table could not be changed (arm_locked)."""
     bundle = _bundle(tmp_path, ids)
-    doc = yaml.safe_load(
-        write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE).read_text()
-    )
+    doc = load_record(write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE))
     with pytest.raises(AuditError) as e:
         preflight.check_universe_tables(doc, str(bundle))
     assert (e.value.kind, e.value.path, e.value.detail) == (

@@ -4,7 +4,7 @@
 bundle folder. The lock hashes each such file with the bundle's other files (role
 ``universe:<F>``), so every job reads the bytes the lock hashed; the controls read
 its ids through ``inlined``; preflight refuses a file or column that is not there
-before the lock (``check_tables``). The contestants read and check it themselves.
+before the lock (``check_record``). The contestants read and check it themselves.
 """
 
 from __future__ import annotations
@@ -16,19 +16,6 @@ from audit.cells.record import Prereg
 from audit.errors import AuditError
 
 ROLE = "universe:"  # the lock's role of a universe table: ROLE + its file name
-
-
-def tables(doc: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(measured column, file, id column) for each universe declared as a table, in
-    prereg order."""
-    out = []
-    for name, spec in ((doc.get("columns") or {}).get("measured") or {}).items():
-        declared = (spec or {}).get("denominator") if isinstance(spec, dict) else None
-        universe = declared.get("universe") if isinstance(declared, dict) else None
-        ids = universe.get("ids") if isinstance(universe, dict) else None
-        if isinstance(ids, dict) and isinstance(ids.get("file"), str):
-            out.append((str(name), ids["file"], str(ids.get("column"))))
-    return out
 
 
 def record_files(rec: Prereg) -> list[str]:
@@ -131,18 +118,13 @@ def _judged(bundle: str, file: str, column: str) -> None:
         )
 
 
-def check_tables(doc: dict[str, Any], bundle: str) -> None:
-    """Before the lock: each universe table the prereg names is a file of the bundle
-    holding the named column (missing_file, missing_column), of ids the contestants
-    accept (unsupported_type, bad_type, bad_denominator: ``_judged``); one line, nothing
-    written. Refused only after the lock, the table would leave a locked arm that no
-    run completes and whose table cannot change (arm_locked)."""
-    leaderboard = ((doc.get("bundle") or {}).get("leaderboard")) or ""
-    _check_all(bundle, str(leaderboard), tables(doc))
-
-
 def check_record(rec: Prereg, bundle: str) -> None:
-    """``check_tables``, of the checked prereg's record (the lock's)."""
+    """Before the lock (preflight, then the lock itself): each universe table the checked
+    prereg's record names is a file of the bundle holding the named column (missing_file,
+    missing_column), of ids the contestants accept (unsupported_type, bad_type,
+    bad_denominator: ``_judged``); one line, nothing written. Refused only after the
+    lock, the table would leave a locked arm that no run completes and whose table cannot
+    change (arm_locked)."""
     _check_all(bundle, rec.bundle.leaderboard, rec.universe_tables())
 
 

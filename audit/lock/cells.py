@@ -68,7 +68,7 @@ def lock(
     # what both contestants would refuse: refused here too, before anything is locked (a
     # bundle a rule builds, the demo or a Hub fetch, reaches the lock unchecked): an
     # encoding the contract does not read (the leaderboard's, then the instance
-    # table's; a universe table's in check_tables), a universe table's ids
+    # table's; a universe table's in check_record), a universe table's ids
     for role in ("leaderboard", "instances"):
         name = rec.bundle.table(role)
         parquet_encodings.check(Path(bundle) / name, str(Path(bundle) / name))

@@ -18,7 +18,7 @@ from typing import Any
 from audit.errors import AuditError
 from audit.files import regular_files
 from audit.trials import preflight_tables
-from audit.trials.record import Prereg, parse
+from audit.trials.record import Prereg
 
 # The jobs folder's bytes (its regular files, summed) up to which the adapter runs before
 # the lock as well as in its job. On the shipped samples (benchmarks/preflight_trials.py):
@@ -28,10 +28,10 @@ from audit.trials.record import Prereg, parse
 ADAPT_BOUND = 64 << 20
 
 
-def check_before_lock(doc: Any, prereg: str, bundle: str) -> None:
+def check_before_lock(rec: Prereg, bundle: str) -> None:
     """Every check of a trials arm's tables before the lock; an AuditError (one line) for
-    the first problem, in the contestants' (or compare-runs') class."""
-    rec = parse(doc, prereg)
+    the first problem, in the contestants' (or compare-runs') class. ``rec``: the checked
+    prereg's frozen record, the one the workflow parsed (workflow/rules/common.smk)."""
     board = rec.leaderboard
     lb = None
     if board is not None:

@@ -45,8 +45,10 @@ LOCKED = check_arm(f"{RESULTS}/{config['arm']}", config["arm"], PREREG, PREREG_B
 # The lock's own reader and checks for the prereg's kind (audit/kinds/arm_kind.py): a
 # prereg the lock would refuse is one line and exit 2 here, before any job.
 KIND, _PREREG = prereg_kind(PREREG)
-# the checked prereg parsed once into its kind's frozen record, which the arm reads
-A = arm_record.build(config, KIND, guard(KIND.entry("parse"), _PREREG, PREREG))  # a frozen record
+# the checked prereg parsed once into its kind's frozen record, which the arm and the
+# checks before the lock read
+RECORD = guard(KIND.entry("parse"), _PREREG, PREREG)
+A = arm_record.build(config, KIND, RECORD)  # a frozen record
 ARM, RES, BUNDLE = A.name, A.res, A.bundle
 CONTROLS = list(A.controls)
 RUN_FILES = list(A.run_files)  # a recompute run's files (rules recompute, same_runs)
@@ -60,10 +62,10 @@ check_bundle(BUNDLE, A.needed, A.built_by_rule, A.jobs)  # missing_file
 # An amendment (prereg key amends): its parent arm, checked before any job.
 PARENT = check_amends(PREREG, _PREREG, ARM, A.roles, A.jobs)
 check_locked_bundle(LOCKED, ARM, A.roles, A.jobs)  # arm_locked: the locked content never changes
-check_before_lock(LOCKED, KIND, _PREREG, PREREG, BUNDLE)  # unsupported_type, bad_prereg
+check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE)  # unsupported_type, bad_prereg
 # a trials arm's tables and compare-runs' input (missing_column ... bad_value, unknown_run,
 # no_pairs, settings_differ), before the lock
-check_trials_before_lock(LOCKED, KIND, _PREREG, PREREG, BUNDLE)
+check_trials_before_lock(LOCKED, KIND, RECORD, BUNDLE)
 VERSUS = A.versus(PARENT)  # what the rule versus writes; none for an arm amending nothing
 check_writable(RES)  # unwritable: before any job, nothing removed
 check_clock(RES, [PREREG, *(f"{BUNDLE}/{n}" for n in A.needed)])  # clock_skew

@@ -88,15 +88,15 @@ def locked_input(path):
     return ancient(path) if LOCKED is not None else path
 
 
-def check_before_lock(locked, kind, doc, prereg, bundle):
+def check_before_lock(locked, kind, record, prereg, bundle):
     """An arm not yet locked: what its prereg will do with the bundle (column types, the
     universe tables, the rows or entries its controls name; audit/preflight.py),
-    before the lock."""
+    before the lock. ``record``: the checked prereg's frozen record (common.smk)."""
     if locked is None:
-        guard(preflight.check_before_lock, kind, doc, prereg, bundle)
+        guard(preflight.check_before_lock, kind, record, prereg, bundle)
 
 
-def check_trials_before_lock(locked, kind, doc, prereg, bundle):
+def check_trials_before_lock(locked, kind, record, bundle):
     """A trials arm not yet locked: its leaderboard and its registry table, or the trial
     table the adapter assembles (in memory, up to a bound), by the contestants' rules,
     then compare-runs' refusals of that table (audit/trials/preflight_source.py), before
@@ -104,7 +104,7 @@ def check_trials_before_lock(locked, kind, doc, prereg, bundle):
     if locked is None and kind.name == "trials" and not _own_process():
         from audit.trials.preflight_source import check_before_lock as check_trials
 
-        guard(check_trials, doc, prereg, bundle)
+        guard(check_trials, record, bundle)
 
 
 def guard_planned():
