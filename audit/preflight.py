@@ -44,45 +44,57 @@ class Locked:
 
 
 def read_lock(res: str | Path) -> Locked | None:
-    """The arm's lock, or None when the arm is not locked (no lock.json)."""
+    """The arm's lock, or None when the arm is not locked (no lock.json): lock.json and
+    files.json read through the lock's records (audit/seal/lock_record.py)."""
+    from audit.seal.lock_record import parse_files, parse_lock
+
     path = Path(res, "lock", "lock.json")
     if not path.is_file():
         return None
-    doc = _read_json(path, "the arm's lock")
+    lock = _parsed(path, "the arm's lock", parse_lock, "not an arm's lock.json")
     try:
-        blake3_hex = str(doc["prereg"]["blake3"])
-        content = {str(r): str(t["content_digest"]) for r, t in doc["bundle"].items()}
-        jobs = doc.get("jobs")
-        jobs_files = (
-            tuple((str(f["path"]), str(f["blake3"])) for f in jobs["files"]) if jobs else None
+        jobs = (
+            tuple((str(f["path"]), str(f["blake3"])) for f in lock.jobs.files)
+            if lock.jobs
+            else None
         )
     except (KeyError, TypeError, AttributeError):
         raise AuditError("unreadable", str(path), "not an arm's lock.json") from None
     files: dict[str, tuple[str, str]] = {}
     files_path = Path(res, "lock", "files.json")
     if files_path.is_file():
-        try:
-            files = {
-                str(r): (str(t["file"]), str(t["blake3"]))
-                for r, t in _read_json(files_path, "the arm's files.json").items()
-            }
-        except (KeyError, TypeError, AttributeError):
-            raise AuditError("unreadable", str(files_path), "not a lock's files.json") from None
-    return Locked(str(path), blake3_hex, content, files, jobs_files, _prereg_subject(res))
+        shape = "not a lock's files.json"
+        found = _parsed(files_path, "the arm's files.json", parse_files, shape)
+        files = {role: (f.file, f.blake3) for role, f in found.items()}
+    content = {role: str(t.content_digest) for role, t in lock.bundle.items()}
+    return Locked(str(path), lock.prereg_blake3, content, files, jobs, _prereg_subject(res))
+
+
+def _parsed(path: Path, what: str, parse: Any, shape: str) -> Any:
+    """A lock file's record: unreadable saying ``what`` cannot be read, or naming its
+    ``shape`` when it is not of the lock's shape."""
+    doc = _read_json(path, what)
+    try:
+        return parse(doc, str(path))
+    except AuditError:
+        raise AuditError("unreadable", str(path), shape) from None
 
 
 def _prereg_subject(res: str | Path) -> str | None:
-    """The prereg file the lock read, from its event (events/lock.json), if there."""
+    """The prereg file the lock read, from its event (events/lock.json), if there and an
+    event file (audit/seal/ledger.py read_events)."""
+    from audit.seal.ledger import read_events
+
     path = Path(res, "events", "lock.json")
     if not path.is_file():
         return None
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        for e in doc.get("records", []) if isinstance(doc, dict) else []:
-            if isinstance(e, dict) and e.get("event") == "prereg_locked":
-                return str(e.get("subject"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        records = read_events(path)
+    except AuditError:
         return None
+    for e in records:
+        if e.get("event") == "prereg_locked":
+            return str(e.get("subject"))
     return None
 
 
@@ -567,8 +579,11 @@ def second_seat(annex: str, head: str | None, source: str) -> tuple[str, str, st
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise AuditError("annex_not_verified", annex, f"{problems[0]}{more}")
-    lock = _read_json(Path(annex, "lock", "lock.json"), "the annex's lock")
-    return annex, f"{annex}/lock/prereg.yaml", str(lock["prereg"]["blake3"])
+    from audit.seal.lock_record import parse_lock
+
+    path = Path(annex, "lock", "lock.json")
+    lock = _parsed(path, "the annex's lock", parse_lock, "not an arm's lock.json")
+    return annex, f"{annex}/lock/prereg.yaml", lock.prereg_blake3
 
 
 # What the prereg will do with the bundle, checked before the lock writes anything

@@ -17,7 +17,7 @@ import pytest
 from audit import preflight
 from audit.bundles.digest import table_digest
 from audit.errors import AuditError
-from audit.files import file_blake3
+from audit.files import file_blake3, file_digests
 from audit.kinds.arm_kind import LEADERBOARD, TRIALS
 from audit.preflight import INCOMPLETE, Planned
 
@@ -37,7 +37,7 @@ def _lock(res: Path, files: dict[str, Path], subject: str = PREREG, blake3_hex: 
     content = {r: {"file": p.name, **table_digest(p)} for r, p in files.items()}
     lock = {"format": "secondseat-lock-v1", "prereg": {"blake3": blake3_hex, "name": "x"}}
     (res / "lock" / "lock.json").write_text(json.dumps({**lock, "bundle": content}))
-    shipped = {r: {"file": p.name, "blake3": file_blake3(p)} for r, p in files.items()}
+    shipped = {r: {"file": p.name, **file_digests(p)} for r, p in files.items()}
     (res / "lock" / "files.json").write_text(json.dumps(shipped))
     event = {"event": "prereg_locked", "subject": subject, "blake3": blake3_hex}
     events = {"format": "secondseat-events-v1", "records": [event]}

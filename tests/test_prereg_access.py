@@ -10,7 +10,8 @@ in LEFT with the count it has today and what its documents are; the test fails w
 module not listed indexes such a name, or a listed one does so more or less often than
 listed (a module that reads fewer lowers its count in the same commit: the allowance never
 goes back up). A module converted to the records leaves LEFT for CONVERTED; a module
-moved takes its line along.
+moved takes its line along. DRAFTS, counted alike, are the draft's writers: a draft
+prereg is not a checked one and has no record.
 """
 
 from __future__ import annotations
@@ -34,15 +35,20 @@ PARSERS = {
     "audit/kinds/arm_kind.py",  # the kind's reader (the prereg's own kind key)
 }
 
-# Modules still indexing a document under one of NAMES, with today's count. "prereg" and
-# "lock": the consumers not yet moved onto the records; the others index a document of
-# their own that is neither (an adapter's JSON, compare.json, the ledger, an envelope).
+# The draft's writers: they build a draft prereg (draft-prereg, docs/intake.md) and read
+# back its ``undecided`` block, a document no record can hold: a draft's decisions are
+# placeholders and its undecided block is what the checks refuse (refuse_undecided), so
+# it never parses into a record. Counted like LEFT (the count may only fall).
+DRAFTS = {
+    "audit/cells/draft_prereg.py": 2,  # the draft's undecided block, written
+    "audit/commands/draft_prereg.py": 2,  # the undecided block of the draft just written
+}
+
+# Modules still indexing a document under one of NAMES, with today's count: a document of
+# its own that is neither a prereg nor a lock (an adapter's JSON, compare.json, the
+# ledger, an envelope), but for the ledger's amends_of (below). The workflow's .smk files
+# are not scanned.
 LEFT = {
-    # not yet on the records: the prereg
-    "audit/cells/draft_prereg.py": 2,  # prereg: a draft, before any check
-    "audit/commands/draft_prereg.py": 2,  # prereg: a draft, before any check
-    "audit/preflight.py": 5,  # lock: a locked arm's lock.json, the lock's event
-    # documents of their own, neither a prereg nor a lock
     "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
     "audit/adapters/formats.py": 1,  # an adapter's summary
     "audit/adapters/harbor.py": 3,  # a trial's JSON, the adapter's summary
@@ -54,7 +60,7 @@ LEFT = {
     "audit/core/agreement.py": 1,  # agreement.json
     "audit/core/envs.py": 1,  # an environment's record
     "audit/seal/attest.py": 4,  # a key, an envelope
-    "audit/seal/ledger.py": 5,  # an event file
+    "audit/seal/ledger.py": 5,  # an event file (4); a prereg's amends block (amends_of: 1)
     "audit/seal/publish.py": 1,  # a crate's metadata
     "audit/seal/timestamp.py": 1,  # a stamp record
     "audit/seal/volatile.py": 2,  # run.json
@@ -99,6 +105,7 @@ CONVERTED = (
     "audit/kinds/arm.py",
     "audit/kinds/agreed.py",
     "audit/cells/universe.py",
+    "audit/preflight.py",
 )
 
 
@@ -137,8 +144,9 @@ def violations(root: Path = ROOT) -> list[str]:
             if rel in PARSERS:
                 continue
             lines = accesses(path.read_text(encoding="utf-8"))
-            if len(lines) > LEFT.get(rel, 0):
-                out.append(f"{rel}: {len(lines)} (listed {LEFT.get(rel, 0)}) at lines {lines}")
+            listed = {**LEFT, **DRAFTS}.get(rel, 0)
+            if len(lines) > listed:
+                out.append(f"{rel}: {len(lines)} (listed {listed}) at lines {lines}")
     return out
 
 
@@ -150,7 +158,7 @@ def test_each_listed_count_is_today_s() -> None:
     # a ratchet: a module that reads fewer than listed lowers its line in the same commit,
     # so that the allowance never stands above what the module does
     stale = []
-    for rel, listed in LEFT.items():
+    for rel, listed in {**LEFT, **DRAFTS}.items():
         path = ROOT / rel
         found = len(accesses(path.read_text(encoding="utf-8"))) if path.is_file() else None
         if found != listed:
@@ -160,7 +168,7 @@ def test_each_listed_count_is_today_s() -> None:
 
 def test_the_converted_modules_index_no_document() -> None:
     for rel in CONVERTED:
-        assert rel not in LEFT
+        assert rel not in LEFT and rel not in DRAFTS
         assert accesses((ROOT / rel).read_text(encoding="utf-8")) == [], rel
 
 
