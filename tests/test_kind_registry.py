@@ -4,8 +4,12 @@ seat's verify, whose input is a stranger's annex, is handed the registry's reade
 that annex's prereg (annex_contract) by its caller.
 
 The scan reads the referee's source (audit/, controls/) as syntax trees: a call of one
-of the registry's readers, or a prereg document asked for its ``kind`` key. It is run
-once on an injected violation of each shape, so that it can be seen to fail.
+of the registry's readers (under any name it is imported as), or a prereg document asked
+for its ``kind`` key (by the referee's names for one, a name bound to a file read as YAML,
+or the read itself; ``.get``, a subscript or ``in``), or a prereg's text searched for
+``kind:``. It is run once on an injected violation of each shape, so that it can be seen
+to fail. What a syntax scan cannot see: the key held in a variable, or the kind guessed
+from the document's shape (a ``source`` block) rather than asked.
 """
 
 from __future__ import annotations
@@ -36,31 +40,75 @@ def _name(node: ast.AST) -> str | None:
     return None
 
 
+# the calls that read a prereg file into a document (strict YAML, the cells loader, yaml)
+YAML_READS = {"read_strict", "load_yaml", "safe_load", "load_checked"}
+
+
+def _read_docs(tree: ast.AST) -> set[str]:
+    """The names this module binds to a document read from a file (``x = read_strict(p)``)."""
+    names = set()
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and _name(node.value.func) in YAML_READS
+        ):
+            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return names
+
+
+def _a_document(node: ast.AST, docs: set[str]) -> bool:
+    """A prereg document by its name, a name bound to a file's document, or a read itself."""
+    if isinstance(node, ast.Call):
+        return _name(node.func) in YAML_READS
+    return _name(node) in DOC_NAMES | docs if isinstance(node, ast.Name) else False
+
+
+def _kind_key(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "kind"
+
+
 def asks_for_kind(source: str) -> list[tuple[int, str]]:
     """(line, what) for each place this module's source asks a file or a document for
-    the arm's kind."""
+    the arm's kind: a registry reader called (by its name, or a name it was imported
+    as), a document (``doc``, ``prereg``, ``locked``, a name bound to a file's document,
+    or the read itself) asked its ``kind`` key (``.get``, a subscript, ``in``), or a
+    prereg's text searched for ``kind:``."""
     found = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Call) and _name(node.func) in READERS:
+    tree = ast.parse(source)
+    docs = _read_docs(tree)
+    readers = set(READERS)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            readers |= {a.asname for a in node.names if a.name in READERS and a.asname}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name(node.func) in readers:
             found.append((node.lineno, f"{_name(node.func)}()"))
-        # doc.get("kind"), doc["kind"]: the prereg's own key, read outside the registry
+        # doc.get("kind"), doc["kind"], "kind" in doc: the prereg's own key, read outside
+        # the registry
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr == "get"
-            and _name(node.func.value) in DOC_NAMES
+            and _a_document(node.func.value, docs)
             and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and node.args[0].value == "kind"
+            and _kind_key(node.args[0])
         ):
-            found.append((node.lineno, f'{_name(node.func.value)}.get("kind")'))
+            found.append((node.lineno, f'{ast.unparse(node.func.value)}.get("kind")'))
         if (
             isinstance(node, ast.Subscript)
-            and _name(node.value) in DOC_NAMES
-            and isinstance(node.slice, ast.Constant)
-            and node.slice.value == "kind"
+            and _a_document(node.value, docs)
+            and _kind_key(node.slice)
         ):
-            found.append((node.lineno, f'{_name(node.value)}["kind"]'))
+            found.append((node.lineno, f'{ast.unparse(node.value)}["kind"]'))
+        if isinstance(node, ast.Compare) and any(
+            isinstance(op, ast.In | ast.NotIn) for op in node.ops
+        ):
+            left, right = node.left, node.comparators[0]
+            if _kind_key(left) and _a_document(right, docs):
+                found.append((node.lineno, f'"kind" in {ast.unparse(right)}'))
+            if isinstance(left, ast.Constant) and str(left.value).startswith("kind:"):
+                found.append((node.lineno, f"{left.value!r} in the text"))
         if isinstance(node, ast.ImportFrom) and node.module == "audit.trials.prereg":
             found += [(node.lineno, a.name) for a in node.names if a.name in READERS]
     return found
@@ -92,6 +140,13 @@ def test_no_module_outside_the_registry_asks_for_the_kind() -> None:
         "trials = doc.get('kind') == 'trials'\n",
         "trials = prereg['kind'] == 'trials'\n",
         "from audit.trials.prereg import is_trials\n",
+        # shapes the scan missed before (each asks the locked prereg for its kind)
+        "from audit.kinds.arm_kind import of_file as which\nk = which(p)\n",
+        "data = read_strict(p)\ntrials = data.get('kind') == 'trials'\n",
+        "trials = yaml.safe_load(open(p))['kind'] == 'trials'\n",
+        "trials = read_strict(p).get('kind') == 'trials'\n",
+        "doc = read_strict(p)\ntrials = 'kind' in doc\n",
+        "trials = 'kind: trials' in Path(p).read_text()\n",
     ],
 )
 def test_the_scan_finds_an_injected_violation(tmp_path: Path, injected: str) -> None:
