@@ -344,3 +344,45 @@ def test_a_locked_arm_refuses_another_universe_table(tmp_path: Path) -> None:
     assert len(lines) == 1, p.stderr[-3000:]
     assert lines[0].startswith(f"error[arm_locked]: {bundle}/universe.parquet: ")
     assert "universe:universe.parquet content digest" in lines[0]
+
+
+def test_a_universe_table_whose_data_does_not_read_is_refused_before_any_job(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """A universe table whose footer and page headers are sound but whose compressed ids
+    do not decompress (16 bytes flipped a third of the way in, inside its one GZIP
+    column chunk): both contestants refuse it as unreadable when they read the ids, and
+    the referee's check before the lock raised polars' own error, not a line. Now the
+    workflow refuses it in their class, naming the table: one line, exit 2, nothing
+    under results/demo/."""
+    from tests.conftest import ROOT, run_dag
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    ids = [f"alpha-{i:02d}" for i in range(8)] + [f"pad-{i:05d}" for i in range(3000)]
+    table = bundle / "universe.parquet"
+    pl.DataFrame({"instance_id": ids}).write_parquet(table, compression="gzip", statistics=False)
+    data = bytearray(table.read_bytes())
+    for i in range(len(data) // 3, len(data) // 3 + 16):
+        data[i] ^= 0xFF
+    table.write_bytes(bytes(data))
+    alpha = "alpha_score: {recipe: rate, source: resolved, group: alpha, scale: 100,"
+    text = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")
+    assert alpha in text
+    prereg = tmp_path / "demo.yaml"
+    prereg.write_text(
+        text.replace(alpha, f"{alpha} denominator: {{universe: {{column: instance_id, ids: {TABLE},"
+                     " missing: as_null}},"),
+        encoding="utf-8",
+    )  # fmt: skip
+    head = f"error[unreadable]: {bundle}/universe.parquet: "
+    for impl in ("pandas", "pyarrow"):
+        r = run_impl(impl, prereg, bundle, tmp_path / impl)
+        assert r.code == 2 and r.stderr.startswith(head), (impl, r.stderr)
+    p = run_dag(tmp_path, "--config", f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}",
+                f"bundle={bundle}")  # fmt: skip
+    assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert lines[0].startswith(head) and lines[0].endswith("nothing was written"), lines[0]
+    assert not (tmp_path / "results" / "demo").exists()

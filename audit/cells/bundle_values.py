@@ -287,7 +287,7 @@ class Tables:
         path = Path(self.bundle, str(u.file))
         try:
             column = pl.read_parquet(path, columns=[str(u.id_column)])[str(u.id_column)]
-        except Exception:  # noqa: BLE001 - left to the lock and the contestants
+        except Exception:  # noqa: BLE001 - check_universe_tables refused it before
             return None
         return set(column.cast(pl.String).drop_nulls().to_list())
 

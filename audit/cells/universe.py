@@ -56,11 +56,26 @@ def _checked(bundle: str | Path, file: str, column: str) -> Path:
     return path
 
 
-def read_ids(bundle: str | Path, file: str, column: str) -> list[str | None]:
-    """The id column's values; a file or column that is not there is refused."""
+def _column(path: Path, shown: str, column: str) -> Any:
+    """The id column (a polars Series), read whole; a data page that does not read (a
+    corrupted or truncated page the footer and page headers do not show) is
+    ``unreadable``, as both contestants refuse it when they read the ids."""
     import polars as pl
 
-    return pl.read_parquet(_checked(bundle, file, column), columns=[column])[column].to_list()
+    try:
+        return pl.read_parquet(path, columns=[column])[column]
+    except Exception:  # noqa: BLE001 - polars raises several types for a broken page
+        raise AuditError(
+            "unreadable",
+            shown,
+            f"cannot read parquet data (column {column!r}, the universe's ids); nothing was"
+            " written",
+        ) from None
+
+
+def read_ids(bundle: str | Path, file: str, column: str) -> list[str | None]:
+    """The id column's values; a file or column that is not there is refused."""
+    return _column(_checked(bundle, file, column), f"{bundle}/{file}", column).to_list()
 
 
 def inlined(doc: Prereg, bundle: str | Path) -> Prereg:
@@ -92,8 +107,9 @@ def _kind(dtype: Any) -> str | None:
 def _judged(bundle: str, file: str, column: str) -> None:
     """The contestants' refusals of a universe table they would refuse after the lock, in
     their class and words (impl_pandas/universe.py, impl_pyarrow/universe.py): a column
-    of the null type (unsupported_type) or of another kind than string (bad_type), no
-    id, a null id or an id twice (bad_denominator)."""
+    of the null type (unsupported_type) or of another kind than string (bad_type), a data
+    page that does not read (unreadable), no id, a null id or an id twice
+    (bad_denominator)."""
     import polars as pl
 
     path, shown = _checked(bundle, file, column), f"{bundle}/{file}"
@@ -104,7 +120,7 @@ def _judged(bundle: str, file: str, column: str) -> None:
         return  # a type the contestants judge by the file's own schema
     if kind != "string":
         raise AuditError("bad_type", shown, f"universe column '{column}' is {kind}, not string")
-    ids = pl.read_parquet(path, columns=[column])[column].cast(pl.String)
+    ids = _column(path, shown, column).cast(pl.String)
     if ids.is_empty():
         raise AuditError("bad_denominator", shown, f"universe column '{column}' holds no id")
     if ids.null_count():
