@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
@@ -62,16 +63,47 @@ def _keys(frame: pl.DataFrame, doc: Prereg) -> list[list[str]]:
     return [[str(v) for v in r] for r in frame.select(cols).sort(cols).iter_rows()]
 
 
-def _flip_or_shift(doc: Prereg, name, spec: Control, lb, inst):
+@dataclass(frozen=True)
+class Target:
+    """What a flip, shift or nullify perturbs: k instances of one row, in the source's group."""
+
+    row: str
+    instances: list[list[str]]  # the chosen instance keys (seeded, d = 1)
+    candidates: pl.DataFrame  # the row's instances of the group that can take it
+    source: str
+    group: str
+    k: int
+
+
+def _can_take(spec: Control, recipe: str, source: str) -> tuple[pl.Expr, int]:
+    """Which instances can take the control, and how many it needs: a flip turns k true
+    values false; a shift moves one value there is; a nullify nulls k true values of a
+    rate (so every policy moves) or k values a mean has."""
+    if spec.kind == "shift":
+        return pl.col(source).is_not_null(), 1
+    if spec.kind == "flip" or recipe == "rate":
+        return pl.col(source).fill_null(False), int(spec.size or 0)
+    return pl.col(source).is_not_null(), int(spec.size or 0)
+
+
+def target(doc: Prereg, name: str, spec: Control, lb, inst) -> Target:
+    """A flip's, shift's or nullify's row and instances, from the unperturbed bundle (the
+    row named, or seeded among those that can take it, d = 0); a ControlError when no
+    row, or not the named one, can take it. The prediction and preflight both choose here."""
     cspec = doc.measured[str(spec.column)]
     source, group = str(cspec.source), str(cspec.group)
-    k = int(spec.size or 0) if spec.kind == "flip" else 1
-
-    where = pl.col(source).fill_null(False) if spec.kind == "flip" else pl.col(source).is_not_null()
+    where, k = _can_take(spec, cspec.recipe, source)
     eligible = inst.counts(group, where)  # one pass over the instances, not one per row
     row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
     candidates = inst.frame(row, group).filter(where)
     chosen = select.choose(doc.seed, name, select.INSTANCES, _keys(candidates, doc), k)
+    return Target(row, chosen, candidates, source, group, k)
+
+
+def _flip_or_shift(doc: Prereg, name, spec: Control, lb, inst):
+    t = target(doc, name, spec, lb, inst)
+    row, chosen, source, group, k = t.row, t.instances, t.source, t.group, t.k
+    cspec = doc.measured[str(spec.column)]
     recipe = "rate" if spec.kind == "flip" else "mean"
     direct = _direct_columns(doc, recipe, source, group)
     frame = inst.frame(row, group)
@@ -171,16 +203,11 @@ def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str],
 
 
 def _nullify(doc: Prereg, name, spec: Control, lb, inst):
-    cspec = doc.measured[str(spec.column)]
-    source, group, k = str(cspec.source), str(cspec.group), int(spec.size or 0)
-    recipe = cspec.recipe
-    # a rate nulls true values (so every policy moves); a mean nulls values it has
-    where = pl.col(source).fill_null(False) if recipe == "rate" else pl.col(source).is_not_null()
-    eligible = inst.counts(group, where)
-    row = _target_row(doc, name, spec, lb, inst, lambda r: eligible.get(r, 0) >= k)
-    candidates = inst.frame(row, group).filter(where)
-    keys = _keys(candidates, doc)
-    chosen = select.choose(doc.seed, name, select.INSTANCES, keys, k)
+    t = target(doc, name, spec, lb, inst)
+    row, chosen, candidates, source, group, k = (
+        t.row, t.instances, t.candidates, t.source, t.group, t.k
+    )  # fmt: skip
+    recipe = doc.measured[str(spec.column)].recipe
     chosen_sum = Fraction(0)
     by_key: dict[tuple[str, ...], float] = {}
     if recipe == "mean":
@@ -211,16 +238,22 @@ def _nullify(doc: Prereg, name, spec: Control, lb, inst):
     return cells, selection
 
 
-def _swap(doc: Prereg, name, spec: Control, lb, inst):
+def swap_pair(doc: Prereg, name: str, spec: Control, lb) -> list[str]:
+    """A swap's two rows, in code point order: seeded (d = 0), or named (a ControlError
+    when one is not on the leaderboard). The prediction and preflight both choose here."""
     rows = exact.row_ids(lb, doc)
     if spec.seeded:
-        pair = sorted(select.choose(doc.seed, name, select.ROWS, rows, 2))
-    else:
-        assert isinstance(spec.target, tuple)
-        pair = sorted(spec.target)
-        missing = [r for r in pair if r not in rows]
-        if missing:
-            raise ControlError(f"control {name}: rows {missing} are not on the leaderboard")
+        return sorted(select.choose(doc.seed, name, select.ROWS, rows, 2))
+    assert isinstance(spec.target, tuple)
+    pair = sorted(spec.target)
+    missing = [r for r in pair if r not in rows]
+    if missing:
+        raise ControlError(f"control {name}: rows {missing} are not on the leaderboard")
+    return pair
+
+
+def _swap(doc: Prereg, name, spec: Control, lb, inst):
+    pair = swap_pair(doc, name, spec, lb)
     cells = []
     for col in sorted(doc.measured):
         for pol in exact.policies_of(doc, col):
@@ -288,6 +321,27 @@ def predict(
         )  # type: ignore[operator]
         w.writerow([row, col, pol, exact.fmt6(before), exact.fmt6(after), change])
     return buf.getvalue(), selection
+
+
+def check_target(
+    doc: Prereg,
+    bundle: str,
+    name: str,
+    read: Callable[[], tuple[pl.DataFrame, exact.ByRow]] | None = None,
+) -> None:
+    """The control's targets chosen from the unperturbed bundle as predict chooses them
+    (target, swap_pair): the ControlError its prediction would raise, with nothing
+    written. Preflight calls it on the shipped bundle, before the lock
+    (audit/preflight.py); a bundle with no instance rows skips every control, as
+    predict does. ``read``: as predict's."""
+    if nothing_to_perturb(doc, bundle) is not None:
+        return
+    spec = doc.controls[name]
+    tables = read or exact.bundle_reader(bundle, doc)
+    if spec.kind in ("flip", "shift", "nullify"):
+        target(doc, name, spec, *tables())
+    elif spec.kind == "swap":
+        swap_pair(doc, name, spec, tables()[0])
 
 
 def selection_json(selection: dict) -> str:
