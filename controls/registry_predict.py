@@ -20,27 +20,35 @@ from controls.registry_exact import Row, entry_id
 from controls.trials_predict import need, table
 
 
-def _candidates(src: Source, kind: str, rows: list[Row], name: str) -> list[list[str]]:
-    """What the control may touch in an entry: its tasks, in code point order."""
-    mine = [r for r in rows if entry_id(src, r) == name]
+def _candidates(src: Source, kind: str, mine: list[Row]) -> list[list[str]]:
+    """What the control may touch in an entry (``mine``, its rows): its tasks, in code
+    point order."""
     if kind == "flip":
         return sorted([r[src.task]] for r in mine if registry_exact.all_passed(src, r))
     # drop: an entry keeps at least one task (with none it would leave the tables)
     return sorted([r[src.task]] for r in mine) if len(mine) > 1 else []
 
 
-def _target_entry(rec: Prereg, name: str, spec: Control, rows: list[Row]) -> str:
+def _by_entry(src: Source, rows: list[Row]) -> dict[str, list[Row]]:
+    """Each entry's rows, found in one pass (not one pass per entry)."""
+    out: dict[str, list[Row]] = {}
+    for r in rows:
+        out.setdefault(entry_id(src, r), []).append(r)
+    return out
+
+
+def _target_entry(rec: Prereg, name: str, spec: Control, rows: list[Row], by) -> str:
     src, k = rec.source, need(spec)
     known = registry_exact.entries(rows, src)
     if spec.seeded:
-        pool = [e for e in known if len(_candidates(src, spec.kind, rows, e)) >= k]
+        pool = [e for e in known if len(_candidates(src, spec.kind, by.get(e, []))) >= k]
         if not pool:
             raise ControlError(f"control {name}: no entry can take this perturbation")
         return select.choose(rec.seed, name, select.ROWS, pool, 1)[0]
     (target,) = spec.names  # the entry it names
     if target not in known:
         raise ControlError(f"control {name}: entry {target!r} is not in the registry table")
-    if len(_candidates(src, spec.kind, rows, target)) < k:
+    if len(_candidates(src, spec.kind, by.get(target, []))) < k:
         raise ControlError(f"control {name}: entry {target!r} cannot take this perturbation")
     return target
 
@@ -48,8 +56,9 @@ def _target_entry(rec: Prereg, name: str, spec: Control, rows: list[Row]) -> str
 def choose(rec: Prereg, name: str, rows: list[Row]) -> dict:
     """The selection: the entry and the tasks of it the control touches (seeded, d = 1)."""
     spec, src = rec.controls[name], rec.source
-    target = _target_entry(rec, name, spec, rows)
-    pool = _candidates(src, spec.kind, rows, target)
+    by = _by_entry(src, rows)
+    target = _target_entry(rec, name, spec, rows, by)
+    pool = _candidates(src, spec.kind, by.get(target, []))
     chosen = select.choose(rec.seed, name, select.INSTANCES, pool, need(spec))
     return {
         "control": name,
