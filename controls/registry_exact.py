@@ -27,7 +27,7 @@ def columns(src: Source) -> list[str]:
     return [n for n in names if n is not None]  # a registry source declares every one
 
 
-def read_rows(src: Source, table: str | Path) -> list[Row]:
+def read_rows(src: Source, table: str | Path | bytes) -> list[Row]:
     return pl.read_parquet(table, columns=columns(src)).to_dicts()
 
 

@@ -14,8 +14,9 @@ def is_registry(rec: Prereg) -> bool:
     return not rec.trials_source
 
 
-def read_rows(rec: Prereg, table: str | Path) -> list[dict]:
-    """The rows a prediction reads from the unperturbed table."""
+def read_rows(rec: Prereg, table: str | Path | bytes) -> list[dict]:
+    """The rows a prediction reads from the unperturbed table (its file, or its parquet
+    bytes: preflight's adapted trial table, audit/preflight.py)."""
     if is_registry(rec):
         return registry_exact.read_rows(rec.source, table)
     return trials_exact.read_rows(table)

@@ -34,7 +34,8 @@ class Entry:
     pass_macro: Fraction | None
 
 
-def read_rows(table: str | Path) -> list[Row]:
+def read_rows(table: str | Path | bytes) -> list[Row]:
+    """The trial table's rows: its file, or its parquet bytes (preflight's, in memory)."""
     present = pl.read_parquet_schema(table)
     cols = COLUMNS + [c for c in OPTIONAL if c in present]
     return pl.read_parquet(table, columns=cols).to_dicts()
