@@ -3,7 +3,8 @@ refused"): the leaderboard and the registry table as shipped, or, for a trials s
 the trial table the adapter assembles from the jobs folder, adapted here in memory
 (read-only, nothing written) when the folder is within ADAPT_BOUND; then, with a
 `compare` block, compare-runs' own refusals of that table (unknown_run, no_pairs,
-settings_differ), from the command's own code.
+settings_differ), from the command's own code. The table judged is handed back for the
+controls' own choice of targets (audit/preflight.py, check_trials_before_lock).
 
 Before, each was found by a job after the lock (the contestants, compare-runs), leaving
 a locked arm whose corrected input was then refused as arm_locked. The adapter job still
@@ -28,27 +29,36 @@ from audit.trials.record import Prereg
 ADAPT_BOUND = 64 << 20
 
 
-def check_before_lock(rec: Prereg, bundle: str) -> None:
+def check_before_lock(rec: Prereg, bundle: str) -> str | bytes | None:
     """Every check of a trials arm's tables before the lock; an AuditError (one line) for
     the first problem, in the contestants' (or compare-runs') class. ``rec``: the checked
-    prereg's frozen record, the one the workflow parsed (workflow/rules/common.smk)."""
+    prereg's frozen record, the one the workflow parsed (workflow/rules/common.smk).
+    Returns what the controls' job will read, once judged: the registry table's path, or
+    the adapted trial table's parquet bytes as the adapter job writes them; None when it
+    was not judged here (not there, not parquet, or a jobs folder past ADAPT_BOUND)."""
     board = rec.leaderboard
     lb = None
     if board is not None:
         lb = _leaderboard(board.table, board.types, bundle)
         if lb is None:
-            return  # not there or not parquet: the lock's refusal
+            return None  # not there or not parquet: the lock's refusal
     if rec.source.kind == "registry":
         src = _parquet(rec.source.table, bundle)
-        if src is not None:
-            preflight_tables.judge(rec, lb, src)
-        return
+        if src is None:
+            return None
+        preflight_tables.judge(rec, lb, src)
+        return str(Path(bundle, rec.source.table))
     adapted = adapt(rec, bundle)
     shown = f"{bundle}/{rec.source.jobs}"
     src = None if adapted is None else preflight_tables.frame_table(adapted, shown)
     preflight_tables.judge(rec, lb, src)
-    if adapted is not None and rec.compare is not None:
+    if adapted is None:
+        return None
+    if rec.compare is not None:
         compare_refusals(rec, adapted, shown)
+    from audit.adapters.base import parquet_bytes
+
+    return parquet_bytes(adapted)
 
 
 def _parquet(name: str, bundle: str) -> preflight_tables.Table | None:

@@ -62,9 +62,9 @@ check_bundle(BUNDLE, A.needed, A.built_by_rule, A.jobs)  # missing_file
 # An amendment (prereg key amends): its parent arm, checked before any job.
 PARENT = check_amends(PREREG, _PREREG, ARM, A.roles, A.jobs)
 check_locked_bundle(LOCKED, ARM, A.roles, A.jobs)  # arm_locked: the locked content never changes
-check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE)  # unsupported_type, bad_prereg
+check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE)  # unsupported_type, bad_prereg, control
 # a trials arm's tables and compare-runs' input (missing_column ... bad_value, unknown_run,
-# no_pairs, settings_differ), before the lock
+# no_pairs, settings_differ) and its controls (control), before the lock
 check_trials_before_lock(LOCKED, KIND, RECORD, BUNDLE)
 VERSUS = A.versus(PARENT)  # what the rule versus writes; none for an arm amending nothing
 check_writable(RES)  # unwritable: before any job, nothing removed

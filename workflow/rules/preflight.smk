@@ -90,21 +90,24 @@ def locked_input(path):
 
 def check_before_lock(locked, kind, record, prereg, bundle):
     """An arm not yet locked: what its prereg will do with the bundle (column types, the
-    universe tables, the rows or entries its controls name; audit/preflight.py),
-    before the lock. ``record``: the checked prereg's frozen record (common.smk)."""
+    universe tables, the rows or entries its controls name; audit/preflight.py), then
+    the rows its controls' own code chooses, before the lock. ``record``: the checked
+    prereg's frozen record (common.smk). The controls' choice not in a job of its own:
+    the run that started it checked it."""
     if locked is None:
         guard(preflight.check_before_lock, kind, record, prereg, bundle)
+        if not _own_process():
+            guard(preflight.check_control_targets, kind, record, bundle)
 
 
 def check_trials_before_lock(locked, kind, record, bundle):
     """A trials arm not yet locked: its leaderboard and its registry table, or the trial
     table the adapter assembles (in memory, up to a bound), by the contestants' rules,
-    then compare-runs' refusals of that table (audit/trials/preflight_source.py), before
-    the lock. Not in a job of its own: the run that started it checked it."""
+    then compare-runs' refusals of that table (audit/trials/preflight_source.py), then
+    its controls' own prediction from that table (audit/preflight.py), before the lock.
+    Not in a job of its own: the run that started it checked it."""
     if locked is None and kind.name == "trials" and not _own_process():
-        from audit.trials.preflight_source import check_before_lock as check_trials
-
-        guard(check_trials, record, bundle)
+        guard(preflight.check_trials_before_lock, record, bundle)
 
 
 def guard_planned():
