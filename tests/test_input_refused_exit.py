@@ -1,8 +1,9 @@
 """Input a job refuses after the lock ends the run as a refusal: one line, exit 2.
 
 Some input can only be judged once a job runs (a control whose target row cannot
-take the perturbation is found from the values: docs/refusals.md, "Where each class
-is refused"). Such a run used to end with Snakemake's exit 1 and
+take the perturbation, on a bundle a workflow rule builds: preflight has no values to
+choose from, docs/refusals.md, "Where each class is refused"). Such a run used to end
+with Snakemake's exit 1 and
 its error block, the arm locked on the input and nothing saying what to do. Now it
 ends with the job's own line and exit 2, and, the arm being locked, a line saying
 that the corrected input is a new arm (README, "Auditing another bundle").
@@ -50,11 +51,13 @@ def test_only_this_runs_input_refusals_each_once(tmp_path: Path) -> None:
     assert refused_input([fault], began) == []
 
 
-def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_path, demo_bundle):
+def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_path):
     """The demo with the control flip_m2_beta flipping 50 of demo/m2's resolved beta
     instances: demo/m2 lists 10 beta instances (the demo bundle), so no 50 of them are
-    true and the row cannot take the perturbation; which rows can take it depends on
-    the values, so the control's job finds it, after the lock and both recomputes."""
+    true and the row cannot take the perturbation. The bundle is the one the workflow
+    builds (the config's results/demo-bundle, not there when the run starts), so
+    preflight cannot choose the control's row (a shipped bundle's is refused before any
+    job: tests/test_preflight_controls.py); the control's job finds it, after the lock."""
     text = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")
     old = "    column: beta_score\n    target: {row_id: demo/m2}\n    size: 2\n"
     assert old in text
@@ -63,7 +66,8 @@ def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_p
     # the control's own words (controls/predict.py), written out by hand
     want = "error[control]: control flip_m2_beta: row 'demo/m2' cannot take this perturbation"
 
-    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={demo_bundle}"]
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}"]  # the built bundle
+    assert not (tmp_path / "results" / "demo-bundle").exists()
     p = run_dag(tmp_path, "--config", *config)
     assert p.returncode == 2, p.stderr[-3000:]
     assert "Traceback" not in p.stderr
