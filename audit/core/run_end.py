@@ -8,14 +8,32 @@ timer's thread is not a daemon, so Python waits for it before exiting: up to a
 second after the run is over. The workflow's onsuccess and onerror handlers run
 after the scheduler has returned, when nothing waits on those looks; cancelling
 a timer only skips its look.
+
+Snakemake's process holds over a hundred thousand objects once the workflow is
+read (its own modules, the plugins', the checks' libraries, the rules), and
+they live until it exits. Python's collector walks all of them at each full
+collection while the run goes on, and again as the interpreter finalizes: about
+0.3 s of CPU after the last job on the real bundle, and as much wall time on a
+quiet machine. What the read built is frozen (``gc.freeze``) once it is done:
+the collector leaves it alone from then on (a cycle of the read's that became
+garbage is held until the exit, where it would mostly have been anyway); what
+the run builds after is collected as before.
 """
 
 from __future__ import annotations
 
+import gc
 import re
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+
+
+def freeze_read() -> int:
+    """Move every object the collector tracks out of its way for the rest of the process
+    (``gc.freeze``); how many objects are frozen now."""
+    gc.freeze()
+    return gc.get_freeze_count()
 
 
 def release_timers() -> int:

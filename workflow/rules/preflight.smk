@@ -179,6 +179,14 @@ def check_envs(impls):
         print(f"note: the impl-{impl} environment is incomplete ({why}); syncing it again")
 
 
+def freeze_read():
+    """What the workflow's read built lives as long as the process: out of the collector's
+    way, during the run and at its exit (audit/core/run_end.py)."""
+    from audit.core.run_end import freeze_read as freeze
+
+    freeze()
+
+
 def release_scheduler_timers():
     """The process ends with its last job, not up to a second later (audit/core/run_end.py)."""
     from audit.core.run_end import release_timers
