@@ -10,13 +10,18 @@
   stamps) and perturbation in one process, one rerun per contestant, one check;
   the demo's six controls were 37 jobs (six per control and the summary), then
   five (the prediction and the perturbation apart).
+- Snakemake chooses the jobs to start with its greedy scheduler (the default
+  profile), not its ILP, which runs pulp's solver process (cbc) at each pass
+  that finds jobs ready.
 
 Each would fail before the change that made it hold: the jobs were in the DAG,
-and the modules imported polars at their top.
+the modules imported polars at their top, and the ILP started cbc.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -96,3 +101,34 @@ def test_a_prereg_that_amends_nothing_is_checked_without_polars() -> None:
 def test_controls_check_and_summary_start_without_polars() -> None:
     code = "import controls.__main__, controls.check, controls.stamped, controls.summary"
     assert not _imports_polars(code)
+
+
+def test_the_jobs_are_chosen_without_a_solver(tmp_path: Path) -> None:
+    # one job run for real (the vulnerability audit, disabled: it records why and ends)
+    # by Snakemake in a process that notes every program it starts: the job's shell,
+    # and with the ILP scheduler pulp's CBC solver (cbc) at each pass that finds jobs
+    # ready; pulp itself is imported either way (Snakemake's options name its solvers)
+    (tmp_path / "config").mkdir()
+    shutil.copyfile(ROOT / "config" / "config.yaml", tmp_path / "config" / "config.yaml")
+    with (tmp_path / "config" / "config.yaml").open("a", encoding="utf-8") as f:
+        f.write("vulnerability_audit: false\n")  # as run_dag: no network from a test
+    argv = ["snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path)]
+    argv += ["--cores", "2", "results/demo/vulnerabilities.json", "--config", f"prereg={DEMO}"]
+    code = (
+        "import atexit, json, os, subprocess, sys\n"
+        "started = []\n"
+        "popen = subprocess.Popen.__init__\n"
+        "def note(self, args, *a, **k):\n"
+        "    started.append(args if isinstance(args, str) else os.path.basename(str(args[0])))\n"
+        "    popen(self, args, *a, **k)\n"
+        "subprocess.Popen.__init__ = note\n"
+        "atexit.register(lambda: print('started:', json.dumps(started)))\n"
+        f"sys.argv = {argv!r}\n"
+        "from snakemake.cli import main\n"
+        "main()\n"
+    )
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert p.returncode == 0, p.stderr[-2000:]
+    started = json.loads(p.stdout.split("started:")[-1])
+    assert any("audit.seal.vulns" in s for s in started)  # the job's shell
+    assert not [s for s in started if "cbc" in s]
