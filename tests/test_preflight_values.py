@@ -20,6 +20,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+import yaml
 
 from audit.files import file_blake3
 from tests.conftest import IMPLS, ROOT, run_dag, run_impl
@@ -279,3 +280,215 @@ def test_a_bad_denominator_is_refused_before_any_job(
     assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
     assert lines[0] == head + words, lines[0]
     assert not (tmp_path / "results" / "demo").exists()
+
+
+# --- keys and single values of kind floating ------------------------------------------
+# A float compares by more than its bits (0.0 equals -0.0, NaN equals nothing) and the
+# contract does not say which reading a key takes; the contestants' readings differ
+# (audit/cells/bundle_values.py). A floating column with neither a NaN nor a negative
+# zero compares alike under every reading, so it is judged before the lock; one holding
+# either is still left to the contestants.
+
+NUMBERED = {"demo/m1": 1.0, "demo/m2": 2.0, "demo/m3": 3.0, "demo/m4": 4.0}
+
+
+def _floating_ids(b: Path, numbers: dict[str, float] = NUMBERED) -> None:
+    """The row id a double in both tables: demo/mK written K (demo/m1 is 1.0)."""
+    for name in ("leaderboard.parquet", "instances.parquet"):
+        _edit(
+            b / name,
+            lambda df: df.with_columns(
+                pl.col("id").replace_strict(numbers, return_dtype=pl.Float64)
+            ),
+        )
+
+
+def _floating_instance_ids(df: pl.DataFrame) -> pl.DataFrame:
+    """instance_id a double: alpha-03 written 3.0."""
+    return df.with_columns(pl.col("instance_id").str.slice(6).cast(pl.Float64))
+
+
+def _alpha_3_twice(df: pl.DataFrame) -> pl.DataFrame:
+    f = _floating_instance_ids(df)
+    again = (pl.col("id") == "demo/m1") & (pl.col("group") == "alpha")
+    return pl.concat([f, f.filter(again & (pl.col("instance_id") == 3.0))])
+
+
+FIXED_ONE = "denominator: {fixed: 1},"
+# case -> (prereg's alpha_score gets FIXED_ONE, how the demo bundle is broken, class, file,
+# words). Each worked out by hand from the demo bundle (demo/m1 lists alpha-00..alpha-07,
+# each of model m1-base; demo/m2 lists beta-00..beta-09, each m2-base); the contestants
+# run on each below say the same class.
+FLOATING = {
+    # demo/m3's row id written 1.0, demo/m1's
+    "a floating row id twice": (
+        False,
+        lambda b: _floating_ids(b, {**NUMBERED, "demo/m3": 1.0}),
+        "duplicate_key",
+        "leaderboard.parquet",
+        "row id (1.000000) occurs more than once",
+    ),
+    # instance_id a double; (demo/m1, alpha, 3.0) written a second time, last
+    "a floating instance key twice": (
+        False,
+        lambda b: _edit(b / "instances.parquet", _alpha_3_twice),
+        "duplicate_key",
+        "instances.parquet",
+        "instance key (demo/m1, alpha, 3.000000) occurs more than once",
+    ),
+    "a floating row id over its fixed N": (
+        True,
+        _floating_ids,
+        "bad_denominator",
+        "instances.parquet",
+        "row id '1.000000' lists 8 instance rows for 'alpha_score', more than its declared"
+        " denominator 1",
+    ),
+    # demo/m2's beta-03 row names another model
+    "two models for a floating row id": (
+        False,
+        lambda b: (
+            _floating_ids(b),
+            _edit(
+                b / "instances.parquet",
+                lambda df: df.with_columns(
+                    pl.when((pl.col("id") == 2.0) & (pl.col("instance_id") == "beta-03"))
+                    .then(pl.lit("m2-large"))
+                    .otherwise(pl.col("model"))
+                    .alias("model")
+                ),
+            ),
+        ),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 2 distinct values for row id '2.000000'",
+    ),
+    # the model a double (demo/mK's K.0), demo/m1's alpha-00 row 9.0
+    "two values of a floating single_value source": (
+        False,
+        lambda b: _edit(
+            b / "instances.parquet",
+            lambda df: df.with_columns(
+                pl.when(_m1_alpha_00(df))
+                .then(9.0)
+                .otherwise(pl.col("id").replace_strict(NUMBERED, return_dtype=pl.Float64))
+                .alias("model")
+            ),
+        ),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 2 distinct values for row id 'demo/m1'",
+    ),
+}
+
+
+def _floating_prereg(tmp: Path, fixed: bool) -> Path:
+    """The demo prereg with no control and no declared relation (they name demo/m2, a
+    row a floating row id does not hold), and alpha_score over a fixed N of 1 if asked."""
+    text = PREREG.read_text(encoding="utf-8")
+    assert ALPHA in text
+    doc = yaml.safe_load(text.replace(ALPHA, f"{ALPHA} {FIXED_ONE}") if fixed else text)
+    doc["controls"], doc["disclosure"]["relations"] = {}, []
+    prereg = tmp / "demo.yaml"
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return prereg
+
+
+@pytest.mark.parametrize("case", list(FLOATING))
+def test_a_floating_key_is_judged_before_any_job(
+    case, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    fixed, breaks, kind, file, words = FLOATING[case]
+    prereg = _floating_prereg(tmp_path, fixed)
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    breaks(bundle)
+    head = f"error[{kind}]: {bundle}/{file}: "
+    for impl in IMPLS:  # both contestants refuse it so, each in its own words
+        res = run_impl(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={bundle}"]
+    p = run_dag(tmp_path, "--config", *config)
+    assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]
+    lines = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
+    assert lines[0] == head + words, lines[0]
+    assert not (tmp_path / "results" / "demo").exists()
+
+
+def _m1_alpha_00_again_as_negative_zero(b: Path) -> None:
+    """demo/m1's row id 0.0; its alpha-00 row written again with the row id -0.0."""
+    _floating_ids(b, {**NUMBERED, "demo/m1": 0.0})
+    _edit(
+        b / "instances.parquet",
+        lambda df: pl.concat(
+            [df, df.filter((pl.col("id") == 0.0) & (pl.col("instance_id") == "alpha-00"))
+             .with_columns(pl.lit(-0.0).alias("id"))]
+        ),
+    )  # fmt: skip
+
+
+def _model_of(numbers: dict[str, float]) -> Callable[[Path], None]:
+    return lambda b: _edit(
+        b / "instances.parquet",
+        lambda df: df.with_columns(
+            pl.col("id").replace_strict(numbers, return_dtype=pl.Float64).alias("model")
+        ),
+    )
+
+
+# A floating key or single value holding a NaN or a negative zero, which both contestants
+# accept (run below): left to them, never refused before the lock.
+FLOATING_LEFT = {
+    "instance keys 0.0 and -0.0": _m1_alpha_00_again_as_negative_zero,
+    "a row id 0.0 linking rows -0.0": lambda b: (
+        _floating_ids(b, {**NUMBERED, "demo/m1": 0.0}),
+        _edit(
+            b / "instances.parquet",
+            lambda df: df.with_columns(
+                pl.when(pl.col("id") == 0.0).then(-0.0).otherwise(pl.col("id")).alias("id")
+            ),
+        ),
+    ),
+    "a row id NaN": lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": float("nan")}),
+    "a single value 0.0 and -0.0": lambda b: (
+        _model_of({**NUMBERED, "demo/m1": 0.0})(b),
+        _edit(
+            b / "instances.parquet",
+            lambda df: df.with_columns(
+                pl.when(_m1_alpha_00(df)).then(-0.0).otherwise(pl.col("model")).alias("model")
+            ),
+        ),
+    ),
+    "a single value NaN beside a number": lambda b: (
+        _model_of(NUMBERED)(b),
+        _edit(
+            b / "instances.parquet",
+            lambda df: df.with_columns(
+                pl.when(_m1_alpha_00(df))
+                .then(float("nan"))
+                .otherwise(pl.col("model"))
+                .alias("model")
+            ),
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(FLOATING_LEFT))
+def test_a_floating_key_with_a_nan_or_a_negative_zero_is_left_to_the_contestants(
+    case, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    from audit import preflight
+    from audit.kinds.arm_kind import load_checked
+
+    prereg = _floating_prereg(tmp_path, False)
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    FLOATING_LEFT[case](bundle)
+    for impl in IMPLS:
+        res = run_impl(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 0, (impl, res.stderr)
+    kind, doc = load_checked(str(prereg))
+    rec = kind.entry("parse")(doc, str(prereg))  # as the workflow parses it, once
+    preflight.check_before_lock(kind, rec, str(prereg), str(bundle))

@@ -18,14 +18,21 @@ columns), as the contestants read them. Found here, in the contestants' class an
 - ``ambiguous_value``: a single_value source with more than one distinct non-null value
   among a leaderboard row's instance rows (in its group, when it names one).
 
-A float compares by more than its bits (0.0 and -0.0, NaN), and the contestants' two
-libraries are the judges of that: a key, row id or single_value source of kind floating
-is left to them, as before, never refused here. A file polars cannot read for any other
-reason is left to the lock, which refuses it with its own line.
+A float compares by more than its bits: 0.0 equals -0.0 as a number, NaN equals
+nothing, and the contract does not say which reading a key takes. The contestants' readings
+differ from each other and from table to table (0.0 and -0.0 are one leaderboard row id to
+both, two instance keys to both, and link a row to its instance rows; two NaN row ids are
+one to impl_pandas, two to impl_pyarrow; two NaN instance keys one to both; a NaN row id
+links nothing). So a key, row id or single_value source of kind floating is judged here
+only when it holds neither a NaN nor a negative zero (``_plain``; a NaN in a single_value
+source counts as null, as in every source): then equal as numbers is equal as stored, under
+every reading. A column holding either is left to the contestants, as before. A file polars
+cannot read for any other reason is left to the lock, which refuses it with its own line.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +41,7 @@ from audit.cells.record import Prereg
 from audit.errors import AuditError
 
 EXACT = ("boolean", "integer", "string")  # kinds whose values compare as stored
+KEYS = (*EXACT, "floating")  # kinds a key, row id or single value may be (else refused before)
 
 
 def _utf8_error(e: Exception) -> bool:
@@ -63,11 +71,28 @@ def _read(path: Path, shown: str, names: list[str]) -> Any:
     return None
 
 
-def _normal(series: Any, kind: str) -> Any:
-    """A column as its kind's values: a categorical as strings, an integer (a duration,
-    the plain INT64 the file holds) as a wide integer, so two tables' ids compare."""
+def _plain(series: Any, kind: str | None) -> bool:
+    """Whether the column's values compare alike under every reading of equality: a kind
+    that compares as stored, or floating with no NaN and no negative zero (module doc)."""
     import polars as pl
 
+    if kind in EXACT:
+        return True
+    if kind != "floating":
+        return False
+    s = series.cast(pl.Float64)
+    negative_zero = (s == 0.0) & ((1.0 / s) < 0.0)  # 1 / -0.0 is -inf
+    return not bool(s.is_nan().any()) and not bool(negative_zero.any())
+
+
+def _normal(series: Any, kind: str) -> Any:
+    """A column as its kind's values: a categorical as strings, an integer (a duration,
+    the plain INT64 the file holds) as a wide integer, a float as a double, so two tables'
+    ids compare."""
+    import polars as pl
+
+    if kind == "floating":
+        return series.cast(pl.Float64)
     if kind == "string":
         return series.cast(pl.String)
     if kind == "integer":  # any width, signed or not: one type holds them all
@@ -81,6 +106,13 @@ def _shown(value: Any, kind: str) -> str:
         return ""
     if kind == "boolean":
         return "true" if value else "false"
+    if kind == "floating":  # six decimals of the exact binary value; nan, inf, -inf
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        text = f"{value:.6f}"
+        return "0.000000" if text == "-0.000000" else text
     return str(value)
 
 
@@ -125,10 +157,13 @@ class Tables:
         the first instance row whose instance key an earlier row holds (nulls equal)."""
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
-        if self.board is not None and kind in EXACT:
+        if self.board is not None and kind in KEYS and _plain(self.board[rid], kind):
             self._first_repeat(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
         key = list(self.rec.bundle.instance_key)
-        if self.instances is not None and all(self.in_kinds.get(k) in EXACT for k in key):
+        if self.instances is not None and all(
+            self.in_kinds.get(k) in KEYS and _plain(self.instances[k], self.in_kinds[k])
+            for k in key
+        ):
             self._first_repeat(self.instances, key, self.in_kinds, "instance key", self.in_shown)
 
     @staticmethod
@@ -174,15 +209,22 @@ class Tables:
     def _row_ids(self) -> tuple[str, Any, Any] | None:
         """The row id's kind, the leaderboard's row ids (a frame of one column, ``rid``) and
         the instance rows' row ids (a series named ``rid``), both normalised; None when
-        either table is absent or the row id is not of one exact kind in both (the
-        contestants refuse that first)."""
+        either table is absent, the row id is not of one kind in both (the contestants
+        refuse that first), or a floating row id is not ``_plain`` in either table or two
+        of the leaderboard's are written alike (the canonical order is by the id as
+        written: left to the contestants)."""
         import polars as pl
 
         if self.board is None or self.instances is None:
             return None
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
-        if kind not in EXACT or self.in_kinds.get(rid) != kind:
+        if kind not in KEYS or self.in_kinds.get(rid) != kind:
+            return None
+        if not (_plain(self.board[rid], kind) and _plain(self.instances[rid], kind)):
+            return None
+        ids = self.board[rid].drop_nulls()
+        if len({_shown(v, kind) for v in ids.to_list()}) != ids.n_unique():
             return None
         on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
         return kind, on_board, _normal(self.instances[rid], kind).alias("rid")
@@ -202,9 +244,14 @@ class Tables:
         for name, m in self.rec.measured.items():
             source = str(m.source)
             skind = self.in_kinds.get(source)
-            if m.recipe != "single_value" or skind not in EXACT:
+            if m.recipe != "single_value" or skind not in KEYS:
                 continue
-            frame = pl.DataFrame([inst_ids, _normal(self.instances[source], skind).alias("v")])
+            values = self.instances[source]
+            if skind == "floating":  # a NaN in a source counts as null (docs/contract.md)
+                values = values.cast(pl.Float64).fill_nan(None)
+            if not _plain(values, skind):
+                continue
+            frame = pl.DataFrame([inst_ids, _normal(values, skind).alias("v")])
             keep = pl.col("v").is_not_null()
             if m.group is not None:
                 if self.in_kinds.get(b.group_by) != "string":
