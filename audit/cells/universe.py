@@ -25,9 +25,8 @@ def record_files(rec: Prereg) -> list[str]:
 
 
 def _checked(bundle: str | Path, file: str, column: str) -> Path:
-    """The table's path, once the file and its id column are there (its footer only)."""
-    import polars as pl
-
+    """The table's path, once the file and its id column are there, once each (its footer
+    only, the names as the file gives them: missing_column, then duplicate_column)."""
     path = Path(bundle, file)
     shown = f"{bundle}/{file}"
     if not path.is_file():
@@ -43,16 +42,22 @@ def _checked(bundle: str | Path, file: str, column: str) -> Path:
     from audit.bundles import parquet_encodings
 
     parquet_encodings.check(path, shown)
-    try:
-        schema = pl.read_parquet_schema(path)
-    except Exception:  # noqa: BLE001 - any unreadable file: the lock's own refusal
-        raise AuditError("unreadable", shown, "not a readable parquet file") from None
-    if column not in schema:
+    from audit.bundles import parquet_columns
+
+    names = parquet_columns.names(path, shown)  # unreadable: a footer that does not parse
+    if column not in names:
         raise AuditError(
             "missing_column",
             shown,
             f"no column {column!r} (the universe's ids the prereg names); nothing was written",
         )
+    for name in names:  # the first name given twice, in file order, as the contestants
+        if names.count(name) > 1:
+            raise AuditError(
+                "duplicate_column",
+                shown,
+                f"column {name!r} occurs {names.count(name)} times; nothing was written",
+            )
     return path
 
 
@@ -91,33 +96,23 @@ def inlined(doc: Prereg, bundle: str | Path) -> Prereg:
     )
 
 
-# the contestants' kind of a column polars reads as this (docs/contract.md, Types);
-# a type not named here is left to the contestants
-_KINDS = {"Null": "null", "Boolean": "boolean", "String": "string", "Categorical": "string"}
-
-
-def _kind(dtype: Any) -> str | None:
-    if dtype.is_integer():
-        return "integer"
-    if dtype.is_float():
-        return "floating"
-    return _KINDS.get(type(dtype).__name__)
-
-
 def _judged(bundle: str, file: str, column: str) -> None:
     """The contestants' refusals of a universe table they would refuse after the lock, in
     their class and words (impl_pandas/universe.py, impl_pyarrow/universe.py): a column
-    of the null type (unsupported_type) or of another kind than string (bad_type), a data
-    page that does not read (unreadable), no id, a null id or an id twice
-    (bad_denominator)."""
+    of kind null or other (unsupported_type: a date, a decimal, binary ...) or of another
+    kind than string (bad_type: an Arrow duration is the INT64 the file holds, an
+    integer), the kinds the contract's, from the file's own footer
+    (audit/bundles/parquet_kinds.py); a data page that does not read (unreadable); no id,
+    a null id or an id twice (bad_denominator)."""
     import polars as pl
 
+    from audit.bundles import parquet_kinds
+
     path, shown = _checked(bundle, file, column), f"{bundle}/{file}"
-    kind = _kind(pl.read_parquet_schema(path)[column])
-    if kind == "null":
-        raise AuditError("unsupported_type", shown, f"column {column!r} has the null type here")
-    if kind is None:
-        return  # a type the contestants judge by the file's own schema
+    kind = parquet_kinds.kinds(path, shown)[column]
+    if kind in ("null", "other"):
+        what = "the null type" if kind == "null" else "a type outside the contract's kinds"
+        raise AuditError("unsupported_type", shown, f"column {column!r} has {what} here")
     if kind != "string":
         raise AuditError("bad_type", shown, f"universe column '{column}' is {kind}, not string")
     ids = _column(path, shown, column).cast(pl.String)
