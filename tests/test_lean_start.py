@@ -93,7 +93,7 @@ def test_the_probe_sees_polars_when_it_is_imported() -> None:
 def test_a_prereg_that_amends_nothing_is_checked_without_polars() -> None:
     code = (
         "from audit.lock.amends import check\n"
-        "assert check('p.yaml', {'seed': 1}, 'demo', 'results', {}) is None"
+        "assert check('p.yaml', None, 'demo', 'results', {}) is None"
     )
     assert not _imports_polars(code)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from audit.cells.record import Amends
 from audit.core.strict_yaml import read_strict
@@ -135,7 +134,7 @@ def _check_files(
 
 def check(
     prereg_path: str,
-    doc: dict[str, Any],
+    amended: Amends | None,
     arm: str,
     results: str | Path,
     bundle_files: dict[str, tuple[str, dict[str, str] | None]],
@@ -143,14 +142,14 @@ def check(
 ) -> tuple[str, str] | None:
     """(parent arm, head) once every check holds; None when the prereg amends nothing.
 
+    ``amended``: the checked prereg record's ``amends`` (either kind's record has it);
     ``jobs``: a trials source's (jobs root as the prereg names it, its folder)."""
-    block = declared(doc)
-    if block is None:
+    if amended is None:
         return None  # read while every run's workflow is parsed: verify (polars) not imported
     from audit.kinds.arm_kind import annex_contract
     from audit.seal.verify import verify
 
-    parent, head = block["arm"], block["head"]
+    parent, head = amended.arm, amended.head
     results = Path(results)
     if parent == arm:
         raise AuditError("amends_cycle", prereg_path, f"arm {arm!r} amends itself")

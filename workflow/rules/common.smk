@@ -60,7 +60,7 @@ include: "null_shards.smk"
 
 check_bundle(BUNDLE, A.needed, A.built_by_rule, A.jobs)  # missing_file
 # An amendment (prereg key amends): its parent arm, checked before any job.
-PARENT = check_amends(PREREG, _PREREG, ARM, A.roles, A.jobs)
+PARENT = check_amends(PREREG, RECORD.amends, ARM, A.roles, A.jobs)
 check_locked_bundle(LOCKED, ARM, A.roles, A.jobs)  # arm_locked: the locked content never changes
 check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE)  # unsupported_type, bad_prereg, control
 # a trials arm's tables and compare-runs' input (missing_column ... bad_value, unknown_run,

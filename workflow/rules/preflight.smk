@@ -247,13 +247,13 @@ def second_seat(cfg):
     return guard(preflight.second_seat, cfg["annex"], cfg.get("head"), _config_source("head"))
 
 
-def check_amends(prereg, doc, arm, bundle_files, jobs=None):
+def check_amends(prereg, amended, arm, bundle_files, jobs=None):
     """An amendment's parent, before any job (audit/lock/amends.py): the arm exists, its annex
     verifies with the declared head (the seal's verify), no cycle, the same bundle content.
     Returns the parent arm's name, or None when the prereg amends nothing."""
     from audit.lock.amends import check
 
-    found = guard(check, prereg, doc, arm, RESULTS, bundle_files, jobs)
+    found = guard(check, prereg, amended, arm, RESULTS, bundle_files, jobs)
     return found[0] if found else None
 
 
