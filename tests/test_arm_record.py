@@ -78,6 +78,22 @@ def test_a_hub_bundle_is_read_where_it_is_fetched() -> None:
     assert a.shipped["leaderboard"] == "results/x/bundle/hf/leaderboard.parquet"
 
 
+def test_a_hub_fetch_takes_the_publisher_s_digest_file_when_the_prereg_declares_it() -> None:
+    # prereg/demo.yaml declares no publisher_hash: nothing optional to fetch; given one
+    # (docs/intake.md), its file, as written, is what the fetch asks for when the commit
+    # has it (fetch.smk --optional)
+    kind, doc = load_checked(ROOT / "prereg" / "demo.yaml")
+    cfg = {"arm": "x", "bundle": "hf://datasets/o/n@" + "a" * 40}
+    assert arm_record.build(cfg, kind, kind.entry("parse")(doc, "demo.yaml")).fetched_optional == ()
+    ph = {"recipe": "openhands-source-hash-v1", "table": "leaderboard", "file": ".source_hash"}
+    rec = kind.entry("parse")({**doc, "publisher_hash": ph}, "demo.yaml")
+    a = arm_record.build(cfg, kind, rec)
+    assert a.fetched_optional == (".source_hash",)
+    assert a.fetched == ("leaderboard.parquet", "instances.parquet")
+    # a trials arm fetches nothing from the Hub
+    assert _arm("benchflow-sample").fetched_optional == ()
+
+
 def test_a_prereg_declaring_feasibility_and_ranks_adds_their_run_files() -> None:
     kind, rec = _record(ROOT / "prereg" / "demo.yaml")
     rec = dataclasses.replace(

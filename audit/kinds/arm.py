@@ -48,6 +48,7 @@ class Arm:
     run_files: tuple[str, ...]  # a recompute run's files, <name>.csv
     needed: tuple[str, ...]  # files of the bundle folder that must be there before any job
     fetched: tuple[str, ...]  # the files a Hub bundle's fetch downloads (fetch.smk)
+    fetched_optional: tuple[str, ...]  # and those it downloads when the commit has them
     built_by_rule: str | None  # a bundle folder a rule builds (demo, Hub): not checked
     roles: dict[str, tuple[str, Any]]  # role -> (shipped file, declared types): lock checks
     jobs: tuple[str, str] | None  # a trials source: (jobs folder as named, its path)
@@ -209,6 +210,8 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, rec: Leaderboard
         built_by_rule=bundle if hf_uri else "results/demo-bundle",
         roles={r: (f"{bundle}/{n}", None) for r, n in {**names, **universes}.items()},
         fetched=(*names.values(), *universes.values()),
+        # the publisher's digest file the lock recomputes, when the prereg declares one
+        fetched_optional=(rec.publisher_hash.file,) if rec.publisher_hash else (),
         jobs=None,
         shipped=shipped,
         assembled={},
@@ -320,6 +323,7 @@ def _trials(common: dict[str, Any], res: str, bundle: str, rec: TrialsPrereg) ->
         run_files=run_files,
         needed=tuple(needed),
         fetched=(),
+        fetched_optional=(),
         built_by_rule=None,
         roles=roles,
         jobs=(str(source.jobs), f"{bundle}/{source.jobs}") if trials_source else None,

@@ -44,10 +44,9 @@ RESULTS = arm_record.RESULTS  # every arm's folder; an amendment's parent is sea
 LOCKED = check_arm(f"{RESULTS}/{config['arm']}", config["arm"], PREREG, PREREG_BLAKE3)
 # The lock's own reader and checks for the prereg's kind (audit/kinds/arm_kind.py): a
 # prereg the lock would refuse is one line and exit 2 here, before any job.
-KIND, _PREREG = prereg_kind(PREREG)
-# the checked prereg parsed once into its kind's frozen record, which the arm and the
-# checks before the lock read
-RECORD = guard(KIND.entry("parse"), _PREREG, PREREG)
+# The checked prereg parsed once into its kind's frozen record, which the arm, the
+# checks before the lock and every rule read; the document itself is not kept.
+KIND, RECORD = prereg_record(PREREG)
 A = arm_record.build(config, KIND, RECORD)  # a frozen record
 ARM, RES, BUNDLE = A.name, A.res, A.bundle
 CONTROLS = list(A.controls)

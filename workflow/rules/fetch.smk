@@ -15,8 +15,6 @@ if HF_URI:
     except AuditError as _e:
         refuse(_e.kind, _config_source("bundle") + f" ({_e.path})", _e.detail)
 
-    _HF_OPTIONAL = [f for f in [(_PREREG.get("publisher_hash") or {}).get("file")] if f]
-
     rule fetch_hf:
         output:
             leaderboard=A.shipped["leaderboard"],
@@ -26,7 +24,7 @@ if HF_URI:
             src=src,
             uri=HF_URI,
             files=list(A.fetched),
-            optional=_HF_OPTIONAL,
+            optional=list(A.fetched_optional),
             out=BUNDLE,
         log:
             f"{RES}/logs/fetch_hf.log",

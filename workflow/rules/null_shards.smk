@@ -2,9 +2,9 @@
 # draws each takes: both kinds (docs/contract.md "Sharded null draws",
 # docs/trials-contract.md 9.1). An execution setting, not the method: the
 # merged nulls.csv and null_hist.csv are the same bytes for any count.
-NULL_DRAWS = _PREREG.get("null_draws")
+NULL_DRAWS = RECORD.null_draws  # either kind's record: the checked prereg's count
 NULL_SHARDS = config.get("null_shards", 1)
-if isinstance(NULL_DRAWS, int) and not isinstance(NULL_DRAWS, bool) and NULL_SHARDS > NULL_DRAWS > 0:
+if NULL_SHARDS > NULL_DRAWS > 0:
     refuse(
         "bad_config",
         _config_source("null_shards"),

@@ -224,11 +224,14 @@ def show_summary_on_nothing_to_do():
     console.on_nothing_to_do = print_run_summary
 
 
-def prereg_kind(prereg):
-    """The arm's kind and its prereg, read and checked once (audit/kinds/arm_kind.py)."""
+def prereg_record(prereg):
+    """The arm's kind and its prereg's frozen record: the prereg read and checked once
+    (audit/kinds/arm_kind.py), then parsed once by its kind's reader. The document goes
+    no further: every rule reads the record (or the arm built from it)."""
     from audit.kinds.arm_kind import load_checked
 
-    return guard(load_checked, prereg)
+    kind, doc = guard(load_checked, prereg)
+    return kind, guard(kind.entry("parse"), doc, prereg)
 
 
 def seat_prereg(cfg):

@@ -1,8 +1,9 @@
 # The self-test (docs/self-test.md): faults injected into the contestants, and
 # the stages that flag them. Built only when asked for explicitly
 #   uv run snakemake --cores 2 results/<arm>/self-test.md
-# or, when the prereg's self_test key names its bundles, as part of the annex.
-SELF_TEST_BUNDLES = _PREREG.get("self_test") or ["demo", "demo-edges"]
+# or, when the prereg's self_test key names its bundles, as part of the annex. Either
+# kind's record answers self_test (a trials prereg declares none: always empty).
+SELF_TEST_BUNDLES = list(RECORD.self_test) or ["demo", "demo-edges"]
 
 
 rule self_test:
@@ -23,7 +24,7 @@ rule self_test:
         " --shared {params.shared:q} --out {params.out:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
 
 
-if _PREREG.get("self_test"):
+if RECORD.self_test:
 
     # The annex waits for the kill matrix the prereg asks for (audit seal copies it).
     use rule annex as annex_with_self_test with:
