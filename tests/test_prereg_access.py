@@ -12,11 +12,18 @@ listed (a module that reads fewer lowers its count in the same commit: the allow
 goes back up). A module converted to the records leaves LEFT for CONVERTED; a module
 moved takes its line along. DRAFTS, counted alike, are the draft's writers: a draft
 prereg is not a checked one and has no record.
+
+The workflow (the Snakefile, workflow/**/*.smk) reads the prereg's record and the arm
+built from it (common.smk ``RECORD``, ``A``), and holds no allowance: its files are
+Snakemake's syntax, not Python's, so the scan walks their Python tokens for the same two
+shapes, on the same names and ``_PREREG`` (the name common.smk gave the document).
 """
 
 from __future__ import annotations
 
 import ast
+import io
+import tokenize
 from pathlib import Path
 
 import pytest
@@ -46,8 +53,7 @@ DRAFTS = {
 
 # Modules still indexing a document under one of NAMES, with today's count: a document of
 # its own that is neither a prereg nor a lock (an adapter's JSON, compare.json, the
-# ledger, an envelope), but for the ledger's amends_of (below). The workflow's .smk files
-# are not scanned.
+# ledger, an envelope), but for the ledger's amends_of (below).
 LEFT = {
     "audit/adapters/eee.py": 13,  # an aggregate's JSON, the adapter's summary
     "audit/adapters/formats.py": 1,  # an adapter's summary
@@ -60,7 +66,10 @@ LEFT = {
     "audit/core/agreement.py": 1,  # agreement.json
     "audit/core/envs.py": 1,  # an environment's record
     "audit/seal/attest.py": 4,  # a key, an envelope
-    "audit/seal/ledger.py": 5,  # an event file (4); a prereg's amends block (amends_of: 1)
+    # an event file (4); a prereg's amends block (amends_of: 1), which the amendment's check
+    # no longer asks (it takes the record's amends): a sealed parent's locked prereg
+    # (the chain's, the seal's verify) and refresh's, read as documents
+    "audit/seal/ledger.py": 5,
     "audit/seal/publish.py": 1,  # a crate's metadata
     "audit/seal/timestamp.py": 1,  # a stamp record
     "audit/seal/volatile.py": 2,  # run.json
@@ -150,6 +159,42 @@ def violations(root: Path = ROOT) -> list[str]:
     return out
 
 
+# the workflow's names for a document: the referee's, and common.smk's former name of
+# the prereg's document
+WORKFLOW_NAMES = NAMES | {"_PREREG"}
+_LAYOUT = {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT}
+
+
+def smk_accesses(source: str) -> list[int]:
+    """The lines where a name of WORKFLOW_NAMES (not an attribute: ``input.lock`` is a
+    rule's file) is indexed by a string or asked .get() with one, in a workflow file's
+    tokens: comments and strings (docstrings) are tokens of their own and never match."""
+    tokens = [
+        t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in _LAYOUT
+    ]
+    found = []
+    for i, t in enumerate(tokens):
+        if t.type != tokenize.NAME or t.string not in WORKFLOW_NAMES:
+            continue
+        if i and tokens[i - 1].string == ".":
+            continue
+        after = tokens[i + 1 : i + 5]
+        words = [a.string for a in after]
+        key = 1 if words[:1] == ["["] else 3 if words[:3] == [".", "get", "("] else None
+        if key is not None and len(after) > key and after[key].type == tokenize.STRING:
+            found.append(t.start[0])
+    return found
+
+
+def workflow_violations(root: Path = ROOT) -> list[str]:
+    out = []
+    for path in [root / "Snakefile", *sorted((root / "workflow").rglob("*.smk"))]:
+        lines = smk_accesses(path.read_text(encoding="utf-8"))
+        if lines:
+            out.append(f"{path.relative_to(root).as_posix()}: at lines {lines}")
+    return out
+
+
 def test_no_referee_module_indexes_a_prereg_or_lock_beyond_the_list() -> None:
     assert violations() == []
 
@@ -195,3 +240,54 @@ def test_the_scan_finds_an_injected_access(tmp_path: Path, injected: str) -> Non
 
 def test_the_scan_leaves_attributes_and_other_names_alone() -> None:
     assert accesses("x = doc.seed\ny = spec['size']\nz = doc[0]\nw = rec.controls['a']\n") == []
+
+
+def test_the_workflow_indexes_no_document() -> None:
+    # the Snakefile and every .smk read the prereg's record and the arm (common.smk)
+    assert (ROOT / "Snakefile").is_file()
+    assert len(list((ROOT / "workflow").rglob("*.smk"))) > 10
+    assert workflow_violations() == []
+
+
+@pytest.mark.parametrize(
+    ("injected", "line"),
+    [
+        ('NULL_DRAWS = _PREREG.get("null_draws")\n', 1),
+        ("if _PREREG['self_test']:\n    pass\n", 1),
+        ('x = [(_PREREG.get("publisher_hash") or {}).get("file")]\n', 1),
+        ('rows = lock["bundle"]["leaderboard"]["rows"]\n', 1),
+        ('def f(doc):\n    return doc.get( "amends" )\n', 2),
+    ],
+)
+def test_the_workflow_scan_finds_an_injected_access(
+    tmp_path: Path, injected: str, line: int
+) -> None:
+    # a copy of the workflow with one injected read, at the top of a rule file: the
+    # expected line is the injected text's own (counted by hand)
+    (tmp_path / "Snakefile").write_text((ROOT / "Snakefile").read_text(encoding="utf-8"))
+    rules = tmp_path / "workflow" / "rules"
+    rules.mkdir(parents=True)
+    for path in (ROOT / "workflow" / "rules").glob("*.smk"):
+        (rules / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    source = (rules / "selftest.smk").read_text(encoding="utf-8")
+    (rules / "selftest.smk").write_text(injected + source, encoding="utf-8")
+    assert workflow_violations(tmp_path) == [f"workflow/rules/selftest.smk: at lines [{line}]"]
+
+
+def test_the_workflow_scan_leaves_rule_files_comments_and_strings_alone() -> None:
+    source = (
+        "# x = _PREREG.get('null_draws')\n"
+        "rule r:\n"
+        "    input:\n"
+        '        lock=f"{RES}/lock/lock.json",\n'
+        "    params:\n"
+        '        a=lambda w, input: input.lock["x"],\n'
+        '        b=config.get("arm"),\n'
+        '        c=A.shipped["leaderboard"],\n'
+        "    shell:\n"
+        '        "echo \'doc[\\"seed\\"]\'"\n'
+        "def f(prereg):\n"
+        '    """prereg.get("amends") was the document\'s."""\n'
+        "    return RECORD.self_test\n"
+    )
+    assert smk_accesses(source) == []
