@@ -238,8 +238,9 @@ def leaderboard_types(pr: Prereg, schema: pa.Schema, path: str) -> None:
             raise InputError("bad_type", path, f"measured column {m.name!r} has type {typ}")
 
 
-def _kind(typ: pa.DataType) -> str:
-    """The contract's kind of a column type: boolean, integer, floating, string or other."""
+def type_kind(typ: pa.DataType) -> str:
+    """The contract's kind of an Arrow type (boolean, integer, floating, string or other),
+    for a table with no parquet footer of its own (a CSV under its declared types)."""
     typ = base_type(typ)
     if pa.types.is_boolean(typ):
         return "boolean"
@@ -254,8 +255,8 @@ def _kind(typ: pa.DataType) -> str:
 
 def row_id_kinds(pr: Prereg, lb_schema: pa.Schema, in_schema: pa.Schema, path: str) -> None:
     """bad_type (instance table) if the row id column is of another kind than the leaderboard's."""
-    lb_kind = _kind(lb_schema.field(pr.row_id).type)
-    in_kind = _kind(in_schema.field(pr.row_id).type)
+    lb_kind = type_kind(lb_schema.field(pr.row_id).type)
+    in_kind = type_kind(in_schema.field(pr.row_id).type)
     if lb_kind != in_kind:
         raise InputError(
             "bad_type",

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from .. import checks
 from ..prereg import trials as prereg
 from ..read import bundle_path, open_parquet, read_some, require_file
+from ..schema import conform, kinds
 from ..write import write_outputs
 from . import csvtable, outputs, overruns, ranks, tables, tries
 from .judge import (
@@ -30,6 +34,12 @@ from .pertask import (
 from .stats import BootStream, EntryStats, entry_stats
 
 
+def _read(pf: pq.ParquetFile, path: str, names: list[str] | None = None) -> pa.Table:
+    """The named columns (or all) as the file's own schema holds them (docs/contract.md,
+    Types): a column Arrow reads as a duration is the INT64 the file stores (schema.conform)."""
+    return conform(read_some(pf, path, names), kinds(pf))
+
+
 def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, bytes]:
     """Every output file's bytes; raises TrialInputError on unusable input.
 
@@ -43,12 +53,14 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     for path in (lb_path, src_path):
         if path is not None:
             require_file(path)
+    lb_file = None
     if lb_path is not None and lb_path.endswith(".csv"):  # text until its declared types apply
         lb_table = csvtable.read_text_table(lb_path)
     else:
         lb_file = None if lb_path is None else open_parquet(lb_path, layout=False)
-        lb_table = None if lb_file is None or lb_path is None else read_some(lb_file, lb_path)
+        lb_table = None if lb_file is None or lb_path is None else _read(lb_file, lb_path)
     src_file = open_parquet(src_path, layout=False)
+    src_kinds = kinds(src_file)
 
     pr = prereg.validate(doc, prereg_path)
     declared_ranks = ranks.spec(doc, prereg_path, pr)  # bad_prereg (section 17)
@@ -70,10 +82,15 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
             text_numbers = frozenset(
                 c for c, kind in board.column_types.items() if kind == "decimal"
             )
-        tables.leaderboard_types(board, lb_table.schema, lb_path, text_numbers)
-    tables.source_types(src, src_file.schema_arrow, src_path)
+        lb_kinds = (  # a CSV's under its declared types, a parquet file's from its footer
+            {f.name: checks.type_kind(f.type) for f in lb_table.schema}
+            if lb_file is None
+            else kinds(lb_file)
+        )
+        tables.leaderboard_types(board, lb_kinds, lb_path, text_numbers)
+    tables.source_types(src, src_kinds, src_path)
     optional = [c for c in tables.OPTIONAL_TRIAL_COLUMNS if src.kind == "trials" and c in src_names]
-    src_table = read_some(src_file, src_path, tables.source_names(src) + optional)
+    src_table = _read(src_file, src_path, tables.source_names(src) + optional)
 
     # bad_key, then duplicate_key (leaderboard, then source); unknown_row; bad_value
     lb_ids: list[str] = []
@@ -132,7 +149,7 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
             if n in src_names
         ]
         runs_out, pk_out, over_runs = overruns.compute(
-            read_some(src_file, src_path, names),
+            _read(src_file, src_path, names),
             rows,
             leaving,
             pr.policies,

@@ -52,64 +52,46 @@ def undeclared_column(board: Board, present: list[str], path: str) -> None:
             raise fail("undeclared_column", path, f"column {name!r} is not classified")
 
 
-def _is_string(typ: pa.DataType) -> bool:
-    typ = base_type(typ)
-    return pa.types.is_string(typ) or pa.types.is_large_string(typ)
-
-
-def _is_integer(typ: pa.DataType) -> bool:
-    return pa.types.is_integer(base_type(typ))
-
-
-def _is_floating(typ: pa.DataType) -> bool:
-    return pa.types.is_floating(base_type(typ))
-
-
-def _is_number(typ: pa.DataType) -> bool:
-    return _is_integer(typ) or _is_floating(typ)
-
-
-def _expect(schema: pa.Schema, name: str, ok: bool, what: str, path: str) -> None:
-    if not ok:
-        typ = schema.field(name).type
-        raise fail("bad_type", path, f"column {name!r} has type {typ}, expected {what}")
+def _expect(kinds: dict[str, str], name: str, want: tuple[str, ...], path: str) -> None:
+    """bad_type unless the column's kind (the contract's, docs/contract.md Types) is wanted."""
+    if kinds[name] not in want:
+        raise fail(
+            "bad_type", path, f"column {name!r} is {kinds[name]}, expected {' or '.join(want)}"
+        )
 
 
 def leaderboard_types(
-    board: Board, schema: pa.Schema, path: str, text_numbers: frozenset[str] = frozenset()
+    board: Board, kinds: dict[str, str], path: str, text_numbers: frozenset[str] = frozenset()
 ) -> None:
     """bad_type: row_key columns not string, measured columns not integer or floating
-    (or, in a CSV, declared decimal: text_numbers)."""
+    (or, in a CSV, declared decimal: text_numbers). ``kinds``: each column's kind, a
+    parquet file's from its own footer (schema.kinds), not Arrow's reading of it."""
     for name in board.row_key:
-        _expect(schema, name, _is_string(schema.field(name).type), "string", path)
+        _expect(kinds, name, ("string",), path)
     for name in board.table_columns():
-        ok = name in text_numbers or _is_number(schema.field(name).type)
-        _expect(schema, name, ok, "integer or floating", path)
+        if name not in text_numbers:
+            _expect(kinds, name, ("integer", "floating"), path)
 
 
-def source_types(src: Source, schema: pa.Schema, path: str) -> None:
-    """bad_type for the registry's or the trial table's columns."""
-
-    def t(name: str) -> pa.DataType:
-        return schema.field(name).type
-
+def source_types(src: Source, kinds: dict[str, str], path: str) -> None:
+    """bad_type for the registry's or the trial table's columns, by the kinds of the
+    file's own footer (schema.kinds): a half float is of kind other, an Arrow duration
+    (a plain INT64 in the file) an integer."""
     if src.kind == "registry":
         for name in (*src.entry, src.task):
-            _expect(schema, name, _is_string(t(name)), "string", path)
-        _expect(schema, src.score, _is_number(t(src.score)), "integer or floating", path)
+            _expect(kinds, name, ("string",), path)
+        _expect(kinds, src.score, ("integer", "floating"), path)
         for name in (src.trials, src.pass_count, src.perfect_count):
-            _expect(schema, name, _is_integer(t(name)), "integer", path)
+            _expect(kinds, name, ("integer",), path)
         return
     for name in ("run", "task", "trial_id", "status", "started_at"):
-        _expect(schema, name, _is_string(t(name)), "string", path)
-    _expect(schema, "copy", _is_integer(t("copy")), "integer", path)
-    _expect(schema, "reward", _is_floating(t("reward")), "floating", path)
-    if "verifier_broken" in schema.names:
-        _expect(
-            schema, "verifier_broken", pa.types.is_boolean(t("verifier_broken")), "boolean", path
-        )
-    if "reward_regraded" in schema.names:
-        _expect(schema, "reward_regraded", _is_floating(t("reward_regraded")), "floating", path)
+        _expect(kinds, name, ("string",), path)
+    _expect(kinds, "copy", ("integer",), path)
+    _expect(kinds, "reward", ("floating",), path)
+    if "verifier_broken" in kinds:
+        _expect(kinds, "verifier_broken", ("boolean",), path)
+    if "reward_regraded" in kinds:
+        _expect(kinds, "reward_regraded", ("floating",), path)
 
 
 def key_values(table: pa.Table, names: tuple[str, ...], path: str, bar: bool) -> list[list[Any]]:
