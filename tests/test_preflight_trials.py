@@ -177,6 +177,47 @@ def _leaderboard_key_of_the_null_type(b: Path) -> tuple[str, str]:
     return "bad_type", "leaderboard.parquet"
 
 
+# Two types Arrow reads otherwise than the file's own schema (issue 27). The contract's
+# Types table (docs/contract.md, kept by the trials contract), worked by hand:
+#   FLOAT16 (polars' Float16)            -> kind other   -> bad_type wherever a number is read
+#   Arrow duration (a plain INT64 in the -> kind integer -> read as the INT64 stored: a count
+#   file, polars' Duration)                                 is fine, a string column bad_type
+# impl_pyarrow read Arrow's types (a half float floating, a duration bad_type) and the
+# preflight left both to the contestants; now both contestants and the preflight follow
+# the table.
+
+
+def _score_as_half_float(b: Path) -> tuple[str, str]:
+    reg = pl.read_parquet(b / "registry.parquet").with_columns(pl.col("score").cast(pl.Float16))
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_type", "registry.parquet"
+
+
+def _leaderboard_score_as_half_float(b: Path) -> tuple[str, str]:
+    lb = pl.read_parquet(b / "leaderboard.parquet")
+    lb.with_columns(pl.col("score").cast(pl.Float16)).write_parquet(b / "leaderboard.parquet")
+    return "bad_type", "leaderboard.parquet"
+
+
+def _task_as_duration(b: Path) -> tuple[str, str]:
+    """An integer where a string is read."""
+    reg = pl.read_parquet(b / "registry.parquet")
+    reg = reg.with_columns(pl.int_range(pl.len()).cast(pl.Duration("us")).alias("task"))
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_type", "registry.parquet"
+
+
+def _more_passes_than_trials_of_durations(b: Path) -> tuple[str, str]:
+    """trials and passCount durations (integers): row 7's passCount one above its trials
+    is bad_value, as for plain integers, not bad_type."""
+    _more_passes_than_trials(b)
+    reg = pl.read_parquet(b / "registry.parquet").with_columns(
+        pl.col("trials", "passCount").cast(pl.Duration("us"))
+    )
+    reg.write_parquet(b / "registry.parquet")
+    return "bad_value", "registry.parquet"
+
+
 REGISTRY_CASES = {
     "registry column missing": _drop_pass_count,
     "leaderboard column unclassified": _unclassified,
@@ -192,6 +233,10 @@ REGISTRY_CASES = {
     "registry score of the null type": _score_of_the_null_type,
     "leaderboard score a decimal": _leaderboard_score_as_decimal,
     "leaderboard row key of the null type": _leaderboard_key_of_the_null_type,
+    "registry score a half float": _score_as_half_float,
+    "leaderboard score a half float": _leaderboard_score_as_half_float,
+    "registry task a duration": _task_as_duration,
+    "registry passCount above trials, both durations": _more_passes_than_trials_of_durations,
 }
 
 
@@ -214,6 +259,48 @@ def test_a_registry_table_problem_is_refused_before_any_job(
         assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
     line = _refused_before_any_job(tmp_path, "skillsbench-registry", prereg, bundle, head)
     assert line.endswith("nothing was written")
+
+
+def test_counts_written_as_durations_are_read_as_the_integers_stored(
+    impl_envs, tmp_path: Path
+) -> None:
+    """The registry's trials, passCount and perfectCount written as Arrow durations in
+    microseconds (the same INT64s in the file, docs/contract.md Types: integers): each
+    contestant alone writes the very files it writes for the shipped registry, and the
+    workflow plans the arm (a dry run: the preflight passes it). impl_pyarrow refused it
+    as bad_type before (Arrow's duration type)."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip("SkillsBench bundle not present")
+    bundle = tmp_path / "bundle"
+    shutil.copytree(REGISTRY, bundle)
+    bundle.chmod(0o755)
+    for f in bundle.iterdir():
+        f.chmod(0o644)
+    counts = ("trials", "passCount", "perfectCount")
+    reg = pl.read_parquet(bundle / "registry.parquet")
+    reg.with_columns(pl.col(*counts).cast(pl.Duration("us"))).write_parquet(
+        bundle / "registry.parquet"
+    )
+    assert all(
+        type(t).__name__ == "Duration"
+        for n, t in pl.read_parquet_schema(bundle / "registry.parquet").items()
+        if n in counts
+    )
+    prereg = ROOT / "prereg" / "skillsbench-registry.yaml"
+    for impl in IMPLS:
+        want = _contestant(impl, prereg, REGISTRY, tmp_path / f"shipped-{impl}")
+        got = _contestant(impl, prereg, bundle, tmp_path / f"durations-{impl}")
+        assert want.code == 0 and got.code == 0, (impl, got.stderr)
+        names = sorted(p.name for p in (tmp_path / f"shipped-{impl}").iterdir())
+        assert names == sorted(p.name for p in (tmp_path / f"durations-{impl}").iterdir())
+        for name in names:
+            a = (tmp_path / f"shipped-{impl}" / name).read_bytes()
+            assert a == (tmp_path / f"durations-{impl}" / name).read_bytes(), (impl, name)
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    p = run_dag(tmp_path, "-n", "--config", "arm=skillsbench-durations", f"prereg={prereg}",
+                f"prereg_blake3={digest}", f"bundle={bundle}")  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert not (tmp_path / "results" / "skillsbench-durations").exists()
 
 
 def test_a_categorical_key_and_a_date_label_pass_preflight(tmp_path: Path) -> None:

@@ -11,10 +11,11 @@ before anything is written rather than after the lock by both contestants (which
 a locked arm whose corrected table was arm_locked). A parquet table's kinds are the
 contract's (docs/contract.md, Types, which the trials contract keeps), read from the
 file's own footer (audit/bundles/parquet_kinds.py): a date or a decimal is of kind
-other, the null type of kind null, a categorical (a STRING in the file) a string, as
-both contestants place them. A half float and an Arrow duration stop the judging there
-(``SPLIT``), as does a file that does not read, which the lock refuses: the contestants
-decide them after the lock.
+other, the null type of kind null, a categorical (a STRING in the file) a string, a half
+float (FLOAT16) other and an Arrow duration (a plain INT64 in the file) an integer, as both
+contestants place them. A file that does not read, which the lock refuses, stops the
+judging there, as does a duration polars reads in milliseconds (``exact_integers``): the
+contestants decide them after the lock.
 """
 
 from __future__ import annotations
@@ -46,11 +47,6 @@ KINDS = {
     "Float64": "floating",
     "String": "string",
 }
-# polars' names of the two types the contestants place apart: a half float (FLOAT16,
-# kind other in the contract and to impl_pandas, floating to impl_pyarrow, which reads
-# Arrow's types) and an Arrow duration (a plain INT64 in the file: an integer in the
-# contract and to impl_pandas, a duration, bad_type, to impl_pyarrow). Not judged here.
-SPLIT = ("Float16", "Duration")
 # a CSV column's declared type (4.3) as a kind: a decimal is a number printed as text
 CSV_KINDS = {"string": "string", "integer": "integer", "decimal": "decimal", "boolean": "boolean"}
 
@@ -112,20 +108,31 @@ def parquet_table(path: str, shown: str) -> Table:
         shown,
         names,
         lambda: file_kinds(path, shown),
-        lambda n: pl.read_parquet(path, columns=[n]).get_column(n).to_list(),
+        lambda n: exact_integers(pl.read_parquet(path, columns=[n]).get_column(n)).to_list(),
     )
+
+
+def exact_integers(series: Any) -> Any:
+    """A column as the values the file stores: an Arrow duration (kind integer, a plain
+    INT64 in the file, read by polars through Arrow's stored schema) as those integers.
+    polars keeps a duration in micro- or nanoseconds as stored, but reads one in seconds
+    as milliseconds (times 1000), which it cannot tell from one stored in milliseconds:
+    such a column is not judged here (Unjudged), the contestants read the INT64."""
+    import polars as pl
+
+    if series.dtype != pl.Duration:
+        return series
+    if series.dtype.time_unit == "ms":
+        raise Unjudged(series.name)
+    return series.cast(pl.Int64)
 
 
 def file_kinds(path: str, shown: str) -> dict[str, str | None]:
     """Each column's kind as the contract defines it, from the file's own schema
-    (audit/bundles/parquet_kinds.py: boolean, integer, floating, string, null, other);
-    None for a half float or a duration (``SPLIT``), which the contestants read apart."""
-    import polars as pl
-
+    (audit/bundles/parquet_kinds.py: boolean, integer, floating, string, null, other)."""
     from audit.bundles import parquet_kinds
 
-    split = {n for n, t in pl.read_parquet_schema(path).items() if type(t).__name__ in SPLIT}
-    return {n: None if n in split else k for n, k in parquet_kinds.kinds(path, shown).items()}
+    return dict(parquet_kinds.kinds(path, shown))
 
 
 def csv_table(path: str, shown: str, types: Mapping[str, str]) -> Table:
