@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
@@ -17,7 +18,7 @@ from .errors import (
 )
 from .prereg.leaderboard import NUMERIC_RECIPES, Prereg
 from .read import Table
-from .values import NULL_KIND, NUMERIC_KINDS, OTHER, format_value
+from .values import FLOATING, NULL_KIND, NUMERIC_KINDS, OTHER, format_value
 
 
 def leaderboard_names(prereg: Prereg) -> list[str]:
@@ -90,6 +91,24 @@ def leaderboard_unsupported(table: Table, prereg: Prereg) -> None:
 def instance_unsupported(table: Table, prereg: Prereg) -> None:
     """unsupported_type, instance table: the columns the prereg names, in their checking order."""
     unsupported_types(table, list(dict.fromkeys(instance_names(prereg))), set())
+
+
+def nan_keys(table: Table, key: list[str], what: str) -> None:
+    """bad_type for a NaN in a key column of kind floating (docs/contract.md: a NaN equals no
+    key): the first such row in file order (its first such column in key order)."""
+    assert table.frame is not None
+    first: tuple[int, str] | None = None
+    for name in key:
+        if table.kinds[name] != FLOATING:
+            continue
+        nan = np.fromiter(
+            (isinstance(v, float) and math.isnan(v) for v in table.frame[name]), dtype=bool
+        )
+        if nan.any() and (first is None or int(np.argmax(nan)) < first[0]):
+            first = (int(np.argmax(nan)), name)
+    if first is not None:
+        row, name = first
+        raise InputError(BAD_TYPE, table.display, f"{what} column {name!r} holds NaN at row {row}")
 
 
 def duplicate_keys(table: Table, key: list[str], what: str) -> None:

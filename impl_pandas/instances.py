@@ -30,11 +30,11 @@ import fastparquet
 import numpy as np
 import pandas as pd
 
-from .checks import duplicate_keys
+from .checks import duplicate_keys, nan_keys
 from .errors import BAD_TYPE, UNREADABLE, InputError
 from .prereg.leaderboard import MEAN, RATE, SINGLE_VALUE, Prereg
 from .read import Table, load_table, raw_strings, read_group, utf8
-from .values import BOOLEAN, NUMERIC_KINDS, STRING, is_null
+from .values import BOOLEAN, FLOATING, NUMERIC_KINDS, STRING, is_null
 
 NULL = -1
 NULL_HASH = np.uint64(2**64 - 1)  # every missing value, whichever way the reader gave it
@@ -308,10 +308,14 @@ def check_duplicate_keys(inst: Instances, prereg: Prereg) -> None:
     a collision) rereads the key columns and runs the exact check. The hashes
     are dropped from `inst` (nothing after this check uses them)."""
     hashes, inst.key_hash = inst.key_hash, _NO_HASHES  # needed no more: free them
-    if not inst.key_exact and not repeats(hashes):
+    # a floating key is read exactly: its hash tells 0.0 from -0.0 (one key) and a NaN
+    # from nothing (a NaN is no key: bad_type, docs/contract.md)
+    floating = any(inst.table.kinds[k] == FLOATING for k in prereg.instance_key)
+    if not floating and not inst.key_exact and not repeats(hashes):
         return
     del hashes
     table = load_table(inst.table.display, inst.path, columns=list(prereg.instance_key))
+    nan_keys(table, list(prereg.instance_key), "instance key")
     duplicate_keys(table, list(prereg.instance_key), "instance key")
 
 

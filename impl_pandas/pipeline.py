@@ -56,6 +56,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     checks.leaderboard_unsupported(board, pre)  # unsupported_type
     checks.instance_unsupported(inst, pre)
     data = instances.load(inst, inst.display, pre)  # unreadable (the instance data pages)
+    checks.nan_keys(board, [pre.row_id], "row id")  # bad_type: a NaN is no key
     checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
     instances.check_duplicate_keys(data, pre)
     checks.leaderboard_types(board, pre)  # bad_type
