@@ -100,6 +100,35 @@ def unsupported_types(
             raise InputError("unsupported_type", path, f"column {name!r} has {what} here")
 
 
+def nan_keys(columns: dict[str, pa.ChunkedArray], what: str, path: str) -> None:
+    """bad_type for a NaN in a key column of kind floating (docs/contract.md: a NaN equals no
+    key): the first such row in file order (its first such column in key order)."""
+    first: tuple[int, str] | None = None
+    for name, column in columns.items():
+        if not pa.types.is_floating(base_type(column.type)):
+            continue
+        nan = pc.fill_null(pc.is_nan(column), False)
+        if pc.any(nan).as_py():
+            row = pc.indices_nonzero(nan.combine_chunks())[0].as_py()
+            if first is None or row < first[0]:
+                first = (row, name)
+    if first is not None:
+        row, name = first
+        raise InputError("bad_type", path, f"{what} column {name!r} holds NaN at row {row}")
+
+
+def _ieee(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:
+    """The key columns with -0.0 made 0.0 (IEEE's sum with +0.0), so that Arrow's hash,
+    which tells their bits apart, compares floating keys as numbers (docs/contract.md)."""
+    for name in keys:
+        typ = table.column(name).type
+        if pa.types.is_floating(typ):
+            at = table.column_names.index(name)
+            plus = pc.add(table.column(name), pa.scalar(0.0, typ))
+            table = table.set_column(at, name, plus)
+    return table
+
+
 def duplicate_row_id(ids: list[Any], typ: pa.DataType, path: str) -> None:
     """duplicate_key if two leaderboard rows share a row id."""
     dups = [v for v, n in Counter(ids).items() if n > 1]
@@ -205,7 +234,9 @@ def _keys_distinct(table: pa.Table, keys: tuple[str, ...]) -> bool:
 
 
 def duplicate_instance_key(table: pa.Table, keys: tuple[str, ...], path: str) -> None:
-    """duplicate_key if two instance rows share the instance key (nulls compare equal)."""
+    """duplicate_key if two instance rows share the instance key (nulls compare equal, a
+    float as a number: 0.0 is -0.0)."""
+    table = _ieee(table, keys)
     n = table.num_rows
     if n < 2:
         return

@@ -123,7 +123,10 @@ def _increasing(columns: list[pa.Array]) -> bool:
     """True if every row is strictly greater than the one before it, in the columns' order.
 
     Arrow's comparison; a null or NaN anywhere, or a type Arrow cannot compare,
-    is False (the caller then checks the keys the general way)."""
+    is False (the caller then checks the keys the general way: a NaN is bad_type)."""
+    for col in columns:
+        if pa.types.is_floating(col.type) and pc.any(pc.is_nan(col)).as_py():
+            return False
     n = len(columns[0])
     if n < 2:
         return True

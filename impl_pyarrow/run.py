@@ -68,8 +68,10 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     )
 
     lb_ids = lb_table.column(pr.row_id).to_pylist()
+    checks.nan_keys({pr.row_id: lb_table.column(pr.row_id)}, "row id", lb_path)
     checks.duplicate_row_id(lb_ids, lb_table.schema.field(pr.row_id).type, lb_path)
     if keys is not None:
+        checks.nan_keys({k: keys.column(k) for k in pr.instance_key}, "instance key", in_path)
         checks.duplicate_instance_key(keys, pr.instance_key, in_path)
         del keys
     checks.leaderboard_types(pr, lb_table.schema, lb_path)
