@@ -14,6 +14,7 @@ conformance suite's _pass cases) are not refused.
 
 from __future__ import annotations
 
+import math
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -283,11 +284,13 @@ def test_a_bad_denominator_is_refused_before_any_job(
 
 
 # --- keys and single values of kind floating ------------------------------------------
-# A float compares by more than its bits (0.0 equals -0.0, NaN equals nothing) and the
-# contract does not say which reading a key takes; the contestants' readings differ
-# (audit/cells/bundle_values.py). A floating column with neither a NaN nor a negative
-# zero compares alike under every reading, so it is judged before the lock; one holding
-# either is still left to the contestants.
+# A float compares by more than its bits (0.0 equals -0.0, NaN equals nothing). The
+# contract (docs/contract.md, Command line: keys of kind floating) compares keys as IEEE
+# numbers: 0.0 and -0.0 are one row id and one instance key, and a NaN, equal to no key,
+# is refused (bad_type) where duplicate_key is checked, just before it, table by table.
+# The contestants read them apart before (two NaN row ids: one to impl_pandas, two to
+# impl_pyarrow; 0.0 and -0.0 two instance keys to both; a NaN key accepted) and the
+# workflow left any key holding a NaN or a negative zero to them; now all follow it.
 
 NUMBERED = {"demo/m1": 1.0, "demo/m2": 2.0, "demo/m3": 3.0, "demo/m4": 4.0}
 
@@ -379,6 +382,57 @@ FLOATING = {
         "instances.parquet",
         "'model' (for 'model') holds 2 distinct values for row id 'demo/m1'",
     ),
+    # demo/m1 (the leaderboard's row 0) NaN: a NaN is no key (accepted by both before)
+    "a row id NaN": (
+        False,
+        lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": float("nan")}),
+        "bad_type",
+        "leaderboard.parquet",
+        "row id column 'id' holds NaN at row 0",
+    ),
+    # demo/m1 and demo/m3 NaN: refused as NaN, not as one id twice (impl_pandas' reading)
+    # nor as two ids (impl_pyarrow's)
+    "two row ids NaN": (
+        False,
+        lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": math.nan, "demo/m3": math.nan}),
+        "bad_type",
+        "leaderboard.parquet",
+        "row id column 'id' holds NaN at row 0",
+    ),
+    # instance_id a double; demo/m1's alpha-03 (row 3 of the instance table) NaN
+    "an instance key NaN": (
+        False,
+        lambda b: _edit(
+            b / "instances.parquet",
+            lambda df: _floating_instance_ids(df).with_columns(
+                pl.when(pl.int_range(pl.len()) == 3)
+                .then(math.nan)
+                .otherwise(pl.col("instance_id"))
+                .alias("instance_id")
+            ),
+        ),
+        "bad_type",
+        "instances.parquet",
+        "instance key column 'instance_id' holds NaN at row 3",
+    ),
+    # demo/m1 written 0.0, demo/m3 -0.0: one row id (one to both contestants before,
+    # left to them by the workflow)
+    "row ids 0.0 and -0.0": (
+        False,
+        lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": 0.0, "demo/m3": -0.0}),
+        "duplicate_key",
+        "leaderboard.parquet",
+        "row id (0.000000) occurs more than once",
+    ),
+    # demo/m1 written 0.0; its alpha-00 row written again, last, with the row id -0.0: one
+    # instance key (two to both contestants before)
+    "instance keys 0.0 and -0.0": (
+        False,
+        lambda b: _m1_alpha_00_again_as_negative_zero(b),
+        "duplicate_key",
+        "instances.parquet",
+        "instance key (0.000000, alpha, alpha-00) occurs more than once",
+    ),
 }
 
 
@@ -437,10 +491,10 @@ def _model_of(numbers: dict[str, float]) -> Callable[[Path], None]:
     )
 
 
-# A floating key or single value holding a NaN or a negative zero, which both contestants
-# accept (run below): left to them, never refused before the lock.
+# A single value holding a NaN or a negative zero, which both contestants accept (run
+# below): left to them, never refused before the lock; and a row id 0.0 whose instance
+# rows hold -0.0 (one id: they link), which nothing refuses.
 FLOATING_LEFT = {
-    "instance keys 0.0 and -0.0": _m1_alpha_00_again_as_negative_zero,
     "a row id 0.0 linking rows -0.0": lambda b: (
         _floating_ids(b, {**NUMBERED, "demo/m1": 0.0}),
         _edit(
@@ -450,7 +504,6 @@ FLOATING_LEFT = {
             ),
         ),
     ),
-    "a row id NaN": lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": float("nan")}),
     "a single value 0.0 and -0.0": lambda b: (
         _model_of({**NUMBERED, "demo/m1": 0.0})(b),
         _edit(

@@ -13,21 +13,21 @@ columns), as the contestants read them. Found here, in the contestants' class an
   tests/test_preflight_values.py holds it to that for several malformed sequences); the
   column is then found by reading each alone;
 - ``duplicate_key``: two leaderboard rows with one row id, two instance rows with one
-  instance key (nulls equal);
+  instance key (nulls equal), each after ``bad_type`` for a NaN in it;
 - ``bad_type``: an infinite value in a mean's or a sum's floating source;
 - ``ambiguous_value``: a single_value source with more than one distinct non-null value
   among a leaderboard row's instance rows (in its group, when it names one).
 
 A float compares by more than its bits: 0.0 equals -0.0 as a number, NaN equals
-nothing, and the contract does not say which reading a key takes. The contestants' readings
-differ from each other and from table to table (0.0 and -0.0 are one leaderboard row id to
-both, two instance keys to both, and link a row to its instance rows; two NaN row ids are
-one to impl_pandas, two to impl_pyarrow; two NaN instance keys one to both; a NaN row id
-links nothing). So a key, row id or single_value source of kind floating is judged here
-only when it holds neither a NaN nor a negative zero (``_plain``; a NaN in a single_value
-source counts as null, as in every source): then equal as numbers is equal as stored, under
-every reading. A column holding either is left to the contestants, as before. A file polars
-cannot read for any other reason is left to the lock, which refuses it with its own line.
+nothing. The contract (Command line) compares a key of kind floating, row id or instance
+key, as an IEEE number: 0.0 and -0.0 are one key (``_normal`` adds 0.0), and a NaN key is
+``bad_type`` just before the table's duplicate_key (``_no_nan``), as both contestants now
+judge it. Where a row id links instance rows to a leaderboard row (single values,
+denominators) a floating row id is still judged here only when it holds neither a NaN
+nor a negative zero in either table (``_plain``; a NaN in a single_value source counts as
+null, as in every source): a column holding either is left to the contestants there. A
+file polars cannot read for any other reason is left to the lock, which refuses it with
+its own line.
 """
 
 from __future__ import annotations
@@ -85,14 +85,30 @@ def _plain(series: Any, kind: str | None) -> bool:
     return not bool(s.is_nan().any()) and not bool(negative_zero.any())
 
 
+def _no_nan(frame: Any, key: list[str], kinds: dict[str, str], what: str, shown: str) -> None:
+    """bad_type for a NaN in a key column of kind floating (docs/contract.md: a NaN equals
+    no key): the first such row in file order (its first such column in key order), in
+    the contestants' words."""
+    first: tuple[int, str] | None = None
+    for name in key:
+        if kinds.get(name) != "floating":
+            continue
+        rows = frame[name].is_nan().arg_true()
+        if len(rows) and (first is None or int(rows[0]) < first[0]):
+            first = (int(rows[0]), name)
+    if first is not None:
+        row, name = first
+        raise AuditError("bad_type", shown, f"{what} column {name!r} holds NaN at row {row}")
+
+
 def _normal(series: Any, kind: str) -> Any:
     """A column as its kind's values: a categorical as strings, an integer (a duration,
     the plain INT64 the file holds) as a wide integer, a float as a double, so two tables'
     ids compare."""
     import polars as pl
 
-    if kind == "floating":
-        return series.cast(pl.Float64)
+    if kind == "floating":  # -0.0 + 0.0 is 0.0: one value, as IEEE compares them
+        return series.cast(pl.Float64) + 0.0
     if kind == "string":
         return series.cast(pl.String)
     if kind == "integer":  # any width, signed or not: one type holds them all
@@ -154,16 +170,17 @@ class Tables:
 
     def check_keys(self) -> None:
         """duplicate_key: the first leaderboard row whose row id an earlier row holds, then
-        the first instance row whose instance key an earlier row holds (nulls equal)."""
+        the first instance row whose instance key an earlier row holds (nulls equal, a
+        float as an IEEE number: 0.0 is -0.0), each just after its bad_type for a NaN key
+        (docs/contract.md: a NaN equals no key)."""
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
-        if self.board is not None and kind in KEYS and _plain(self.board[rid], kind):
+        if self.board is not None and kind in KEYS:
+            _no_nan(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
             self._first_repeat(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
         key = list(self.rec.bundle.instance_key)
-        if self.instances is not None and all(
-            self.in_kinds.get(k) in KEYS and _plain(self.instances[k], self.in_kinds[k])
-            for k in key
-        ):
+        if self.instances is not None and all(self.in_kinds.get(k) in KEYS for k in key):
+            _no_nan(self.instances, key, self.in_kinds, "instance key", self.in_shown)
             self._first_repeat(self.instances, key, self.in_kinds, "instance key", self.in_shown)
 
     @staticmethod
