@@ -21,7 +21,7 @@ import polars as pl
 import pytest
 import yaml
 
-from audit import preflight
+from audit.cells import bundle_checks
 from audit.cells.prereg import load_record
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -66,7 +66,7 @@ def test_both_contestants_class_list_and_struct_labels_as_declared(
 ) -> None:
     bundle = _with_nested(demo_bundle, tmp_path)
     prereg = _prereg(tmp_path, declare=True)
-    preflight.check_column_types(load_record(prereg), str(bundle))  # accepted
+    bundle_checks.check_column_types(load_record(prereg), str(bundle))  # accepted
     outs = {}
     for impl in ("pandas", "pyarrow"):
         res = run_impl(impl, prereg, bundle, tmp_path / impl)
@@ -99,7 +99,7 @@ def test_a_list_column_a_recipe_reads_is_refused_alike(
 ) -> None:
     bundle, prereg = _read_as_value(demo_bundle, tmp_path)
     with pytest.raises(AuditError) as e:
-        preflight.check_column_types(load_record(prereg), str(bundle))
+        bundle_checks.check_column_types(load_record(prereg), str(bundle))
     assert e.value.kind == "unsupported_type"
     assert e.value.path == f"{bundle}/leaderboard.parquet"
     assert e.value.detail.startswith("column 'average_cost' has a type outside the contract's")

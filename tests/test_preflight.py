@@ -16,6 +16,7 @@ import pytest
 
 from audit import preflight
 from audit.bundles.digest import table_digest
+from audit.cells import bundle_checks
 from audit.errors import AuditError
 from audit.files import file_blake3, file_digests
 from audit.kinds.arm_kind import LEADERBOARD, TRIALS
@@ -320,23 +321,23 @@ def _rec(doc: dict) -> object:
 
 def test_a_list_column_is_refused_before_the_lock_unless_a_label(tmp_path: Path) -> None:
     doc, bundle = _demo(tmp_path)
-    preflight.check_column_types(_rec(doc), str(bundle))  # the demo's types: all read
+    bundle_checks.check_column_types(_rec(doc), str(bundle))  # the demo's types: all read
     lb = pl.read_parquet(bundle / "leaderboard.parquet")
     tags = pl.Series("notes", [["a"], [], ["b", "c"], None][: lb.height], dtype=pl.List(pl.String))
     lb.with_columns(tags).write_parquet(bundle / "leaderboard.parquet")
     # notes is a no_antecedent label in the demo's prereg: never read, any type
-    preflight.check_column_types(_rec(doc), str(bundle))
+    bundle_checks.check_column_types(_rec(doc), str(bundle))
     doc["columns"]["no_antecedent"].remove("notes")  # undeclared: no longer a label
-    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
+    err = _refused("unsupported_type", bundle_checks.check_column_types, _rec(doc), str(bundle))
     assert err.path == f"{bundle}/leaderboard.parquet" and "column 'notes'" in err.detail
     doc["columns"]["measured"]["notes"] = {"recipe": "single_value", "source": "model"}
-    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
+    err = _refused("unsupported_type", bundle_checks.check_column_types, _rec(doc), str(bundle))
     assert "column 'notes' has a type outside the contract's kinds here" in err.detail
     doc["columns"]["measured"].pop("notes")
     doc["columns"]["structural"].append("notes")  # a structural label: accepted
-    preflight.check_column_types(_rec(doc), str(bundle))
+    bundle_checks.check_column_types(_rec(doc), str(bundle))
     doc["bundle"]["row_id"] = "notes"  # the row id is read, whatever else it is declared
-    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
+    err = _refused("unsupported_type", bundle_checks.check_column_types, _rec(doc), str(bundle))
     assert "column 'notes'" in err.detail
 
 
@@ -345,23 +346,23 @@ def test_a_struct_source_is_refused_but_an_unnamed_one_is_not(tmp_path: Path) ->
     inst = pl.read_parquet(bundle / "instances.parquet")
     extra = inst.with_columns(pl.struct(pl.col("cost")).alias("detail"))  # a column nobody reads
     extra.write_parquet(bundle / "instances.parquet")
-    preflight.check_column_types(_rec(doc), str(bundle))
+    bundle_checks.check_column_types(_rec(doc), str(bundle))
     nested = inst.with_columns(pl.struct(pl.col("cost")).alias("cost"))  # the mean's source
     nested.write_parquet(bundle / "instances.parquet")
-    err = _refused("unsupported_type", preflight.check_column_types, _rec(doc), str(bundle))
+    err = _refused("unsupported_type", bundle_checks.check_column_types, _rec(doc), str(bundle))
     assert err.path == f"{bundle}/instances.parquet" and "column 'cost'" in err.detail
 
 
 def test_a_control_on_a_row_not_on_the_leaderboard(tmp_path: Path) -> None:
     doc, bundle = _demo(tmp_path)
     # the demo's controls name demo/m1, demo/m2, ...: rows of its leaderboard
-    preflight.check_control_rows(_rec(doc), "prereg/demo.yaml", str(bundle))
+    bundle_checks.check_control_rows(_rec(doc), "prereg/demo.yaml", str(bundle))
     doc["controls"]["flip_m2_beta"]["target"] = {"row_id": "demo/m9"}
-    err = _refused("bad_prereg", preflight.check_control_rows, _rec(doc), "p.yaml", str(bundle))
+    err = _refused("bad_prereg", bundle_checks.check_control_rows, _rec(doc), "p.yaml", str(bundle))
     assert err.path == "p.yaml" and "'flip_m2_beta'" in err.detail and "'demo/m9'" in err.detail
     doc["controls"]["flip_m2_beta"]["target"] = {"row_id": "demo/m2"}
     doc["controls"]["swap_m1_m2"]["target"] = {"row_ids": ["demo/m1", "demo/M2"]}
-    err = _refused("bad_prereg", preflight.check_control_rows, _rec(doc), "p.yaml", str(bundle))
+    err = _refused("bad_prereg", bundle_checks.check_control_rows, _rec(doc), "p.yaml", str(bundle))
     assert "'swap_m1_m2'" in err.detail and "'demo/M2'" in err.detail
 
 

@@ -72,14 +72,14 @@ def _with_duration_cost(demo_bundle: Path, folder: Path) -> Path:
 def test_a_duration_mean_source_is_bad_type_at_preflight(tmp_path: Path, demo_bundle) -> None:
     import yaml
 
-    from audit import preflight
+    from audit.cells import bundle_checks
     from audit.cells.record import parse
     from audit.errors import AuditError
 
     bundle = _with_duration_cost(demo_bundle, tmp_path)
     doc = yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
     try:
-        preflight.check_column_types(parse(doc, "prereg/demo.yaml"), str(bundle))
+        bundle_checks.check_column_types(parse(doc, "prereg/demo.yaml"), str(bundle))
     except AuditError as e:
         assert (e.kind, e.path) == ("bad_type", f"{bundle}/instances.parquet"), e
         assert "column 'cost', the source of the mean 'alpha_cost', is a duration" in e.detail

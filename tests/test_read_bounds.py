@@ -19,6 +19,7 @@ import pytest
 from audit import preflight
 from audit.bundles import parquet_bounds
 from audit.bundles.digest import read_table
+from audit.cells import bundle_checks
 from audit.errors import AuditError
 from tests.parquet_bomb import bomb
 
@@ -210,7 +211,7 @@ def test_a_universe_table_past_the_bound_is_refused_unread(tmp_path, monkeypatch
     from audit.cells import universe
 
     for read in (
-        lambda: preflight.check_universe_tables(_universe_record(), str(bundle)),
+        lambda: bundle_checks.check_universe_tables(_universe_record(), str(bundle)),
         lambda: universe.inlined(_universe_record(), bundle),
     ):
         with pytest.raises(AuditError) as e:

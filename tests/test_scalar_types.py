@@ -22,7 +22,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from audit import preflight
+from audit.cells import bundle_checks
 from audit.cells.prereg import load_record
 from audit.cells.record import Prereg
 from audit.errors import AuditError
@@ -68,7 +68,7 @@ def _demo() -> Prereg:
 
 def _refusal(doc: Prereg, bundle: Path) -> AuditError:
     with pytest.raises(AuditError) as e:
-        preflight.check_column_types(doc, str(bundle))
+        bundle_checks.check_column_types(doc, str(bundle))
     assert e.value.kind == "unsupported_type" and e.value.status == 2
     assert "\n" not in str(e.value)
     return e.value
@@ -102,12 +102,12 @@ def test_the_same_column_as_a_label_is_accepted(
 ) -> None:
     # release is declared no_antecedent in the demo: never read as values, any type
     bundle = _bundle(demo_bundle, tmp_path, "leaderboard", "release", kind)
-    preflight.check_column_types(_demo(), str(bundle))
+    bundle_checks.check_column_types(_demo(), str(bundle))
     # and an instance column no recipe names is never read
     inst = bundle / "instances.parquet"
     df = pl.read_parquet(inst)
     df.with_columns(_values(kind, df.height).alias("unnamed")).write_parquet(inst)
-    preflight.check_column_types(_demo(), str(bundle))
+    bundle_checks.check_column_types(_demo(), str(bundle))
 
 
 @pytest.mark.parametrize("kind", ["duration", "categorical"])
@@ -117,7 +117,7 @@ def test_a_duration_or_categorical_is_left_to_the_contestants(
     # in the file an integer (INT64) and a string (dictionary-encoded STRING): kinds the
     # contract reads, so preflight must not refuse them on polars' in-memory type
     bundle = _bundle(demo_bundle, tmp_path, "leaderboard", "alpha_cost", kind)
-    preflight.check_column_types(_demo(), str(bundle))
+    bundle_checks.check_column_types(_demo(), str(bundle))
 
 
 @pytest.mark.parametrize(

@@ -22,8 +22,7 @@ import polars as pl
 import pytest
 import yaml
 
-from audit import preflight
-from audit.cells import universe
+from audit.cells import bundle_checks, universe
 from audit.cells.prereg import load_record
 from audit.errors import AuditError
 from audit.files import file_blake3
@@ -172,15 +171,15 @@ def test_preflight_refuses_a_missing_universe_file_or_column(tmp_path: Path) -> 
     doc = load_record(prereg)
     for expect in ("missing_file", "missing_column"):
         with pytest.raises(AuditError) as e:
-            preflight.check_universe_tables(doc, str(bundle))
+            bundle_checks.check_universe_tables(doc, str(bundle))
         assert e.value.kind == expect and e.value.status == 2
         assert e.value.path == f"{bundle}/universe.parquet" and "\n" not in str(e.value)
         pl.DataFrame({"id": ["1"]}).write_parquet(bundle / "universe.parquet")
     pl.DataFrame({"instance_id": FIVE}).write_parquet(bundle / "universe.parquet")
-    preflight.check_universe_tables(doc, str(bundle))
+    bundle_checks.check_universe_tables(doc, str(bundle))
     listed = load_record(write_prereg(tmp_path / "l.yaml", [_measured("['1']")], TOLERANCE))
     assert listed.universe_tables() == []
-    preflight.check_universe_tables(listed, str(tmp_path / "nowhere"))  # nothing declared
+    bundle_checks.check_universe_tables(listed, str(tmp_path / "nowhere"))  # nothing declared
 
 
 @pytest.mark.parametrize(("ids", "kind", "words"), CASES, ids=IDS)
@@ -193,7 +192,7 @@ def test_preflight_refuses_a_table_the_contestants_refuse_in_their_words(
     bundle = _bundle(tmp_path, ids)
     doc = load_record(write_prereg(tmp_path / "p.yaml", [_measured(TABLE)], TOLERANCE))
     with pytest.raises(AuditError) as e:
-        preflight.check_universe_tables(doc, str(bundle))
+        bundle_checks.check_universe_tables(doc, str(bundle))
     assert (e.value.kind, e.value.path, e.value.detail) == (
         kind,
         f"{bundle}/universe.parquet",
@@ -202,7 +201,7 @@ def test_preflight_refuses_a_table_the_contestants_refuse_in_their_words(
     # the instance table's instance_id repeats each id once per row: the same refusal
     shutil.copyfile(bundle / "instances.parquet", bundle / "universe.parquet")
     with pytest.raises(AuditError) as e:
-        preflight.check_universe_tables(doc, str(bundle))
+        bundle_checks.check_universe_tables(doc, str(bundle))
     assert e.value.detail == "universe column 'instance_id' holds id '1' more than once"
 
 
