@@ -7,7 +7,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -181,3 +181,19 @@ def regular_files(root: str | Path) -> list[str]:
             if p.is_file():
                 out.append(p.relative_to(root).as_posix())
     return sorted(out)
+
+
+def folder_blake3(root: str | Path) -> str:
+    """One blake3 over a folder's regular files (regular_files): each relative path and its
+    bytes' blake3, in that order (listing_blake3); "" for a folder that is not there. What
+    the files hold, never their times: the same bytes give the same digest wherever they
+    are checked out."""
+    if not Path(root).is_dir():
+        return ""
+    return listing_blake3([(rel, file_blake3(Path(root, rel))) for rel in regular_files(root)])
+
+
+def listing_blake3(listing: Iterable[tuple[str, str]]) -> str:
+    """One blake3 over (relative path, blake3) pairs in their order: folder_blake3's, from
+    a listing already known (a lock's jobs files)."""
+    return text_blake3(json.dumps([[rel, b3] for rel, b3 in listing]))

@@ -31,6 +31,7 @@ def _args(prereg: Path, expected: str, bundle: Path, tmp_path: Path) -> argparse
         results=str(tmp_path / "results"),
         events=str(tmp_path / "results" / "demo" / "events" / "lock.json"),
         expect_bundle=None,
+        judged=False,
     )
 
 

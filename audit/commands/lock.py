@@ -41,6 +41,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--events", required=True, help="the lock's event file (events/lock.json)")
     p.add_argument(
+        "--judged",
+        action="store_true",
+        help="the workflow's preflight judged the bundle's tables in this run (a shipped"
+        " bundle; a trials source's jobs folder within its bound): not judged again",
+    )
+    p.add_argument(
         "--expect-bundle",
         default=None,
         help="a first seat's lock.json the bundle's content must match (second seat)",
@@ -63,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         args.events,
         args.results,
         expect_lock=args.expect_bundle,
+        judged=args.judged,
         **assembled,
     )
     print(f"locked prereg {rec['prereg']['name']} blake3 {rec['prereg']['blake3']}")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from audit.bundles import hf_source, parquet_encodings
+from audit.bundles import hf_source
 from audit.bundles.digest import table_digest
+from audit.cells import bundle_checks, universe
 from audit.cells import prereg as cells_prereg
-from audit.cells import universe
 from audit.cells.record import parse
 from audit.core import disclosure
 from audit.errors import AuditError
@@ -38,12 +38,18 @@ def lock(
     events_path: str,
     results: str,
     expect_lock: str | None = None,
+    judged: bool = False,
 ) -> dict:
     """Refuse a prereg its schema or logic refuses; else write the lock and the ledger.
 
     ``prereg``: as read_prereg read it (its blake3 the config's). ``results``: the
     folder holding every arm, where an amendment's parent is sealed. ``expect_lock``:
-    a first seat's lock.json, whose bundle content this bundle must match.
+    a first seat's lock.json, whose bundle content this bundle must match. ``judged``:
+    the workflow's preflight judged this bundle's tables in this run (a shipped bundle);
+    otherwise (a bundle a rule builds, the demo's or a Hub fetch, not there at preflight;
+    the command run alone) the lock judges them with the same checks
+    (audit/cells/bundle_checks.py) once its own reading of each table passed, before it
+    writes anything.
     """
     prereg_path, doc = prereg.path, prereg.doc
     cells_prereg.refuse_undecided(doc, prereg_path, "prereg")
@@ -65,13 +71,13 @@ def lock(
             **file_record(path, name),
             **table_digest(path),
         }
-    # what both contestants would refuse: refused here too, before anything is locked (a
-    # bundle a rule builds, the demo or a Hub fetch, reaches the lock unchecked): an
-    # encoding the contract does not read (the leaderboard's, then the instance
-    # table's; a universe table's in check_record), a universe table's ids
-    for role in ("leaderboard", "instances"):
-        name = rec.bundle.table(role)
-        parquet_encodings.check(Path(bundle) / name, str(Path(bundle) / name))
+    source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
+    # Each table read (bounded) as it is hashed (a fetched one checked against the Hub's
+    # record), then, unless preflight judged them in this run, what both contestants
+    # would refuse, in their order and preflight's line, before anything is written (a
+    # bundle a rule builds is not there at preflight); then a universe table's ids
+    if not judged:
+        bundle_checks.check(rec, prereg_path, bundle)
     universe.check_record(rec, bundle)
     if disclosure.relations(rec.disclosure):
         lb = str(Path(bundle) / rec.bundle.leaderboard)
@@ -83,7 +89,6 @@ def lock(
     if parent is not None:
         amends.check_content(parent[0], parent[1], tables)
     amendment = amends.event(rec.amends, results)
-    source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     record = {
         "format": "secondseat-lock-v1",
         "prereg": {"blake3": prereg.blake3, "name": rec.name},

@@ -21,6 +21,7 @@ from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
 from audit.seal.lock_record import read_lock
+from audit.trials import preflight_source
 from audit.trials import prereg as trials_prereg
 from audit.trials.record import parse
 
@@ -57,13 +58,19 @@ def lock(
     results: str,
     assembled: str | None = None,
     expect_lock: str | None = None,
+    judged: bool = False,
 ) -> dict[str, Any]:
     """Refuse a prereg its schema or logic refuses; else write the lock and the ledger.
 
     ``prereg``: as read_prereg read it (its blake3 the config's). ``results``: the
     folder holding every arm, where an amendment's parent is sealed. ``assembled``:
     a trials source's folder holding the adapter's trials.parquet. ``expect_lock``:
-    a first seat's lock.json, whose bundle content this bundle must match."""
+    a first seat's lock.json, whose bundle content this bundle must match. ``judged``:
+    the workflow's preflight judged the tables in this run (shipped tables; a trials
+    source's table adapted in memory, its jobs folder within its bound); otherwise (a
+    larger folder, the command run alone) the lock judges them with the same checks
+    (audit/trials/preflight_source.py) once it has hashed them (its own reading, bounded),
+    before it copies or writes anything."""
     prereg_path, doc = prereg.path, prereg.doc
     refuse_undecided(doc, prereg_path, "trials-prereg")
     trials_prereg.check(doc, prereg_path)
@@ -106,8 +113,11 @@ def lock(
         tables["trials"] = _table(read_from / "trials.parquet", "trials.parquet")
         hashed.append(("bundle_hashed", str(read_from / "trials.parquet"), {"role": "trials"}))
     if lb is not None:
+        tables["leaderboard"] = _table(Path(bundle) / lb.table, lb.table, types)
+    if not judged:  # each table read (bounded) as it was hashed; nothing copied or written yet
+        preflight_source.check_assembled(rec, bundle, assembled)
+    if lb is not None:
         lb_src = Path(bundle) / lb.table
-        tables["leaderboard"] = _table(lb_src, lb.table, types)
         if read_from != Path(bundle):
             dst = read_from / lb.table
             shutil.copyfile(lb_src, dst)

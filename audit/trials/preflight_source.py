@@ -4,7 +4,9 @@ the trial table the adapter assembles from the jobs folder, adapted here in memo
 (read-only, nothing written) when the folder is within ADAPT_BOUND; then, with a
 `compare` block, compare-runs' own refusals of that table (unknown_run, no_pairs,
 settings_differ), from the command's own code. The table judged is handed back for the
-controls' own choice of targets (audit/preflight.py, check_trials_before_lock).
+controls' own choice of targets (audit/preflight.py, check_trials_before_lock). A larger
+folder's table is judged by the lock (audit/lock/trials.py) with the same checks
+(check_assembled), on the table the adapter job wrote, before the lock writes anything.
 
 Before, each was found by a job after the lock (the contestants, compare-runs), leaving
 a locked arm whose corrected input was then refused as arm_locked. The adapter job still
@@ -13,6 +15,7 @@ runs as before: what it writes is what every later job reads.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +27,8 @@ from audit.trials.record import Prereg
 # The jobs folder's bytes (its regular files, summed) up to which the adapter runs before
 # the lock as well as in its job. On the shipped samples (benchmarks/preflight_trials.py):
 # 0.3 MB in 0.04 to 0.08 s (BenchFlow), 5.4 MB in about 1 s (Terminal-Bench); 64 MiB
-# keeps the second reading to seconds. A larger folder's trial table is judged only by
-# the jobs after the lock.
+# keeps the second reading to seconds. A larger folder's trial table is judged by the lock,
+# on the adapter job's table (check_assembled).
 ADAPT_BOUND = 64 << 20
 
 
@@ -36,6 +39,48 @@ def check_before_lock(rec: Prereg, bundle: str) -> str | bytes | None:
     Returns what the controls' job will read, once judged: the registry table's path, or
     the adapted trial table's parquet bytes as the adapter job writes them; None when it
     was not judged here (not there, not parquet, or a jobs folder past ADAPT_BOUND)."""
+    judged = judge(rec, bundle, lambda: adapt(rec, bundle))
+    if judged is None or isinstance(judged, str):
+        return judged
+    from audit.adapters.base import parquet_bytes
+
+    return parquet_bytes(judged)
+
+
+def check_assembled(rec: Prereg, bundle: str, assembled: str | None) -> None:
+    """The same checks, the lock's (for a jobs folder past ADAPT_BOUND, which preflight did
+    not adapt, or the command run alone): a trials source's table as the adapter job wrote
+    it (``assembled``/trials.parquet), named as preflight names it (the jobs folder); a
+    registry's tables as shipped. A table that does not read is left to the lock's own
+    refusal."""
+    import polars as pl
+
+    def table() -> Any | None:
+        if assembled is None:
+            return None
+        try:
+            return pl.read_parquet(Path(assembled, "trials.parquet"))
+        except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
+            return None
+
+    judge(rec, bundle, table)
+
+
+def judged_at_preflight(rec: Prereg, bundle: str) -> bool:
+    """Whether preflight judges this arm's tables as the workflow is read: every shipped
+    table does; a trials source's adapted table only when its jobs folder is within
+    ADAPT_BOUND (else the lock judges it, check_assembled)."""
+    if rec.source.kind == "registry":
+        return True
+    root = Path(bundle, str(rec.source.jobs))
+    return root.is_dir() and jobs_bytes(root) <= ADAPT_BOUND
+
+
+def judge(rec: Prereg, bundle: str, trial_table: Callable[[], Any | None]) -> Any | None:
+    """The leaderboard and the source table (a registry's, or a trials source's trial
+    table as ``trial_table()`` reads it once the leaderboard is judged: None, not judged),
+    then compare-runs' refusals of it. Returns the registry table's path or the trial
+    table judged; None when neither was judged."""
     board = rec.leaderboard
     lb = None
     if board is not None:
@@ -48,7 +93,7 @@ def check_before_lock(rec: Prereg, bundle: str) -> str | bytes | None:
             return None
         preflight_tables.judge(rec, lb, src)
         return str(Path(bundle, rec.source.table))
-    adapted = adapt(rec, bundle)
+    adapted = trial_table()
     shown = f"{bundle}/{rec.source.jobs}"
     src = None if adapted is None else preflight_tables.frame_table(adapted, shown)
     preflight_tables.judge(rec, lb, src)
@@ -56,9 +101,7 @@ def check_before_lock(rec: Prereg, bundle: str) -> str | bytes | None:
         return None
     if rec.compare is not None:
         compare_refusals(rec, adapted, shown)
-    from audit.adapters.base import parquet_bytes
-
-    return parquet_bytes(adapted)
+    return adapted
 
 
 def _parquet(name: str, bundle: str) -> preflight_tables.Table | None:
@@ -93,10 +136,9 @@ def adapt(rec: Prereg, bundle: str) -> Any | None:
     from audit.adapters.base import Options
     from audit.adapters.formats import adapt as adapt_jobs
 
-    src = rec.source
-    root = Path(bundle, str(src.jobs))
-    if not root.is_dir() or jobs_bytes(root) > ADAPT_BOUND:
+    if not judged_at_preflight(rec, bundle):
         return None
+    src = rec.source
     options = Options(duplicates=src.duplicates, min_tries=src.min_tries)
     table, _ = adapt_jobs(f"{bundle}/{src.jobs}", str(src.format), options)
     return table

@@ -61,7 +61,7 @@ check_bundle(BUNDLE, A.needed, A.built_by_rule, A.jobs)  # missing_file
 # An amendment (prereg key amends): its parent arm, checked before any job.
 PARENT = check_amends(PREREG, RECORD.amends, ARM, A.roles, A.jobs)
 check_locked_bundle(LOCKED, ARM, A.roles, A.jobs)  # arm_locked: the locked content never changes
-check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE)  # unsupported_type, bad_prereg, control
+check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE, A.built_by_rule)  # ... bad_prereg, control
 # a trials arm's tables and compare-runs' input (missing_column ... bad_value, unknown_run,
 # no_pairs, settings_differ) and its controls (control), before the lock
 check_trials_before_lock(LOCKED, KIND, RECORD, BUNDLE)
@@ -116,6 +116,18 @@ def shipped(files):
 def lock_inputs(wildcards):
     """What the lock reads besides the prereg: the bundle files it hashes."""
     return shipped(A.lock_inputs())
+
+
+def jobs_content(wildcards):
+    """What the jobs folder holds (audit/files.py folder_blake3): an edited or added file
+    runs the adapter again, though the folder's own time changes only when an entry
+    directly in it does; its bytes alone, so checking it out again does not. A locked
+    arm's from its lock's listing, not hashed again: preflight refused any other files."""
+    from audit.files import folder_blake3, listing_blake3
+
+    if LOCKED is not None and LOCKED.jobs is not None:
+        return listing_blake3(LOCKED.jobs)
+    return folder_blake3(f"{BUNDLE}/{A.source_jobs}")
 
 
 def recompute_inputs(wildcards):
@@ -184,6 +196,7 @@ def captioned(path, c):
 LOCK_BUNDLE = A.lock_bundle  # the folder the lock hashes
 LOCK_ASSEMBLED = list(A.lock_assembled)  # a trials source's assembled folder
 LOCK_COPIES = list(A.copied.values())  # shipped files the lock copies where they are read
+LOCK_JUDGED = lock_judged(KIND, RECORD, BUNDLE, A.built_by_rule)  # by preflight
 CENSUS_OUTPUTS = A.census_outputs
 RECORDED_OUTPUTS = [*A.recorded_outputs, *VERSUS]
 CONTROLS_MD = list(A.controls_md)

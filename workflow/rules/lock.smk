@@ -2,7 +2,9 @@
 # the prereg, the bundle folder it hashes, a trials source's assembled table and the
 # shipped files it copies where the contestants read them (a trials source's
 # leaderboard) are the arm's (lock_inputs, LOCK_BUNDLE, LOCK_ASSEMBLED, LOCK_COPIES:
-# common.smk).
+# common.smk). The bundle's tables are judged before anything is written: by preflight
+# (--judged, LOCK_JUDGED), or by the lock itself when preflight could not (a bundle a
+# rule builds, a trials source's jobs folder past its bound).
 #
 # Every job of the arm waits for the lock: it goes first, before the contestants'
 # environments (rule impl_env), which only the recomputes wait for.
@@ -27,6 +29,7 @@ rule lock:
         expect_bundle=EXPECT_BUNDLE,
         bundle=LOCK_BUNDLE,
         assembled=LOCK_ASSEMBLED,
+        judged=LOCK_JUDGED,
         out=lambda w, output: str(Path(output.lock).parent),
         results=lambda w: RESULTS,
     log:
@@ -34,4 +37,5 @@ rule lock:
     shell:
         "PYTHONPATH={params.src:q} python -m audit lock --prereg {input.prereg:q} --kind {params.kind:q}"
         " --expected-blake3 {params.expected:q} --bundle {params.bundle:q} {params.assembled:q}"
-        " --out-dir {params.out:q} --results {params.results:q} --events {output.events:q} {params.expect_bundle:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
+        " --out-dir {params.out:q} --results {params.results:q} --events {output.events:q} {params.expect_bundle:q}"
+        " {params.judged:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""

@@ -88,16 +88,33 @@ def locked_input(path):
     return ancient(path) if LOCKED is not None else path
 
 
-def check_before_lock(locked, kind, record, prereg, bundle):
-    """An arm not yet locked: what its prereg will do with the bundle (column types, the
-    universe tables, the rows or entries its controls name; audit/preflight.py), then
-    the rows its controls' own code chooses, before the lock. ``record``: the checked
+def check_before_lock(locked, kind, record, prereg, bundle, built_by_rule):
+    """An arm not yet locked: what its prereg will do with its shipped bundle (column types,
+    values, the universe tables, the rows or entries its controls name; audit/preflight.py),
+    then the rows its controls' own code chooses, before the lock. ``record``: the checked
     prereg's frozen record (common.smk). The controls' choice not in a job of its own:
-    the run that started it checked it."""
-    if locked is None:
+    the run that started it checked it. A bundle a rule builds (the demo's, a Hub fetch)
+    is the lock's to judge, with the same checks, once built (and the controls' job's):
+    a copy an earlier run left may be built again."""
+    if locked is None and bundle != built_by_rule:
         guard(preflight.check_before_lock, kind, record, prereg, bundle)
         if not _own_process():
             guard(preflight.check_control_targets, kind, record, bundle)
+
+
+def lock_judged(kind, record, bundle, built_by_rule):
+    """The lock's --judged, when preflight judges the bundle's tables as the workflow is
+    read (a shipped bundle; a trials source's jobs folder within its bound), so the lock
+    does not judge them again; otherwise the lock judges them before it writes anything.
+    From the inputs alone (never whether this run is locked), so the lock's command is
+    the same in every run of the arm."""
+    if kind.name == "trials":
+        from audit.trials.preflight_source import judged_at_preflight
+
+        judged = judged_at_preflight(record, bundle)
+    else:
+        judged = bundle != built_by_rule
+    return ["--judged"] if judged else []
 
 
 def check_trials_before_lock(locked, kind, record, bundle):

@@ -10,6 +10,7 @@ rule adapt_trials:
         adapter=f"{RES}/bundle/adapter.json",
     params:
         src=src,
+        jobs_content=jobs_content,
         out=lambda w, output: str(Path(output.table).parent),
         fmt=A.source_format,
         # tb-run-v1 (section 16.1): the declared duplicate rule and the board's minimum
