@@ -69,6 +69,9 @@ INPUT_CLASSES = frozenset(
         "unknown_row",
         "bad_value",
         "bad_trial",
+        "unknown_run",  # the prereg's compare block against the trial table (compare-runs')
+        "no_pairs",
+        "settings_differ",
     }
 )
 # A control's own refusal of the prereg against the bundle (no row, entry or run can
