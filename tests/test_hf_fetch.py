@@ -300,3 +300,46 @@ def test_a_fetched_decompression_bomb_is_refused_before_the_bundle_is_written(
     _one_line(res, "too_large")
     assert "instances.parquet" in res.stderr and "declare 536870912 bytes" in res.stderr
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.slow
+def test_a_bad_value_in_a_fetched_bundle_is_refused_by_the_lock_and_a_good_commit_locks(
+    tmp_path: Path, repo: Repo, demo_bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Hub bundle is not there while the workflow is read, so preflight cannot judge its
+    values; the lock used to hash it unjudged (encodings only) and the arm was locked on
+    it. Commit C3 serves the demo bundle with two values of a single_value source (the
+    case of tests/test_preflight_values.py, whose line is written there by hand and
+    checked against both contestants): the lock refuses it with that line, exit 2, and
+    writes no lock or events. The run naming the good commit C1 then fetches again and
+    locks the arm (not arm_locked; preflight does not judge the bad copy left on disk)."""
+    from tests.conftest import run_dag
+    from tests.test_preflight_values import CASES
+
+    breaks, kind, file, words = CASES["two values of a single_value source"]
+    bad = tmp_path / "bad"
+    shutil.copytree(demo_bundle, bad)
+    breaks(bad)
+    c3 = "3d" * 20
+    repo.commits[c3] = {name: (bad / name).read_bytes() for name in FILES}
+    for k in [k for k in os.environ if k.startswith("HF_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    target = "results/hf/lock/lock.json"
+    prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
+    work = tmp_path / "work"
+    arm = work / "results" / "hf"
+    with Hub(repo) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        config = ["--config", "arm=hf", prereg]
+        p = run_dag(work, target, *config, f"bundle=hf://datasets/acme/board@{c3}")
+        assert p.returncode == 2, p.stderr[-3000:]
+        lines = {x for x in p.stderr.splitlines() if x.startswith("error[")}
+        assert lines == {f"error[{kind}]: results/hf/bundle/hf/{file}: {words}"}, p.stderr[-3000:]
+        assert (arm / "bundle" / "hf" / file).read_bytes() == (bad / file).read_bytes()
+        assert not (arm / "lock").exists() and not (arm / "events").exists()
+        q = run_dag(work, target, *config, f"bundle=hf://datasets/acme/board@{C1}")
+    assert q.returncode == 0, q.stderr[-3000:]
+    lock = json.loads((work / target).read_text())
+    assert lock["source"]["commit"] == C1
+    assert (arm / "bundle" / "hf" / file).read_bytes() == (demo_bundle / file).read_bytes()

@@ -591,3 +591,65 @@ def test_the_shipped_trials_arms_pass_preflight(arm: str, tmp_path: Path) -> Non
                 f"prereg={ROOT / 'prereg' / f'{arm}.yaml'}")  # fmt: skip
     assert p.returncode == 0, p.stderr[-3000:]
     assert not (tmp_path / "results" / arm).exists()
+
+
+# --- a jobs folder past preflight's bound: the lock judges the adapter's table --------
+
+
+def _lock_run(tmp: Path, prereg: Path, bundle: Path) -> tuple[int, list[str]]:
+    """The workflow asked for the lock alone: its exit status and its error lines."""
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    p = run_dag(
+        tmp, "results/table-arm/lock/lock.json", "--config", "arm=table-arm",
+        f"prereg={prereg}", f"prereg_blake3={digest}", f"bundle={bundle}",
+    )  # fmt: skip
+    return p.returncode, [x for x in p.stderr.splitlines() if x.startswith("error[")]
+
+
+def _fix_status(rows: list[dict], compare: dict) -> tuple[list[dict], dict]:
+    return _status_unknown(rows), compare
+
+
+PAST_BOUND = {
+    # the table corrected in place: the folder's own time unchanged, the adapter runs again
+    "status not one of the three": (_fix_status, "bad_value", "table"),
+    # the prereg corrected: another prereg, the arm still unlocked
+    "a run the table does not hold": (_no_run_c, "unknown_run", "prereg"),
+}
+
+
+@pytest.mark.parametrize("case", list(PAST_BOUND))
+def test_a_table_past_the_bound_is_refused_by_the_lock_and_its_correction_locks(
+    case, tmp_path: Path
+) -> None:
+    """A jobs folder past ADAPT_BOUND (padded with a file of zeros: the bound sums every
+    regular file's size, as the lock hashes them) is not adapted at preflight, so its
+    trial table and compare block were judged only after the lock (the arm locked on
+    them). Now the lock judges the adapter job's table before it writes anything: the
+    line is the one preflight gives for the same folder within the bound (the first run
+    here, before the padding), exit 2, no lock; the corrected input then locks the arm."""
+    from audit.trials.preflight_source import ADAPT_BOUND
+
+    change, kind, fix = PAST_BOUND[case]
+    rows, compare = change(_good_rows(), dict(COMPARE))
+    prereg, bundle = _table_arm(tmp_path, rows, compare)
+    work = tmp_path / "work"
+    code, within = _lock_run(work, prereg, bundle)  # within the bound: preflight refuses
+    assert code == 2 and len(within) == 1 and within[0].startswith(f"error[{kind}]: ")
+    assert not (work / "results" / "table-arm").exists()
+    with open(bundle / "padding.bin", "wb") as f:
+        f.truncate(ADAPT_BOUND + 1)  # sparse: the bytes read as zeros
+    code, past = _lock_run(work, prereg, bundle)  # the job's line, shown, then the run's
+    assert code == 2 and set(past) == set(within), past
+    arm = work / "results" / "table-arm"
+    assert not (arm / "lock").exists() and not (arm / "events").exists()
+    assert (arm / "bundle" / "trials.parquet").is_file()  # the adapter's job, before the lock
+    if fix == "table":
+        _trial_rows(_good_rows()).write_parquet(bundle / "trials.parquet")
+    else:
+        doc = yaml.safe_load(prereg.read_text(encoding="utf-8"))
+        doc["compare"] = dict(COMPARE)
+        prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    code, errors = _lock_run(work, prereg, bundle)
+    assert code == 0 and errors == [], errors
+    assert (arm / "lock" / "lock.json").is_file()
