@@ -615,72 +615,39 @@ def check_registry_entries(rec: Any, prereg: str, bundle: str) -> None:
             )
 
 
-def _control_refused(err: Exception, name: str) -> AuditError:
-    """A control's ControlError as the controls' job prints it (controls/__main__.py):
-    `error[control]: control <name>: <problem>`, the control in the place of a file."""
-    head = f"control {name}"
-    return AuditError("control", head, str(err).removeprefix(f"{head}: "))
-
-
 def check_control_targets(kind: Kind, rec: Any, bundle: str) -> None:
     """control, before the lock of a leaderboard arm: each control's targets chosen from
-    the shipped bundle by the controls' own code (controls/predict.py check_target: the
-    rows and instances the prediction job will choose, in its order, the prereg's seed),
-    refused with the line that job would print: a seeded control no row can take, a named
-    row that cannot take it (a flip, nullify or shift needing more instances than the row
-    has). A bundle a rule builds is left to the job. ``rec``: the checked prereg's frozen
-    record, the one the workflow parsed (workflow/rules/common.smk), as the job's."""
-    from controls.errors import ControlError
-    from controls.exact import bundle_reader
-    from controls.predict import check_target
+    the shipped bundle by the controls' own code (controls/before_lock.py, the lock's too:
+    the rows and instances the prediction job will choose, in its order, the prereg's
+    seed), refused with the line that job would print: a seeded control no row can take,
+    a named row that cannot take it (a flip, nullify or shift needing more instances than
+    the row has). A bundle a rule builds is the lock's to judge. ``rec``: the checked
+    prereg's frozen record, the one the workflow parsed (workflow/rules/common.smk), as
+    the job's."""
+    from controls import before_lock
 
-    if kind is not LEADERBOARD or not rec.controls:
-        return
-    b = rec.bundle
-    if not (Path(bundle, b.leaderboard).is_file() and Path(bundle, b.instances).is_file()):
-        return
-    from audit.cells.universe import inlined
-
-    listed = inlined(rec, bundle)  # as the job lists a universe table's ids
-    read = bundle_reader(bundle, listed)  # read once for every control, as the job reads it
-    for name in sorted(rec.controls):  # the job's order (the arm's controls, sorted)
-        try:
-            check_target(listed, bundle, name, read)
-        except ControlError as err:
-            raise _control_refused(err, name) from None
-        except AuditError:
-            raise
-        except Exception:  # noqa: BLE001 - values the controls cannot read (a group column
-            return  # of another type): the contestants' and the job's to refuse, as before
+    if kind is LEADERBOARD:
+        before_lock.check_leaderboard(rec, bundle)
 
 
 def check_trials_before_lock(rec: Any, bundle: str) -> None:
     """A trials arm's tables (audit/trials/preflight_source.py), then its controls on the
-    table judged there: each control predicted by the controls' own code from the shipped
-    registry table, or from the trial table adapted in memory (its parquet bytes, as the
-    adapter job writes them), in the job's order, the prereg's seed; a control no entry or
-    run can take, a named one that cannot take it, or a policy it cannot predict is
-    refused with the line the controls' job would print. A table not judged there (past
-    the adapter's bound, or left to the lock) is left to the job. ``rec``: the checked
-    prereg's frozen record (workflow/rules/common.smk)."""
+    table judged there (controls/before_lock.py, the lock's too): each control predicted
+    by the controls' own code from the shipped registry table, or from the trial table
+    adapted in memory (its parquet bytes, as the adapter job writes them), in the job's
+    order, the prereg's seed; a control no entry or run can take, a named one that cannot
+    take it, or a policy it cannot predict is refused with the line the controls' job
+    would print. A table not judged there (past the adapter's bound, or left to the lock)
+    is the lock's to judge. ``rec``: the checked prereg's frozen record
+    (workflow/rules/common.smk)."""
     from audit.trials.preflight_source import check_before_lock as check_tables
 
     table = check_tables(rec, bundle)
     if table is None or not rec.controls:
         return
-    from controls import sources
-    from controls.errors import ControlError
+    from controls import before_lock
 
-    rows = sources.read_rows(rec, table)
-    for name in sorted(rec.controls):  # the job's order (the arm's controls, sorted)
-        try:
-            sources.predict(rec, rows, name)  # no rank census yet: a swap's is relabelled after
-        except ControlError as err:
-            raise _control_refused(err, name) from None
-        except AuditError:
-            raise
-        except Exception:  # noqa: BLE001 - values the controls cannot read: the job's, as before
-            return
+    before_lock.check_trials(rec, table)
 
 
 def check_jobs(jobs: tuple[str, str] | None) -> None:

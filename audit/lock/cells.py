@@ -15,6 +15,7 @@ from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
 from audit.seal.lock_record import read_lock
+from controls import before_lock
 
 
 def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundle: str) -> None:
@@ -48,8 +49,8 @@ def lock(
     the workflow's preflight judged this bundle's tables in this run (a shipped bundle);
     otherwise (a bundle a rule builds, the demo's or a Hub fetch, not there at preflight;
     the command run alone) the lock judges them with the same checks
-    (audit/cells/bundle_checks.py) once its own reading of each table passed, before it
-    writes anything.
+    (audit/cells/bundle_checks.py), then its controls' targets (controls/before_lock.py),
+    once its own reading of each table passed, before it writes anything.
     """
     prereg_path, doc = prereg.path, prereg.doc
     cells_prereg.refuse_undecided(doc, prereg_path, "prereg")
@@ -74,10 +75,12 @@ def lock(
     source = hf_source.check(bundle)  # a bundle fetched from the Hub: its record, rehashed
     # Each table read (bounded) as it is hashed (a fetched one checked against the Hub's
     # record), then, unless preflight judged them in this run, what both contestants
-    # would refuse, in their order and preflight's line, before anything is written (a
-    # bundle a rule builds is not there at preflight); then a universe table's ids
+    # would refuse, in their order and preflight's line, and the targets the controls'
+    # own code chooses (controls/before_lock.py, preflight's too), before anything is
+    # written (a bundle a rule builds is not there at preflight); then a universe table's ids
     if not judged:
         bundle_checks.check(rec, prereg_path, bundle)
+        before_lock.check_leaderboard(rec, bundle)
     universe.check_record(rec, bundle)
     if disclosure.relations(rec.disclosure):
         lb = str(Path(bundle) / rec.bundle.leaderboard)

@@ -24,6 +24,7 @@ from audit.seal.lock_record import read_lock
 from audit.trials import preflight_source
 from audit.trials import prereg as trials_prereg
 from audit.trials.record import parse
+from controls import before_lock
 
 
 def _table(path: Path, name: str, types: dict[str, str] | None = None) -> dict[str, Any]:
@@ -69,8 +70,9 @@ def lock(
     the workflow's preflight judged the tables in this run (shipped tables; a trials
     source's table adapted in memory, its jobs folder within its bound); otherwise (a
     larger folder, the command run alone) the lock judges them with the same checks
-    (audit/trials/preflight_source.py) once it has hashed them (its own reading, bounded),
-    before it copies or writes anything."""
+    (audit/trials/preflight_source.py), then its controls on the table judged
+    (controls/before_lock.py), once it has hashed them (its own reading, bounded), before
+    it copies or writes anything."""
     prereg_path, doc = prereg.path, prereg.doc
     refuse_undecided(doc, prereg_path, "trials-prereg")
     trials_prereg.check(doc, prereg_path)
@@ -115,7 +117,9 @@ def lock(
     if lb is not None:
         tables["leaderboard"] = _table(Path(bundle) / lb.table, lb.table, types)
     if not judged:  # each table read (bounded) as it was hashed; nothing copied or written yet
-        preflight_source.check_assembled(rec, bundle, assembled)
+        table = preflight_source.check_assembled(rec, bundle, assembled)
+        if table is not None:  # then the controls on the table judged (preflight's too)
+            before_lock.check_trials(rec, table)
     if lb is not None:
         lb_src = Path(bundle) / lb.table
         if read_from != Path(bundle):

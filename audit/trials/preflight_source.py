@@ -47,12 +47,13 @@ def check_before_lock(rec: Prereg, bundle: str) -> str | bytes | None:
     return parquet_bytes(judged)
 
 
-def check_assembled(rec: Prereg, bundle: str, assembled: str | None) -> None:
+def check_assembled(rec: Prereg, bundle: str, assembled: str | None) -> str | None:
     """The same checks, the lock's (for a jobs folder past ADAPT_BOUND, which preflight did
     not adapt, or the command run alone): a trials source's table as the adapter job wrote
     it (``assembled``/trials.parquet), named as preflight names it (the jobs folder); a
     registry's tables as shipped. A table that does not read is left to the lock's own
-    refusal."""
+    refusal. Returns the path of the table judged, which the controls' job will read (the
+    registry table, or the adapter's trials.parquet); None when none was judged."""
     import polars as pl
 
     def table() -> Any | None:
@@ -63,7 +64,10 @@ def check_assembled(rec: Prereg, bundle: str, assembled: str | None) -> None:
         except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
             return None
 
-    judge(rec, bundle, table)
+    judged = judge(rec, bundle, table)
+    if judged is None or isinstance(judged, str):
+        return judged
+    return str(Path(str(assembled), "trials.parquet"))
 
 
 def judged_at_preflight(rec: Prereg, bundle: str) -> bool:
