@@ -653,3 +653,38 @@ def test_a_table_past_the_bound_is_refused_by_the_lock_and_its_correction_locks(
     code, errors = _lock_run(work, prereg, bundle)
     assert code == 0 and errors == [], errors
     assert (arm / "lock" / "lock.json").is_file()
+
+
+def test_a_control_past_the_bound_is_refused_by_the_lock_and_its_correction_locks(
+    tmp_path: Path,
+) -> None:
+    """A control no run of a jobs folder past ADAPT_BOUND can take: flip_a of 2 trials,
+    where run A holds one scored trial of reward 1.0 (_good_rows, by hand: A0 1.0, A1
+    0.0). Preflight judges the controls only on a table it adapts, so past the bound
+    the control was refused only by the controls' job, after the lock (the arm locked
+    on it). Now the lock predicts it with the same code (controls/before_lock.py) before
+    it writes anything: preflight's line for the same folder within the bound (the first
+    run, before the padding), exit 2, no lock nor events; the prereg corrected (size 1)
+    then locks the arm."""
+    from audit.trials.preflight_source import ADAPT_BOUND
+
+    prereg, bundle = _table_arm(tmp_path, _good_rows(), dict(COMPARE))
+    doc = yaml.safe_load(prereg.read_text(encoding="utf-8"))
+    doc["controls"] = {"flip_a": {"kind": "flip", "target": {"run": "A"}, "size": 2}}
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    want = "error[control]: control flip_a: run 'A' cannot take this perturbation"
+    work = tmp_path / "work"
+    code, within = _lock_run(work, prereg, bundle)  # within the bound: preflight refuses
+    assert code == 2 and within == [want], within
+    assert not (work / "results" / "table-arm").exists()
+    with open(bundle / "padding.bin", "wb") as f:
+        f.truncate(ADAPT_BOUND + 1)  # sparse: the bytes read as zeros
+    code, past = _lock_run(work, prereg, bundle)
+    assert code == 2 and set(past) == {want}, past
+    arm = work / "results" / "table-arm"
+    assert not (arm / "lock").exists() and not (arm / "events").exists()
+    doc["controls"]["flip_a"]["size"] = 1
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    code, errors = _lock_run(work, prereg, bundle)
+    assert code == 0 and errors == [], errors
+    assert (arm / "lock" / "lock.json").is_file()
