@@ -12,8 +12,11 @@ that the corrected input is a new arm (README, "Auditing another bundle").
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
+
+import polars as pl
 
 from audit.core.run_end import refused_input
 from audit.files import file_blake3
@@ -51,17 +54,20 @@ def test_only_this_runs_input_refusals_each_once(tmp_path: Path) -> None:
     assert refused_input([fault], began) == []
 
 
-def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_path):
+def test_a_control_on_the_built_bundle_is_refused_by_the_lock(impl_envs, tmp_path):
     """The demo with the control flip_m2_beta flipping 50 of demo/m2's resolved beta
     instances: demo/m2 lists 10 beta instances (the demo bundle), so no 50 of them are
     true and the row cannot take the perturbation. The bundle is the one the workflow
     builds (the config's results/demo-bundle, not there when the run starts), so
     preflight cannot choose the control's row (a shipped bundle's is refused before any
-    job: tests/test_preflight_controls.py); the control's job finds it, after the lock."""
+    job: tests/test_preflight_controls.py). The controls' job used to find it, after the
+    lock, leaving the arm locked on it; now the lock judges it with the same code
+    (controls/before_lock.py) before it writes anything: the job's line, exit 2, no lock
+    nor events, and the corrected prereg then locks the arm and the run completes."""
     text = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")
     old = "    column: beta_score\n    target: {row_id: demo/m2}\n    size: 2\n"
     assert old in text
-    prereg = tmp_path / "demo-flip-50.yaml"
+    prereg = tmp_path / "demo-flip.yaml"
     prereg.write_text(text.replace(old, old.replace("size: 2", "size: 50")), encoding="utf-8")
     # the control's own words (controls/predict.py), written out by hand
     want = "error[control]: control flip_m2_beta: row 'demo/m2' cannot take this perturbation"
@@ -71,10 +77,56 @@ def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(impl_envs, tmp_p
     p = run_dag(tmp_path, "--config", *config)
     assert p.returncode == 2, p.stderr[-3000:]
     assert "Traceback" not in p.stderr
+    # the job's line, then the run's end (audit/core/run_end.py): that line alone
+    assert {x for x in p.stderr.splitlines() if x.startswith("error[")} == {want}
+    assert p.stderr.strip().splitlines()[-1] == want
+    arm = tmp_path / "results" / "demo"
+    assert not (arm / "lock").exists() and not (arm / "events").exists()
+    assert "was locked on this input" not in p.stderr  # no arm-locked advice: not locked
+    prereg.write_text(text, encoding="utf-8")  # corrected: the shipped size, 2
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}"]
+    p = run_dag(tmp_path, "--config", *config)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert (arm / "lock" / "lock.json").is_file()
+
+
+def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """An input only the contestants judge, after the lock (docs/refusals.md, row
+    ambiguous_value): a single_value source of kind floating holding a negative zero is
+    left to them (preflight judges such a source only when it holds no negative zero:
+    audit/cells/bundle_values.py _plain). Here the demo's `model` source a double,
+    demo/mK's rows written K, except demo/m1's alpha-00 written -0.0 and alpha-01 9.0:
+    three distinct values (0, 9, 1) for demo/m1, which both contestants refuse. The
+    shipped bundle passes preflight, the arm is locked, the contestants' line ends the
+    run with exit 2 and the second line says the arm is locked on it."""
+    from tests.test_preflight_values import NUMBERED, _edit, _floating_prereg, _model_of
+
+    prereg = _floating_prereg(tmp_path, False)
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    _model_of(NUMBERED)(bundle)
+    m1 = pl.col("id") == "demo/m1"
+    _edit(
+        bundle / "instances.parquet",
+        lambda df: df.with_columns(
+            pl.when(m1 & (pl.col("instance_id") == "alpha-00"))
+            .then(-0.0)
+            .when(m1 & (pl.col("instance_id") == "alpha-01"))
+            .then(9.0)
+            .otherwise(pl.col("model"))
+            .alias("model")
+        ),
+    )
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={bundle}"]
+    p = run_dag(tmp_path, "--config", *config)
+    assert p.returncode == 2, p.stderr[-3000:]
+    assert "Traceback" not in p.stderr
     end = p.stderr.strip().splitlines()[-2:]
-    lock = tmp_path / "results" / "demo" / "lock" / "lock.json"
-    assert lock.is_file()  # the arm was locked on it: what the second line says
-    assert end[0] == want, end
+    assert (tmp_path / "results" / "demo" / "lock" / "lock.json").is_file(), p.stderr[-3000:]
+    assert end[0].startswith("error[ambiguous_value]: "), end
+    assert end[0].endswith("for row id 'demo/m1'"), end
     assert end[1] == (
         "arm 'demo' was locked on this input (results/demo/lock/lock.json) before a job"
         " refused it, and a locked arm takes no other bundle or prereg: correct the input"
