@@ -4,9 +4,10 @@ the trial table the adapter assembles from the jobs folder, adapted here in memo
 (read-only, nothing written) when the folder is within ADAPT_BOUND; then, with a
 `compare` block, compare-runs' own refusals of that table (unknown_run, no_pairs,
 settings_differ), from the command's own code. The table judged is handed back for the
-controls' own choice of targets (audit/preflight.py, check_trials_before_lock). A larger
+controls' own choice of targets (controls/before_lock.py, through audit/preflight.py). A larger
 folder's table is judged by the lock (audit/lock/trials.py) with the same checks
-(check_assembled), on the table the adapter job wrote, before the lock writes anything.
+(check_assembled), on the table the adapter job wrote, then the controls' choice on it
+(controls/before_lock.py), before the lock writes anything.
 
 Before, each was found by a job after the lock (the contestants, compare-runs), leaving
 a locked arm whose corrected input was then refused as arm_locked. The adapter job still

@@ -94,8 +94,8 @@ def check_before_lock(locked, kind, record, prereg, bundle, built_by_rule):
     then the rows its controls' own code chooses, before the lock. ``record``: the checked
     prereg's frozen record (common.smk). The controls' choice not in a job of its own:
     the run that started it checked it. A bundle a rule builds (the demo's, a Hub fetch)
-    is the lock's to judge, with the same checks, once built (and the controls' job's):
-    a copy an earlier run left may be built again."""
+    is the lock's to judge, with the same checks and the controls' choice, once built: a
+    copy an earlier run left may be built again."""
     if locked is None and bundle != built_by_rule:
         guard(preflight.check_before_lock, kind, record, prereg, bundle)
         if not _own_process():
