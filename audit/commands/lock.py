@@ -43,8 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--judged",
         action="store_true",
-        help="the workflow's preflight judged the bundle's tables in this run (a shipped"
-        " bundle; a trials source's jobs folder within its bound): not judged again",
+        help="the workflow's preflight judged the bundle's tables and its controls' targets"
+        " in this run (a shipped bundle; a trials source's jobs folder within its bound):"
+        " not judged again",
     )
     p.add_argument(
         "--expect-bundle",
