@@ -182,6 +182,7 @@ def test_shapes_no_shipped_prereg_has(tmp_path: Path) -> None:
     doc["policies"]["D"]["population"] = {"not_null": "resolved"}
     doc["tolerances"]["score"]["tier_unit"] = "last_digit"
     doc["tolerances"]["cost"]["exact_decimals"] = "published"
+    doc["columns"]["no_antecedent"].append("n")  # beta_score's count column: a label
     doc["feasibility"] = {
         "alpha_score": {"over": 4, "scale": 100, "scores": [0, 1], "decimals": 1, "rounding": "truncate"},
         "beta_score": {"over": {"column": "n"}, "scale": 1, "scores": [0, 3], "decimals": 0, "rounding": "half_up"},

@@ -134,6 +134,9 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
                 missing = set(spec["policies"]) - set(measured[part]["policies"])
                 if missing:
                     raise bad(f"column {name!r}: {part!r} is not measured under {sorted(missing)}")
+    _check_no_cycle(measured, bad)
+    _check_feasibility(doc, bad)
+    _check_ranks(doc, bad)
     for name, spec in sorted(doc["controls"].items()):
         need = {"flip": ("rate",), "shift": ("mean",), "nullify": ("rate", "mean")}.get(
             spec["kind"]
@@ -151,6 +154,67 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
             raise bad(f"policy {pol!r}: nulls {spec['nulls']!r} does not apply to {spec['recipe']}")
         if "population" in spec and spec["recipe"] != "mean":
             raise bad(f"policy {pol!r}: only a mean policy restricts its population")
+
+
+def _check_no_cycle(measured: dict[str, Any], bad: Any) -> None:
+    """A mean_of_columns column that lists itself, directly or through another
+    mean_of_columns column: its value would be its own mean (both contestants refuse it)."""
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise bad(
+                f"column {name!r}: mean_of_columns refers to itself ({' -> '.join((*path, name))})"
+            )
+        if name in done or measured[name]["recipe"] != "mean_of_columns":
+            return
+        for part in measured[name]["columns"]:
+            visit(part, (*path, name))
+        done.add(name)
+
+    for name in sorted(measured):
+        visit(name, ())
+
+
+def _check_feasibility(doc: dict[str, Any], bad: Any) -> None:
+    """What the schema cannot say of a ``feasibility`` declaration (docs/contract.md,
+    Feasibility): a declared column that is not a no_antecedent column or a measured one
+    of any recipe but single_value; an ``over.column`` that is not a structural or
+    no_antecedent column; ``scores`` whose least is not below its greatest."""
+    cols = doc["columns"]
+    labels = {*cols["structural"], *cols["no_antecedent"]}
+    for name, spec in sorted((doc.get("feasibility") or {}).items()):
+        m = cols["measured"].get(name)
+        if name not in cols["no_antecedent"] and (m is None or m["recipe"] == "single_value"):
+            raise bad(
+                f"feasibility {name!r}: not a no_antecedent column or a measured column of any"
+                " recipe but single_value"
+            )
+        over = spec["over"]
+        if isinstance(over, dict) and "column" in over and over["column"] not in labels:
+            raise bad(
+                f"feasibility {name!r}: over.column {over['column']!r} is not a structural or"
+                " no_antecedent column"
+            )
+        least, greatest = spec["scores"]
+        if least >= greatest:
+            raise bad(
+                f"feasibility {name!r}: scores {spec['scores']}: the least must be below the"
+                " greatest"
+            )
+
+
+RANKED = ("rate", "mean", "sum")  # a sum is read as a mean by both contestants
+
+
+def _check_ranks(doc: dict[str, Any], bad: Any) -> None:
+    """A ``ranks`` column that is not a measured column the contestants rank (rate, mean,
+    and sum, which both read as a mean): a mean_of_columns or single_value column, or no
+    measured column (docs/contract.md, Ranks)."""
+    measured = doc["columns"]["measured"]
+    for name in (doc.get("ranks") or {}).get("columns", []):
+        if measured.get(name, {}).get("recipe") not in RANKED:
+            raise bad(f"ranks: {name!r} is not a measured rate or mean column of the prereg")
 
 
 def load(path: str | Path) -> dict[str, Any]:
