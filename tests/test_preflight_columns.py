@@ -18,6 +18,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from audit.files import file_blake3
 from tests.conftest import IMPLS, ROOT, run_dag, run_impl
 
 PREREG = ROOT / "prereg" / "demo.yaml"
@@ -82,3 +83,24 @@ def test_a_column_problem_is_refused_before_any_job(
     assert len(lines) == 1 and lines[0].startswith(head), p.stderr[-3000:]
     assert "nothing was written" in lines[0]
     assert not (tmp_path / "results" / "demo").exists()
+
+
+def test_an_unused_policy_s_population_column_is_not_asked_for(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """A mean policy no measured column uses, whose population names a column the
+    instance table lacks: neither contestant reads it (each names the population columns
+    of the policies its columns use), so both run; preflight asked for every declared
+    policy's column and refused the bundle (missing_column) that both contestants take."""
+    text = PREREG.read_text(encoding="utf-8")
+    unused = "  E: {recipe: mean, nulls: exclude, population: {not_null: absent}, description: x}\n"
+    assert "\n  D: {recipe: mean" in text and "absent" not in text
+    prereg = tmp_path / "prereg.yaml"
+    prereg.write_text(text.replace("\n  D: {recipe: mean", f"\n{unused}  D: {{recipe: mean", 1))
+    for impl in IMPLS:  # both contestants take it (an independent reading of the rule)
+        res = run_impl(impl, prereg, demo_bundle, tmp_path / f"out-{impl}")
+        assert res.code == 0, (impl, res.stderr)
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={demo_bundle}"]
+    p = run_dag(tmp_path, "-n", "--config", *config)  # the checks as the workflow is read
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "error[" not in p.stderr

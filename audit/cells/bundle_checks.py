@@ -34,7 +34,10 @@ def _instance_names(rec: Any) -> list[str]:
     if b.group_by is not None:
         names.append(b.group_by)
     names += [m.source for m in rec.measured.values() if m.source]
-    names += [pol.population for pol in rec.policies.values() if pol.population]
+    # the population columns of the policies a measured column uses, in first use: both
+    # contestants read no other (a declared policy no column uses is not read)
+    used = [rec.population_of(p) for m in rec.measured.values() for p in m.policies]
+    names += [c for c in used if c]
     for m in rec.measured.values():  # a declared universe's id column
         u = m.denominator.universe if m.denominator is not None else None
         if u is not None and u.column:
