@@ -14,6 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from audit.cells.record import Column, Prereg
+from controls.keys import RowIds
 
 Value = Fraction | str | None  # None: no data
 
@@ -22,30 +23,27 @@ class ByRow:
     """The instance rows, with each leaderboard row's own rows filtered out once.
 
     A prediction looks at one or two rows many times; filtering ten million
-    rows for each look costs seconds, a lookup nothing."""
+    rows for each look costs seconds, a lookup nothing. A row is named by its id's
+    text and found by its id's value (controls/keys.py): ``ids``, the leaderboard's
+    row ids (the instance table's own if not given)."""
 
-    def __init__(self, frame: pl.DataFrame, doc: Prereg) -> None:
+    def __init__(self, frame: pl.DataFrame, doc: Prereg, ids: RowIds | None = None) -> None:
         self.all = frame
         self.row_id = doc.bundle.row_id
         self.group_by = doc.bundle.group_by
+        self.ids = ids or RowIds(frame.get_column(self.row_id).unique(maintain_order=True))
         self.rows: dict[str, pl.DataFrame] = {}
 
     def frame(self, row: str, group: str | None) -> pl.DataFrame:
         if row not in self.rows:
-            self.rows[row] = self.all.filter(pl.col(self.row_id).cast(pl.String) == row)
+            self.rows[row] = self.all.filter(self.ids.is_row(row, self.row_id))
         part = self.rows[row]
         return part if group is None else part.filter(pl.col(self.group_by) == group)
 
     def counts(self, group: str, where: pl.Expr) -> dict[str, int]:
         """Per row id (text): how many of the row's instances of ``group`` satisfy ``where``."""
-        per_row = (
-            self.all.lazy()
-            .filter((pl.col(self.group_by) == group) & where)
-            .group_by(pl.col(self.row_id).cast(pl.String))
-            .len()
-            .collect()
-        )
-        return dict(per_row.iter_rows())
+        kept = self.all.lazy().filter((pl.col(self.group_by) == group) & where)
+        return self.ids.count_by_text(kept, self.row_id)  # one pass, not one per row
 
 
 def read_bundle(bundle: str, doc: Prereg) -> tuple[pl.DataFrame, ByRow]:
@@ -61,7 +59,7 @@ def read_bundle(bundle: str, doc: Prereg) -> tuple[pl.DataFrame, ByRow]:
     floats = [c for c, t in inst.schema.items() if t.is_float()]
     inst = inst.with_columns([pl.col(c).fill_nan(None) for c in floats])  # NaN counts as null
     # in file order: whoever needs the instance key order sorts its rows
-    return lb, ByRow(inst, doc)
+    return lb, ByRow(inst, doc, RowIds(lb.get_column(b.row_id)))
 
 
 def bundle_reader(bundle: str, doc: Prereg) -> Callable[[], tuple[pl.DataFrame, ByRow]]:
@@ -71,7 +69,8 @@ def bundle_reader(bundle: str, doc: Prereg) -> Callable[[], tuple[pl.DataFrame, 
 
 
 def row_ids(lb: pl.DataFrame, doc: Prereg) -> list[str]:
-    return sorted(str(v) for v in lb.get_column(doc.bundle.row_id).to_list())
+    """The leaderboard's row ids' texts (controls/keys.py), in code point order."""
+    return RowIds(lb.get_column(doc.bundle.row_id)).texts()
 
 
 def in_population(frame: pl.DataFrame, doc: Prereg, policy: str) -> pl.DataFrame:

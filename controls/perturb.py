@@ -11,19 +11,34 @@ from pathlib import Path
 import polars as pl
 
 from audit.cells.record import Prereg
-from controls import select
+from controls import keys, select
 from controls.errors import ControlError
+from controls.keys import RowIds
 
 
-def _is_one_of(keys: list[list[str]], cols: list[str]) -> pl.Expr:
-    """True on the rows whose instance key (as text) is one of ``keys``."""
-    hit = pl.lit(False)
-    for key in keys:
-        same = pl.lit(True)
-        for col, value in zip(cols, key, strict=True):
-            same = same & (pl.col(col).cast(pl.String) == value)
-        hit = hit | same
-    return hit
+def _chosen(doc: Prereg, where: str, inst: pl.DataFrame, sel: dict, ids: RowIds) -> pl.Expr:
+    """True on the selection's instance rows: those of its row and group whose instance
+    key's texts are chosen ones, the row and the texts found as the choice names them
+    (controls/keys.py). Each chosen key is found once: the choice took them from these
+    rows, whose keys are unique (docs/contract.md, duplicate_key); anything else is a
+    fault of the controls, not of the input."""
+    b = doc.bundle
+    cols = list(b.instance_key)
+    part = (
+        inst.lazy()
+        .with_row_index("_at")
+        .filter(ids.is_row(sel["row_id"], b.row_id) & (pl.col(b.group_by) == sel["group"]))
+        .select("_at", *cols)
+        .collect()
+    )
+    at = part.get_column("_at").gather(keys.positions(part, cols, sel["instances"]))
+    if at.len() != len(sel["instances"]):
+        raise ControlError(
+            f"{where}: the selected instances are not found once each in the bundle the"
+            " choice read: a fault of the controls (the choice and the perturbation find"
+            " keys alike, controls/keys.py), not of the input"
+        )
+    return pl.int_range(pl.len(), dtype=at.dtype).is_in(at.implode())
 
 
 def reader(doc: Prereg, bundle: str) -> Callable[[], pl.DataFrame]:
@@ -64,12 +79,9 @@ def perturb(
         return [str(out / b.leaderboard), str(out / b.instances)]
     inst = (table or reader(doc, bundle))()
     kind = sel["kind"]
+    ids = RowIds(pl.read_parquet(Path(bundle) / b.leaderboard, columns=[b.row_id]).to_series())
     if kind in ("flip", "shift", "nullify"):
-        hit = (
-            (pl.col(b.row_id).cast(pl.String) == sel["row_id"])
-            & (pl.col(b.group_by) == sel["group"])
-            & _is_one_of(sel["instances"], list(b.instance_key))
-        )
+        hit = _chosen(doc, selection_path, inst, sel, ids)
         src = sel["source"]
         if kind == "flip":
             new = pl.lit(False)
@@ -77,19 +89,17 @@ def perturb(
             new = pl.col(src) + pl.lit(float(sel["size"]))
         else:  # nullify: the value becomes null, the column keeps its type
             new = pl.lit(None, dtype=inst.schema[src])
-        found = inst.select(hit.sum()).item()
-        if found != len(sel["instances"]):
-            raise ControlError(f"{selection_path}: selected instances not found in the bundle")
         inst = inst.with_columns(pl.when(hit).then(new).otherwise(pl.col(src)).alias(src))
-    elif kind == "swap":
+    elif kind == "swap":  # the two rows' ids, as values of the column's own type
         a, c = sel["row_ids"]
         rid = pl.col(b.row_id)
         inst = inst.with_columns(
-            pl.when(rid == a)
-            .then(pl.lit(c))
-            .when(rid == c)
-            .then(pl.lit(a))
+            pl.when(ids.is_row(a, b.row_id))
+            .then(ids.value(c))
+            .when(ids.is_row(c, b.row_id))
+            .then(ids.value(a))
             .otherwise(rid)
+            .cast(inst.schema[b.row_id])
             .alias(b.row_id)
         )
     elif kind == "reorder":

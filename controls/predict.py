@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 
 from audit.cells.record import Control, Prereg
-from controls import exact, select
+from controls import exact, keys, select
 from controls.errors import ControlError
 from controls.exact import Value
 
@@ -57,10 +57,11 @@ def _target_row(doc: Prereg, name, spec: Control, lb, inst, eligible) -> str:
     return row
 
 
-def _keys(frame: pl.DataFrame, doc: Prereg) -> list[list[str]]:
-    """The frame's instance keys, in instance key order (the canonical order to choose from)."""
+def _keys(frame: pl.DataFrame, doc: Prereg) -> list[list[str | None]]:
+    """The frame's instance keys' texts (controls/keys.py: the perturbation finds them by
+    the same texts), in instance key order (the canonical order to choose from)."""
     cols = list(doc.bundle.instance_key)
-    return [[str(v) for v in r] for r in frame.select(cols).sort(cols).iter_rows()]
+    return keys.texts(frame.select(cols).sort(cols), cols)
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class Target:
     """What a flip, shift or nullify perturbs: k instances of one row, in the source's group."""
 
     row: str
-    instances: list[list[str]]  # the chosen instance keys (seeded, d = 1)
+    instances: list[list[str | None]]  # the chosen instance keys' texts (seeded, d = 1)
     candidates: pl.DataFrame  # the row's instances of the group that can take it
     source: str
     group: str
@@ -194,10 +195,8 @@ def _population_left(doc, frame, source, group, chosen) -> dict[tuple[str, str],
             if doc.population_of(pol) != source:
                 continue
             kept = exact.in_population(frame, doc, pol)
-            cols = list(doc.bundle.instance_key)
-            gone = {tuple(c) for c in chosen}
-            stays = [tuple(str(v) for v in r) not in gone for r in kept.select(cols).iter_rows()]
-            left = kept.filter(pl.Series(stays, dtype=pl.Boolean))
+            gone = keys.positions(kept, list(doc.bundle.instance_key), chosen)
+            left = kept.with_row_index("_i").filter(~pl.col("_i").is_in(gone)).drop("_i")
             out[(col, pol)] = exact.direct(spec, left, doc.policies[pol].nulls, True)
     return out
 
@@ -209,13 +208,11 @@ def _nullify(doc: Prereg, name, spec: Control, lb, inst):
     )  # fmt: skip
     recipe = doc.measured[str(spec.column)].recipe
     chosen_sum = Fraction(0)
-    by_key: dict[tuple[str, ...], float] = {}
+    by_key: dict[tuple[str | None, ...], float] = {}
     if recipe == "mean":
         cols = list(doc.bundle.instance_key)
-        by_key = {
-            tuple(str(v) for v in r[:-1]): r[-1]
-            for r in candidates.select([*cols, source]).iter_rows()
-        }
+        texts = keys.texts(candidates, cols)
+        by_key = dict(zip(map(tuple, texts), candidates.get_column(source), strict=True))
         chosen_sum = exact.exact_sum([by_key[tuple(c)] for c in chosen])
     direct = _direct_columns(doc, recipe, source, group)
     frame = inst.frame(row, group)
