@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from audit.cells.record import Column, Prereg
-from controls.keys import RowIds
+from controls.keys import RowIds, in_group
 
 Value = Fraction | str | None  # None: no data
 
@@ -38,11 +38,14 @@ class ByRow:
         if row not in self.rows:
             self.rows[row] = self.all.filter(self.ids.is_row(row, self.row_id))
         part = self.rows[row]
-        return part if group is None else part.filter(pl.col(self.group_by) == group)
+        if group is None:
+            return part
+        return part.filter(in_group(self.group_by, self.all.schema[self.group_by], group))
 
     def counts(self, group: str, where: pl.Expr) -> dict[str, int]:
         """Per row id (text): how many of the row's instances of ``group`` satisfy ``where``."""
-        kept = self.all.lazy().filter((pl.col(self.group_by) == group) & where)
+        grouped = in_group(self.group_by, self.all.schema[self.group_by], group)
+        kept = self.all.lazy().filter(grouped & where)
         return self.ids.count_by_text(kept, self.row_id)  # one pass, not one per row
 
 

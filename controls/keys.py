@@ -39,6 +39,16 @@ def positions(frame: pl.DataFrame, cols: list[str], keys: list[list[str | None]]
     return [i for i, k in enumerate(texts(frame, cols)) if tuple(k) in wanted]
 
 
+def in_group(col: str, dtype: pl.DataType, group: str) -> pl.Expr:
+    """True on the rows whose group column ``col`` (of type ``dtype``) holds ``group``, the
+    prereg's text: compared as stored (docs/contract.md, Not errors), so a group column
+    that is not of kind string holds no group, as for the contestants (its cells no
+    data), rather than a comparison polars refuses."""
+    if dtype in (pl.String, pl.Categorical) or isinstance(dtype, pl.Enum):
+        return pl.col(col).cast(pl.String) == group
+    return pl.lit(False)
+
+
 def _id(col: str, dtype: pl.DataType) -> pl.Expr:
     """A row id column (of the leaderboard's type ``dtype``, or another of its kind) as
     its values compare: a float as a double with -0.0 as 0.0, an integer of any width

@@ -24,10 +24,11 @@ def _chosen(doc: Prereg, where: str, inst: pl.DataFrame, sel: dict, ids: RowIds)
     fault of the controls, not of the input."""
     b = doc.bundle
     cols = list(b.instance_key)
+    grouped = keys.in_group(b.group_by, inst.schema[b.group_by], sel["group"])
     part = (
         inst.lazy()
         .with_row_index("_at")
-        .filter(ids.is_row(sel["row_id"], b.row_id) & (pl.col(b.group_by) == sel["group"]))
+        .filter(ids.is_row(sel["row_id"], b.row_id) & grouped)
         .select("_at", *cols)
         .collect()
     )
