@@ -44,8 +44,8 @@ def check_leaderboard(rec: Any, bundle: str) -> None:
             raise refused(err, name) from None
         except AuditError:
             raise
-        except Exception:  # noqa: BLE001 - values the controls cannot read (a group column
-            return  # of another type): the contestants' and the job's to refuse, as before
+        except Exception:  # noqa: BLE001 - values the controls cannot read: the
+            return  # contestants' and the job's to refuse, as before
 
 
 def check_trials(rec: Any, table: str | Path | bytes) -> None:
