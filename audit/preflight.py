@@ -659,12 +659,24 @@ def check_jobs(jobs: tuple[str, str] | None) -> None:
 
 def check_before_lock(kind: Kind, rec: Any, prereg: str, bundle: str) -> None:
     """What an arm not yet locked will do with its shipped bundle, before the lock writes
-    anything: a leaderboard's tables, by the checks the lock runs itself on a bundle a rule
-    builds (audit/cells/bundle_checks.py, one place for both); a trials registry's
+    anything: a leaderboard bundle's fetch record, if it holds one (``hf-source.json``:
+    every file it records there with the sha256 it records, audit/bundles/hf_source.py,
+    the lock's own check), then its tables, by the checks the lock runs itself on a bundle
+    a rule builds (audit/cells/bundle_checks.py, one place for both), then a declared
+    publisher_hash's (audit/bundles/publisher_hash.py judge); a trials registry's
     controls' entries (bad_prereg; nothing for a trials source). ``rec``: the checked
     prereg's frozen record, the one the workflow parsed (workflow/rules/common.smk), the
     file not read again."""
     if kind is LEADERBOARD:
+        from audit.bundles import hf_source
+
+        hf_source.check(bundle)  # a shipped bundle holding a fetch record: the lock's check
         bundle_checks.check(rec, prereg, bundle)
+        ph = rec.publisher_hash
+        if ph is not None:  # the recipe's types and the published digest's file (the lock's)
+            from audit.bundles import publisher_hash
+
+            spec = {"recipe": ph.recipe, "table": ph.table, "file": ph.file}
+            publisher_hash.judge(spec, bundle, rec.bundle.table(ph.table))
     elif rec.source.kind == "registry":
         check_registry_entries(rec, prereg, bundle)

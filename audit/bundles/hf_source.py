@@ -40,6 +40,11 @@ def git_blob_id(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def _file_name(name: str) -> bool:
+    """A file of the bundle folder itself, as fetch-hf records it (no folder, not . or ..)."""
+    return name not in ("", ".", "..") and "/" not in name and "\\" not in name
+
+
 def check(bundle: str) -> dict[str, Any] | None:
     """The source record of a fetched bundle, every file rehashed; None if not fetched."""
     path = Path(bundle) / RECORD
@@ -50,8 +55,20 @@ def check(bundle: str) -> dict[str, Any] | None:
         record = json.loads(raw.decode("utf-8"))
         files = record["files"]
         repo, commit = record["repo"], record["commit"]
+        shaped = isinstance(files, dict) and all(
+            _file_name(n)
+            and isinstance(e, dict)
+            and isinstance(e.get("sha256"), str)
+            and "hub" in e
+            for n, e in files.items()
+        )
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError, KeyError, TypeError):
-        raise AuditError("unreadable", str(path), "not a fetch record") from None
+        shaped = False
+    if not shaped:
+        # a record fetch-hf did not write (a list of files, an entry without its sha256, a
+        # name outside the folder): one line, not a traceback of the lock (a shipped
+        # bundle may hold such a file too)
+        raise AuditError("unreadable", str(path), "not a fetch record")
     for name, entry in sorted(files.items()):
         f = Path(bundle) / name
         if not f.is_file():

@@ -38,6 +38,7 @@ from typing import Any
 import polars as pl
 
 from audit.errors import AuditError
+from audit.files import read_regular
 
 RECIPES = ("openhands-source-hash-v1",)
 
@@ -87,12 +88,43 @@ def recompute(path: str) -> str:
     return hashlib.sha256(pandas_csv(pl.read_parquet(path), path)).hexdigest()
 
 
+MAX_PUBLISHED = 1 << 20  # a digest is a line of hex: a mebibyte is plenty
+
+
+def published(path: Path) -> str | None:
+    """The publisher's digest, stripped; None when the bundle holds no such file (a
+    folder, FIFO or device is none). At most MAX_PUBLISHED bytes (too_large), UTF-8
+    (unreadable): one line, not a traceback of the lock."""
+    if not path.is_file():
+        return None
+    raw = read_regular(path, MAX_PUBLISHED, "too_large")
+    try:
+        return raw.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise AuditError("unreadable", str(path), "the published digest is not UTF-8") from None
+
+
+def judge(spec: dict[str, Any], bundle: str, table_file: str) -> None:
+    """What check refuses, before any job, from the table's footer alone: a column of a
+    type the recipe does not define (unsupported_type, _formatter), then the published
+    digest's file (published). The run's preflight on a shipped bundle (audit/preflight.py),
+    so the lock's refusal never leaves a log under the arm's folder."""
+    path = Path(bundle) / table_file
+    if not path.is_file():
+        return  # not there: missing_file, the bundle's own check
+    shown = str(path)
+    try:
+        schema = pl.read_parquet_schema(path)
+    except Exception:  # noqa: BLE001 - any unreadable file: the lock's refusal, not this one
+        return
+    for name in sorted(schema):
+        _formatter(schema[name], False, name, shown)
+    published(Path(bundle) / spec["file"])
+
+
 def check(spec: dict[str, Any], bundle: str, table_file: str) -> dict[str, Any]:
     """What the lock records: the published and recomputed digests and their status."""
-    published_path = Path(bundle) / spec["file"]
     recomputed = recompute(str(Path(bundle) / table_file))
-    published = None
-    if published_path.is_file():
-        published = published_path.read_text(encoding="utf-8").strip()
-    status = "absent" if published is None else "matches" if published == recomputed else "differs"
-    return {**spec, "published": published, "recomputed": recomputed, "status": status}
+    digest = published(Path(bundle) / spec["file"])
+    status = "absent" if digest is None else "matches" if digest == recomputed else "differs"
+    return {**spec, "published": digest, "recomputed": recomputed, "status": status}
