@@ -245,9 +245,14 @@ def compare_args(rec: TrialsPrereg) -> tuple[str, ...]:
         return ()
     under = ["--under-study", ",".join(c.under_study)] if c.under_study else []
     optional = [arg for k, v in c.optional().items() for arg in (f"--{k}", str(v))]
+    runs = (str(c.a), str(c.b))
+    if any(r.startswith("-") for r in runs):
+        # a run named like an option (a jobs folder "-x"): argparse would read it as one,
+        # so both runs go as --a=<run> --b=<run>; other names stay positional, the
+        # command every arm ran before (its jobs not run again)
+        runs = (f"--a={runs[0]}", f"--b={runs[1]}")
     return (
-        str(c.a),
-        str(c.b),
+        *runs,
         "--denominator",
         str(c.denominator),
         "--k",
