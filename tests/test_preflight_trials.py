@@ -218,6 +218,54 @@ def _more_passes_than_trials_of_durations(b: Path) -> tuple[str, str]:
     return "bad_value", "registry.parquet"
 
 
+# An Arrow duration in seconds (issue 27): polars reads it as milliseconds, each stored
+# value times 1000 (wrapping past the 64-bit range), and cannot tell it from one stored in
+# milliseconds; the preflight left such a column to the contestants, after the lock. Now it
+# reads the integers the file stores (audit/bundles/parquet_stored.py). polars writes no
+# duration in seconds: these tables are written by the pyarrow of impl_pyarrow's environment.
+_AS_DURATIONS = """
+import json, sys
+import pyarrow as pa, pyarrow.parquet as pq
+path, unit, edits = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+table = pq.read_table(path).replace_schema_metadata(None)
+for name, rows in edits.items():
+    values = table.column(name).to_pylist()
+    for row, value in rows.items():
+        values[int(row)] = value
+    column = pa.array(values, pa.int64()).cast(pa.duration(unit))
+    table = table.set_column(table.column_names.index(name), name, column)
+pq.write_table(table, path)
+print(table.schema.field(next(iter(edits))).type)
+"""
+
+
+def _as_durations(path: Path, unit: str, edits: dict[str, dict[int, int | None]]) -> None:
+    """Write the columns ``edits`` names as Arrow durations of ``unit`` holding the file's
+    integers, each with its rows' values replaced (row -> stored integer). The shipped
+    table's pandas metadata is dropped: it calls the counts int64 (no nulls), which
+    fastparquet trusts, so that impl_pandas finds a null there unreadable, not bad_value."""
+    import json
+
+    res = run([str(impl_python("pyarrow")), "-c", _AS_DURATIONS, str(path), unit,
+               json.dumps(edits)])  # fmt: skip
+    assert res.code == 0 and res.stdout.strip() == f"duration[{unit}]", res.stderr
+
+
+def _more_passes_than_trials_of_seconds(b: Path) -> tuple[str, str]:
+    """trials and passCount durations in seconds: row 7's passCount one above its trials
+    (3, as the shipped table holds: 4 written) is bad_value, as for plain integers."""
+    trials = pl.read_parquet(b / "registry.parquet")["trials"].to_list()
+    assert trials[7] == 3
+    _as_durations(b / "registry.parquet", "s", {"trials": {}, "passCount": {7: 4}})
+    return "bad_value", "registry.parquet"
+
+
+def _null_trials_of_seconds(b: Path) -> tuple[str, str]:
+    """trials durations in seconds, row 7's null: bad_value (the trials rule's null)."""
+    _as_durations(b / "registry.parquet", "s", {"trials": {7: None}})
+    return "bad_value", "registry.parquet"
+
+
 REGISTRY_CASES = {
     "registry column missing": _drop_pass_count,
     "leaderboard column unclassified": _unclassified,
@@ -237,6 +285,8 @@ REGISTRY_CASES = {
     "leaderboard score a half float": _leaderboard_score_as_half_float,
     "registry task a duration": _task_as_duration,
     "registry passCount above trials, both durations": _more_passes_than_trials_of_durations,
+    "registry passCount above trials, both in seconds": _more_passes_than_trials_of_seconds,
+    "registry trials null, in seconds": _null_trials_of_seconds,
 }
 
 
@@ -301,6 +351,88 @@ def test_counts_written_as_durations_are_read_as_the_integers_stored(
                 f"prereg_blake3={digest}", f"bundle={bundle}")  # fmt: skip
     assert p.returncode == 0, p.stderr[-3000:]
     assert not (tmp_path / "results" / "skillsbench-durations").exists()
+
+
+def _registry_copy(tmp_path: Path) -> Path:
+    bundle = tmp_path / "bundle"
+    shutil.copytree(REGISTRY, bundle)
+    bundle.chmod(0o755)
+    for f in bundle.iterdir():
+        f.chmod(0o644)
+    return bundle
+
+
+def _plans(tmp_path: Path, prereg: Path, bundle: Path, arm: str) -> None:
+    """The workflow plans the arm (a dry run): the preflight passes it, nothing written."""
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    p = run_dag(tmp_path, "-n", "--config", f"arm={arm}", f"prereg={prereg}",
+                f"prereg_blake3={digest}", f"bundle={bundle}")  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert not (tmp_path / "results" / arm).exists()
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "ns"])
+def test_counts_written_as_durations_of_any_unit_are_judged_as_stored(
+    unit, impl_envs, tmp_path: Path
+) -> None:
+    """The registry's trials, passCount and perfectCount written by pyarrow as Arrow
+    durations of ``unit`` holding the shipped integers: the preflight reads each column
+    as those integers (polars alone reads seconds as milliseconds, times 1000; the
+    preflight left a column it read in milliseconds, of either unit, unjudged), each
+    contestant writes the very files it writes for the shipped registry, and the workflow
+    plans the arm."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip("SkillsBench bundle not present")
+    from audit.trials import preflight_tables
+
+    bundle = _registry_copy(tmp_path)
+    counts = ("trials", "passCount", "perfectCount")
+    _as_durations(bundle / "registry.parquet", unit, {c: {} for c in counts})
+    shipped = pl.read_parquet(REGISTRY / "registry.parquet")
+    table = preflight_tables.parquet_table(str(bundle / "registry.parquet"), "registry")
+    for c in counts:
+        assert shipped[c].dtype == pl.Int64
+        assert table.values(c) == shipped[c].to_list(), c
+    prereg = ROOT / "prereg" / "skillsbench-registry.yaml"
+    for impl in IMPLS:
+        want = _contestant(impl, prereg, REGISTRY, tmp_path / f"shipped-{impl}")
+        got = _contestant(impl, prereg, bundle, tmp_path / f"{unit}-{impl}")
+        assert want.code == 0 and got.code == 0, (impl, got.stderr)
+        names = sorted(p.name for p in (tmp_path / f"shipped-{impl}").iterdir())
+        assert names == sorted(p.name for p in (tmp_path / f"{unit}-{impl}").iterdir())
+        for name in names:
+            a = (tmp_path / f"shipped-{impl}" / name).read_bytes()
+            assert a == (tmp_path / f"{unit}-{impl}" / name).read_bytes(), (impl, name)
+    _plans(tmp_path, prereg, bundle, f"skillsbench-{unit}")
+
+
+def test_seconds_past_the_wrap_are_read_as_stored_and_pass(impl_envs, tmp_path: Path) -> None:
+    """Row 7's trials (3 shipped) written as 2**62 seconds: polars reads it as
+    2**62 * 1000 = 125 * 2**65, which wraps to 0 in 64 bits (by hand: 2**65 is a multiple
+    of 2**64), the very value a stored 0 reads as; undoing polars' conversion (dividing by
+    1000) would judge trials 0, bad_value, where both contestants read 2**62 (>= the row's
+    passCount 3) and accept the table, in the same files. The preflight reads 2**62 and
+    passes the arm; before, it left the column unjudged."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip("SkillsBench bundle not present")
+    from audit.trials import preflight_tables
+
+    bundle = _registry_copy(tmp_path)
+    _as_durations(bundle / "registry.parquet", "s", {"trials": {7: 2**62}})
+    assert pl.read_parquet(bundle / "registry.parquet")["trials"].cast(pl.Int64)[7] == 0
+    table = preflight_tables.parquet_table(str(bundle / "registry.parquet"), "registry")
+    trials = table.values("trials")
+    assert trials[7] == 2**62 and trials[:7] == [3] * 7
+    assert table.values("passCount")[7] == 3
+    prereg = ROOT / "prereg" / "skillsbench-registry.yaml"
+    outs = []
+    for impl in IMPLS:
+        got = _contestant(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert got.code == 0, (impl, got.stderr)
+        outs.append({p.name: p.read_bytes() for p in (tmp_path / f"out-{impl}").iterdir()})
+    assert outs[0] == outs[1]
+    assert any(b"4611686018427387904" in v for v in outs[0].values())  # 2**62, as stored
+    _plans(tmp_path, prereg, bundle, "skillsbench-wrap")
 
 
 def test_a_categorical_key_and_a_date_label_pass_preflight(tmp_path: Path) -> None:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import mmap
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,13 +93,7 @@ class _Thrift:
             self.skip(n)
             return bytes(self.data[start : start + n]) if want and self.strings else None
         if kind in (9, 10):
-            head = self.byte()
-            size = head >> 4
-            if size == 15:
-                size = self.varint()
-            if size > self.end - self.pos:  # every element takes at least a byte
-                raise _Malformed(f"a list at byte {self.pos} claims {size} elements")
-            elem = head & 0x0F
+            size, elem = self.list_head()
             items = []
             for _ in range(size):
                 item = self.byte() == 1 if elem in (1, 2) else self.value(elem, depth, want)
@@ -122,23 +117,41 @@ class _Thrift:
             return self.struct(depth + 1, want)
         raise _Malformed(f"unknown field type {kind} at byte {self.pos}")
 
-    def struct(self, depth: int = 0, want: bool = True) -> dict[int, object]:
-        if depth > _MAX_DEPTH:
-            raise _Malformed("structs nested too deeply")
-        out: dict[int, object] = {}
+    def list_head(self) -> tuple[int, int]:
+        """A list's or set's header: its size and its elements' type."""
+        head = self.byte()
+        size = head >> 4
+        if size == 15:
+            size = self.varint()
+        if size > self.end - self.pos:  # every element takes at least a byte
+            raise _Malformed(f"a list at byte {self.pos} claims {size} elements")
+        return size, head & 0x0F
+
+    def fields(self) -> Iterator[tuple[int, int]]:
+        """A struct's fields in turn, each as (field id, type), the reader left at its value,
+        which the caller reads (``value``) before asking for the next."""
         last = 0
         while True:
             head = self.byte()
             if head == 0:
-                return out
+                return
             delta = head >> 4
             field = last + delta if delta else self.zigzag()
-            out[field] = self.value(head & 0x0F, depth, want)
+            yield field, head & 0x0F
             last = field
+
+    def struct(self, depth: int = 0, want: bool = True) -> dict[int, object]:
+        if depth > _MAX_DEPTH:
+            raise _Malformed("structs nested too deeply")
+        out: dict[int, object] = {}
+        for field, kind in self.fields():
+            out[field] = self.value(kind, depth, want)
+        return out
 
 
 # Field ids of parquet.thrift (FileMetaData, RowGroup, ColumnChunk, ColumnMetaData, PageHeader).
-_FMD_NUM_ROWS, _FMD_ROW_GROUPS = 3, 4
+_FMD_NUM_ROWS, _FMD_ROW_GROUPS, _FMD_KEY_VALUE = 3, 4, 5
+_KV_KEY = 1
 _RG_COLUMNS = 1
 _CC_META = 3
 _CMD_NUM_VALUES, _CMD_COMPRESSED, _CMD_DATA_OFFSET, _CMD_DICT_OFFSET = 5, 7, 9, 11
@@ -182,6 +195,34 @@ def footer(data: bytes | mmap.mmap, size: int) -> tuple[dict[int, object], list[
         if isinstance(c, dict)
     ]
     return meta, chunks, flen
+
+
+def key_offsets(data: bytes | mmap.mmap, size: int, key: bytes) -> list[int]:
+    """Where the footer's key_value_metadata (FileMetaData field 5, a list of KeyValue)
+    holds the key ``key`` (KeyValue field 1): the byte offset in the file of each such
+    key's bytes, every one (a field or a key given twice included). _Malformed as
+    ``footer``."""
+    _, _, flen = footer(data, size)
+    walk = _Thrift(data, size - 8 - flen, size - 8)
+    found: list[int] = []
+    for field, kind in walk.fields():
+        if field != _FMD_KEY_VALUE or kind != 9:
+            walk.value(kind, 0, False)
+            continue
+        count, elem = walk.list_head()
+        for _ in range(count):
+            if elem != 12:
+                raise _Malformed("key_value_metadata is not a list of structs")
+            for kv_field, kv_kind in walk.fields():
+                if kv_field != _KV_KEY or kv_kind != 8:
+                    walk.value(kv_kind, 1, False)
+                    continue
+                n = walk.varint()
+                start = walk.pos
+                walk.skip(n)
+                if data[start : start + n] == key:
+                    found.append(start)
+    return found
 
 
 def declared(data: bytes | mmap.mmap, size: int) -> Declared:

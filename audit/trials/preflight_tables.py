@@ -13,9 +13,10 @@ contract's (docs/contract.md, Types, which the trials contract keeps), read from
 file's own footer (audit/bundles/parquet_kinds.py): a date or a decimal is of kind
 other, the null type of kind null, a categorical (a STRING in the file) a string, a half
 float (FLOAT16) other and an Arrow duration (a plain INT64 in the file) an integer, as both
-contestants place them. A file that does not read, which the lock refuses, stops the
-judging there, as does a duration polars reads in milliseconds (``exact_integers``): the
-contestants decide them after the lock.
+contestants place them. A column of kind integer is judged by the integers the file
+stores (``stored_values``): a duration in seconds too, which polars reads as milliseconds
+times 1000. A file that does not read, which the lock refuses, stops the judging there:
+the lock decides it.
 """
 
 from __future__ import annotations
@@ -98,9 +99,7 @@ def frame_table(df: Any, shown: str) -> Table:
 def parquet_table(path: str, shown: str) -> Table:
     """A parquet file of the bundle: its names from the footer (audit/bundles/parquet_columns.py,
     which keeps a name given twice), its kinds the contract's from the footer (``file_kinds``),
-    values read per column."""
-    import polars as pl
-
+    values read per column (``stored_values``)."""
     from audit.bundles import parquet_columns
 
     names = parquet_columns.names(path, shown)
@@ -108,23 +107,18 @@ def parquet_table(path: str, shown: str) -> Table:
         shown,
         names,
         lambda: file_kinds(path, shown),
-        lambda n: exact_integers(pl.read_parquet(path, columns=[n]).get_column(n)).to_list(),
+        lambda n: stored_values(path, shown, n),
     )
 
 
-def exact_integers(series: Any) -> Any:
-    """A column as the values the file stores: an Arrow duration (kind integer, a plain
-    INT64 in the file, read by polars through Arrow's stored schema) as those integers.
-    polars keeps a duration in micro- or nanoseconds as stored, but reads one in seconds
-    as milliseconds (times 1000), which it cannot tell from one stored in milliseconds:
-    such a column is not judged here (Unjudged), the contestants read the INT64."""
-    import polars as pl
+def stored_values(path: str, shown: str, name: str) -> list[Any]:
+    """A column's values as the file stores them: one of kind integer that polars reads
+    otherwise, through Arrow's stored schema (an Arrow duration, a plain INT64 in the
+    file, in any unit: one in seconds polars reads times 1000, wrapping past the 64-bit
+    range), as the integers stored (audit/bundles/parquet_stored.py)."""
+    from audit.bundles import parquet_stored
 
-    if series.dtype != pl.Duration:
-        return series
-    if series.dtype.time_unit == "ms":
-        raise Unjudged(series.name)
-    return series.cast(pl.Int64)
+    return parquet_stored.read(path, [name], shown).get_column(name).to_list()
 
 
 def file_kinds(path: str, shown: str) -> dict[str, str | None]:
