@@ -58,7 +58,10 @@ def check_trials(rec: Any, table: str | Path | bytes) -> None:
         return
     from controls import sources
 
-    rows = sources.read_rows(rec, table)
+    try:
+        rows = sources.read_rows(rec, table)
+    except Exception:  # noqa: BLE001 - a table polars cannot read (an ARROW:schema that
+        return  # does not parse): the lock's unreadable
     for name in sorted(rec.controls):  # the job's order (the arm's controls, sorted)
         try:
             sources.predict(rec, rows, name)  # no rank census yet: a swap's is relabelled after

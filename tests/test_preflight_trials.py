@@ -435,6 +435,47 @@ def test_seconds_past_the_wrap_are_read_as_stored_and_pass(impl_envs, tmp_path: 
     _plans(tmp_path, prereg, bundle, "skillsbench-wrap")
 
 
+def test_a_registry_whose_arrow_schema_does_not_parse_is_refused_by_the_lock(
+    tmp_path: Path,
+) -> None:
+    """The shipped registry with the base64 of its ``ARROW:schema`` (the footer's one
+    key-value pair of that key, by hand: the key's bytes, then Thrift's header of
+    KeyValue field 2, a binary, 0x18, then its length as a varint) overwritten with as
+    many ``Q``s: valid base64 of no Arrow message. polars reads no column of it, and
+    the controls' choice of targets before the lock (controls/before_lock.py) raised
+    polars' error from the workflow's start (a traceback, exit 1). Now that choice
+    leaves the table to the lock, which refuses it: one line, exit 2, no lock nor
+    events."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip("SkillsBench bundle not present")
+    bundle = _registry_copy(tmp_path)
+    data = bytearray((bundle / "registry.parquet").read_bytes())
+    assert data.count(b"ARROW:schema") == 1
+    at = data.index(b"ARROW:schema") + len(b"ARROW:schema")
+    assert data[at] == 0x18
+    length, shift, at = 0, 0, at + 1
+    while True:
+        byte = data[at]
+        at += 1
+        length |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            break
+    data[at : at + length] = b"Q" * length
+    (bundle / "registry.parquet").write_bytes(bytes(data))
+    with pytest.raises(pl.exceptions.ComputeError):
+        pl.read_parquet(bundle / "registry.parquet", columns=["task"])
+    prereg = ROOT / "prereg" / "skillsbench-registry.yaml"
+    digest = blake3.blake3(prereg.read_bytes()).hexdigest()
+    p = run_dag(tmp_path, "--config", "arm=skillsbench-schema", f"prereg={prereg}",
+                f"prereg_blake3={digest}", f"bundle={bundle}")  # fmt: skip
+    lines = {x for x in p.stderr.splitlines() if x.startswith("error[")}
+    assert p.returncode == 2 and len(lines) == 1, p.stderr[-3000:]
+    assert lines.pop().startswith(f"error[unreadable]: {bundle}/registry.parquet: ")
+    arm = tmp_path / "results" / "skillsbench-schema"
+    assert not (arm / "lock").exists() and not (arm / "events").exists()
+
+
 def test_a_categorical_key_and_a_date_label_pass_preflight(tmp_path: Path) -> None:
     """The look-alikes of the cases above that are not errors: a categorical task (a
     STRING in the file) and a no_antecedent label that is a date (a label is never read)
