@@ -15,6 +15,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.bundles import parquet_stored
 from audit.trials.record import Policy, Source
 from controls.trials_exact import Entry
 
@@ -28,7 +29,11 @@ def columns(src: Source) -> list[str]:
 
 
 def read_rows(src: Source, table: str | Path | bytes) -> list[Row]:
-    return pl.read_parquet(table, columns=columns(src)).to_dicts()
+    """The registry's rows; its counts as the integers the file stores, where polars reads
+    one otherwise (an Arrow duration: audit/bundles/parquet_stored.py)."""
+    if isinstance(table, bytes):
+        return pl.read_parquet(table, columns=columns(src)).to_dicts()
+    return parquet_stored.read(table, columns(src)).to_dicts()
 
 
 def entry_id(src: Source, row: Row) -> str:

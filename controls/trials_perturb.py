@@ -9,6 +9,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.bundles import parquet_stored
 from audit.trials.record import Prereg
 from controls import sources
 
@@ -19,7 +20,7 @@ def perturb(rec: Prereg, table: str, selection_path: str, out_dir: str) -> list[
     """Write ``out_dir/<the source's table>`` (and a copy of the leaderboard, if the prereg
     has one beside the table); return the paths written."""
     sel = json.loads(Path(selection_path).read_text(encoding="utf-8"))
-    frame = pl.read_parquet(table)
+    frame = parquet_stored.read(table)  # an Arrow duration as the integers stored
     rows = sources.apply(rec, frame.to_dicts(), sel)  # every column, the predicted edit
     out_frame = pl.from_dicts(rows, schema=frame.schema)
     if not sources.is_registry(rec):

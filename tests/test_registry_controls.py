@@ -154,6 +154,58 @@ def test_perturbed_registry_is_the_predicted_edit(tmp_path: Path) -> None:
     )
 
 
+_AS_DURATIONS = """
+import sys
+import pyarrow as pa, pyarrow.parquet as pq
+table = pq.read_table(sys.argv[1])
+for name in ("trials", "passCount", "perfectCount"):
+    at = table.column_names.index(name)
+    table = table.set_column(at, name, table.column(name).cast(pa.duration(sys.argv[2])))
+pq.write_table(table, sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("unit", ["s", "us"])
+def test_counts_written_as_durations_are_predicted_and_perturbed_as_stored(
+    unit, impl_envs, tmp_path: Path
+) -> None:
+    """The small registry's counts written by pyarrow as Arrow durations (plain INT64s
+    in the file, integers: docs/contract.md, Types), which preflight passes: the
+    controls predict flip f as from the plain table (test_flip_by_hand's values, by
+    hand) and the perturbed table holds the integers stored, t1 and t4 of m|c failed
+    (passCount = perfectCount = 0, trials 5 and 4 kept). The controls read the counts
+    as polars' durations (a Fraction of time spans: a TypeError, after the lock), and
+    would have written a duration in seconds back in milliseconds, each value times
+    1000."""
+    from tests.conftest import impl_python, run
+
+    doc = _rec(f={"kind": "flip", "target": {"entry": "m|c"}, "size": 2})
+    plain, sel = _predicted(doc, tmp_path, "f")
+    res = run(
+        [str(impl_python("pyarrow")), "-c", _AS_DURATIONS, str(tmp_path / "registry.parquet"), unit]
+    )
+    assert res.code == 0, res.stderr
+    table = tmp_path / "registry.parquet"
+    assert pl.read_parquet_schema(table)["trials"] == pl.Duration("ms" if unit == "s" else unit)
+    text, got = sources.predict(doc, sources.read_rows(doc, table), "f")
+    assert got == sel
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {(r["policy"], r["measure"]): (r["before"], r["after"]) for r in rows} == plain
+    assert plain[("E", "reward_macro")][0] == "70.833333"  # 100 * 17/24, test_flip_by_hand
+    (tmp_path / "s.json").write_text(json.dumps(sel))
+    assert doc.leaderboard is not None
+    (tmp_path / doc.leaderboard.table).write_bytes(b"board")
+    out = perturb(doc, str(table), str(tmp_path / "s.json"), str(tmp_path / "out"))
+    after = pl.read_parquet(out[-1])
+    assert after.select("condition", "task", "trials", "passCount", "perfectCount").rows() == [
+        ("c", "t1", 5, 0, 0),
+        ("c", "t2", 3, 1, 1),
+        ("c", "t3", 3, 2, 1),
+        ("c", "t4", 4, 0, 0),
+        ("d", "t1", 2, 0, 0),
+    ]
+
+
 @pytest.mark.parametrize(
     ("spec", "why"),
     [
