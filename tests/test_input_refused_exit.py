@@ -94,29 +94,27 @@ def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(
     impl_envs, demo_bundle: Path, tmp_path: Path
 ) -> None:
     """An input only the contestants judge, after the lock (docs/refusals.md, row
-    ambiguous_value): a single_value source of kind floating holding a negative zero is
-    left to them (preflight judges such a source only when it holds no negative zero:
-    audit/cells/bundle_values.py _plain). Here the demo's `model` source a double,
-    demo/mK's rows written K, except demo/m1's alpha-00 written -0.0 and alpha-01 9.0:
-    three distinct values (0, 9, 1) for demo/m1, which both contestants refuse. The
-    shipped bundle passes preflight, the arm is locked, the contestants' line ends the
-    run with exit 2 and the second line says the arm is locked on it."""
-    from tests.test_preflight_values import NUMBERED, _edit, _floating_prereg, _model_of
+    ambiguous_value): single values whose leaderboard row ids of kind floating are two
+    numbers written alike (1e-07 and 2e-07, both 0.000000: two keys, so no
+    duplicate_key), which preflight leaves to the contestants since their canonical
+    order is by the id as written (audit/cells/bundle_values.py _row_ids). Here the
+    demo's row ids doubles, demo/m1 1e-07, demo/m2 2e-07, demo/m3 3.0, demo/m4 4.0, and
+    demo/m1's alpha-00 row of model m1-large beside its m1-base: two values, which both
+    contestants refuse for row id '0.000000'. The shipped bundle passes preflight, the
+    arm is locked, the contestants' line ends the run with exit 2 and the second line
+    says the arm is locked on it. (A single value holding -0.0, this test's input
+    before, is now refused before the lock: tests/test_preflight_values.py.)"""
+    from tests.test_preflight_values import NUMBERED, _edit, _floating_ids, _floating_prereg
 
     prereg = _floating_prereg(tmp_path, False)
     bundle = tmp_path / "bundle"
     shutil.copytree(demo_bundle, bundle)
-    _model_of(NUMBERED)(bundle)
-    m1 = pl.col("id") == "demo/m1"
+    _floating_ids(bundle, {**NUMBERED, "demo/m1": 1e-7, "demo/m2": 2e-7})
+    m1_00 = (pl.col("id") == 1e-7) & (pl.col("instance_id") == "alpha-00")
     _edit(
         bundle / "instances.parquet",
         lambda df: df.with_columns(
-            pl.when(m1 & (pl.col("instance_id") == "alpha-00"))
-            .then(-0.0)
-            .when(m1 & (pl.col("instance_id") == "alpha-01"))
-            .then(9.0)
-            .otherwise(pl.col("model"))
-            .alias("model")
+            pl.when(m1_00).then(pl.lit("m1-large")).otherwise(pl.col("model")).alias("model")
         ),
     )
     config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={bundle}"]
@@ -126,7 +124,7 @@ def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(
     end = p.stderr.strip().splitlines()[-2:]
     assert (tmp_path / "results" / "demo" / "lock" / "lock.json").is_file(), p.stderr[-3000:]
     assert end[0].startswith("error[ambiguous_value]: "), end
-    assert end[0].endswith("for row id 'demo/m1'"), end
+    assert end[0].endswith("for row id '0.000000'"), end
     assert end[1] == (
         "arm 'demo' was locked on this input (results/demo/lock/lock.json) before a job"
         " refused it, and a locked arm takes no other bundle or prereg: correct the input"
