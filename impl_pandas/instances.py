@@ -48,7 +48,12 @@ _CHUNK = 1 << 20  # rows per step where a full-size temporary is not needed
 
 
 class Encoder:
-    """A growing dictionary: distinct non-null values of a column, each with its code."""
+    """A growing dictionary: distinct non-null values of a column, each with its code.
+
+    Values are the keys of a Python dict, so they compare as Python compares them: a
+    float as an IEEE number, 0.0 and -0.0 one value (one code, the first seen), as the
+    contract compares a row id linking instance rows and a single_value source's values
+    (docs/contract.md, Recipes; NaN, read as null, gets none)."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -302,21 +307,30 @@ def repeats(hashes: np.ndarray) -> bool:
 
 
 def check_duplicate_keys(inst: Instances, prereg: Prereg) -> None:
-    """duplicate_key for the instance key, exactly as the whole-table check words it.
+    """duplicate_key for the instance key, exactly as the whole-table check words it;
+    before it, bad_type for a NaN in the key, then in the row id column when the key
+    leaves it out (a NaN names no row: docs/contract.md).
 
     Distinct hashes prove distinct keys; a repeated hash (a repeated key, or
     a collision) rereads the key columns and runs the exact check. The hashes
     are dropped from `inst` (nothing after this check uses them)."""
     hashes, inst.key_hash = inst.key_hash, _NO_HASHES  # needed no more: free them
+    key = list(prereg.instance_key)
     # a floating key is read exactly: its hash tells 0.0 from -0.0 (one key) and a NaN
     # from nothing (a NaN is no key: bad_type, docs/contract.md)
-    floating = any(inst.table.kinds[k] == FLOATING for k in prereg.instance_key)
-    if not floating and not inst.key_exact and not repeats(hashes):
-        return
-    del hashes
-    table = load_table(inst.table.display, inst.path, columns=list(prereg.instance_key))
-    nan_keys(table, list(prereg.instance_key), "instance key")
-    duplicate_keys(table, list(prereg.instance_key), "instance key")
+    floating = any(inst.table.kinds[k] == FLOATING for k in key)
+    table = None
+    if floating or inst.key_exact or repeats(hashes):
+        del hashes
+        table = load_table(inst.table.display, inst.path, columns=key)
+        nan_keys(table, key, "instance key")
+    if prereg.row_id not in key and inst.table.kinds[prereg.row_id] == FLOATING:
+        # read as objects: the codes made a NaN null, as a null (docs/contract.md: a NaN
+        # row id is bad_type, a null one names no row)
+        ids = load_table(inst.table.display, inst.path, columns=[prereg.row_id])
+        nan_keys(ids, [prereg.row_id], "row id")
+    if table is not None:
+        duplicate_keys(table, key, "instance key")
 
 
 def check_types(inst: Instances, prereg: Prereg) -> None:

@@ -265,7 +265,7 @@ def aggregate(pr: Prereg, table: pa.Table) -> Groups:
             rid, k = divmod(code, n_grp)
             group_of.append(grps[k])
             members.append([])
-            if ids[rid] is not None:
+            if ids[rid] is not None:  # a dict's key: 0.0 and -0.0 one row id (IEEE)
                 index.setdefault(ids[rid], []).append(g)
         members[g].append((b, offset, length))
     groups = Groups(

@@ -144,6 +144,8 @@ def _single(
     distinct: list[Any] = []
     for i in idx:
         for v in g.distinct[m.source][i]:
+            # Python's ==, not Arrow's dictionary (which tells their bits apart): a float
+            # as an IEEE number, 0.0 and -0.0 one value (docs/contract.md, Recipes)
             if v is not None and v not in distinct:
                 distinct.append(v)
     if len(distinct) > 1:

@@ -72,6 +72,9 @@ def compute(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, 
     checks.duplicate_row_id(lb_ids, lb_table.schema.field(pr.row_id).type, lb_path)
     if keys is not None:
         checks.nan_keys({k: keys.column(k) for k in pr.instance_key}, "instance key", in_path)
+    if pr.row_id not in pr.instance_key:  # a NaN names no row either (docs/contract.md)
+        checks.nan_keys({pr.row_id: instances.column(pr.row_id)}, "row id", in_path)
+    if keys is not None:
         checks.duplicate_instance_key(keys, pr.instance_key, in_path)
         del keys
     checks.leaderboard_types(pr, lb_table.schema, lb_path)
