@@ -14,6 +14,8 @@ conformance suite's _pass cases) are not refused.
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 import shutil
 from collections.abc import Callable
@@ -285,12 +287,16 @@ def test_a_bad_denominator_is_refused_before_any_job(
 
 # --- keys and single values of kind floating ------------------------------------------
 # A float compares by more than its bits (0.0 equals -0.0, NaN equals nothing). The
-# contract (docs/contract.md, Command line: keys of kind floating) compares keys as IEEE
-# numbers: 0.0 and -0.0 are one row id and one instance key, and a NaN, equal to no key,
-# is refused (bad_type) where duplicate_key is checked, just before it, table by table.
-# The contestants read them apart before (two NaN row ids: one to impl_pandas, two to
-# impl_pyarrow; 0.0 and -0.0 two instance keys to both; a NaN key accepted) and the
-# workflow left any key holding a NaN or a negative zero to them; now all follow it.
+# contract (docs/contract.md, Command line and Recipes) compares every float it matches
+# as an IEEE number: 0.0 and -0.0 are one row id, one instance key, one value of a
+# single_value source, and a row id -0.0 in the instance table links to the row 0.0; a
+# NaN, equal to no key, is refused (bad_type) where duplicate_key is checked, just before
+# it, table by table (the instance table's row id too, when the instance key leaves it
+# out). The contestants read keys apart before (two NaN row ids: one to impl_pandas, two
+# to impl_pyarrow; 0.0 and -0.0 two instance keys to both; a NaN key accepted; a NaN
+# row id in the instance table read as null by both) and the workflow left any key, then
+# any single value or denominator whose row ids or source held a NaN or a negative zero,
+# to them (locked, then refused); now all follow it and the workflow judges them all.
 
 NUMBERED = {"demo/m1": 1.0, "demo/m2": 2.0, "demo/m3": 3.0, "demo/m4": 4.0}
 
@@ -317,15 +323,81 @@ def _alpha_3_twice(df: pl.DataFrame) -> pl.DataFrame:
     return pl.concat([f, f.filter(again & (pl.col("instance_id") == 3.0))])
 
 
+def _keyed_by_row(df: pl.DataFrame) -> pl.DataFrame:
+    """A column n, each instance row's number from 0 in file order: the instance key of a
+    prereg whose key leaves the row id out (``_floating_prereg(..., keyed=True)``)."""
+    return df.with_row_index("n").with_columns(pl.col("n").cast(pl.Int64))
+
+
+def _instance_id_nan_at_row_3(b: Path) -> None:
+    """The row id a double (demo/mK written K), the instance table keyed by row number
+    (n), its row 3 (demo/m1's alpha-03) with the row id NaN."""
+    _floating_ids(b)
+    _edit(
+        b / "instances.parquet",
+        lambda df: _keyed_by_row(df).with_columns(
+            pl.when(pl.col("n") == 3).then(math.nan).otherwise(pl.col("id")).alias("id")
+        ),
+    )
+
+
+def _m1_signed(b: Path, model: str | None = None) -> None:
+    """demo/m1's row id -0.0 on the leaderboard and 0.0 in the instance table but for its
+    alpha-00 row, -0.0 there too (named model ``model``, if given): the row's instance
+    rows under both signs."""
+    _floating_ids(b, {**NUMBERED, "demo/m1": 0.0})
+    _edit(
+        b / "leaderboard.parquet",
+        lambda df: df.with_columns(
+            pl.when(pl.col("id") == 0.0).then(-0.0).otherwise(pl.col("id")).alias("id")
+        ),
+    )
+    m1_00 = (pl.col("id") == 0.0) & (pl.col("instance_id") == "alpha-00")
+    _edit(
+        b / "instances.parquet",
+        lambda df: df.with_columns(
+            pl.when(m1_00).then(-0.0).otherwise(pl.col("id")).alias("id"),
+            pl.when(m1_00)
+            .then(pl.lit(model) if model else pl.col("model"))
+            .otherwise(pl.col("model"))
+            .alias("model"),
+        ),
+    )
+
+
+def _m1_models(values: dict[str, float], rest: float | None = None) -> Callable[[Path], None]:
+    """The model source a double (demo/mK's rows K), demo/m1's rows ``rest`` (if given)
+    but those named in ``values`` (instance id -> value)."""
+    numbers = NUMBERED if rest is None else {**NUMBERED, "demo/m1": rest}
+
+    def breaks(b: Path) -> None:
+        _model_of(numbers)(b)
+        m1 = pl.col("id") == "demo/m1"
+
+        def change(df: pl.DataFrame) -> pl.DataFrame:
+            model = pl.col("model")
+            for instance, value in values.items():
+                model = (
+                    pl.when(m1 & (pl.col("instance_id") == instance)).then(value).otherwise(model)
+                )
+            return df.with_columns(model.alias("model"))
+
+        _edit(b / "instances.parquet", change)
+
+    return breaks
+
+
 FIXED_ONE = "denominator: {fixed: 1},"
-# case -> (prereg's alpha_score gets FIXED_ONE, how the demo bundle is broken, class, file,
-# words). Each worked out by hand from the demo bundle (demo/m1 lists alpha-00..alpha-07,
-# each of model m1-base; demo/m2 lists beta-00..beta-09, each m2-base); the contestants
-# run on each below say the same class.
+PLAIN, FIXED, KEYED = (), ("fixed",), ("keyed",)  # how the case's prereg is written
+# case -> (the prereg: FIXED gives alpha_score FIXED_ONE, KEYED keys the instance table by
+# its column n, not the row id; how the demo bundle is broken, class, file, words). Each
+# worked out by hand from the demo bundle (demo/m1 lists alpha-00..alpha-07, each of
+# model m1-base; demo/m2 lists beta-00..beta-09, each m2-base); the contestants run on
+# each below say the same class.
 FLOATING = {
     # demo/m3's row id written 1.0, demo/m1's
     "a floating row id twice": (
-        False,
+        PLAIN,
         lambda b: _floating_ids(b, {**NUMBERED, "demo/m3": 1.0}),
         "duplicate_key",
         "leaderboard.parquet",
@@ -333,14 +405,14 @@ FLOATING = {
     ),
     # instance_id a double; (demo/m1, alpha, 3.0) written a second time, last
     "a floating instance key twice": (
-        False,
+        PLAIN,
         lambda b: _edit(b / "instances.parquet", _alpha_3_twice),
         "duplicate_key",
         "instances.parquet",
         "instance key (demo/m1, alpha, 3.000000) occurs more than once",
     ),
     "a floating row id over its fixed N": (
-        True,
+        FIXED,
         _floating_ids,
         "bad_denominator",
         "instances.parquet",
@@ -349,7 +421,7 @@ FLOATING = {
     ),
     # demo/m2's beta-03 row names another model
     "two models for a floating row id": (
-        False,
+        PLAIN,
         lambda b: (
             _floating_ids(b),
             _edit(
@@ -368,7 +440,7 @@ FLOATING = {
     ),
     # the model a double (demo/mK's K.0), demo/m1's alpha-00 row 9.0
     "two values of a floating single_value source": (
-        False,
+        PLAIN,
         lambda b: _edit(
             b / "instances.parquet",
             lambda df: df.with_columns(
@@ -384,7 +456,7 @@ FLOATING = {
     ),
     # demo/m1 (the leaderboard's row 0) NaN: a NaN is no key (accepted by both before)
     "a row id NaN": (
-        False,
+        PLAIN,
         lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": float("nan")}),
         "bad_type",
         "leaderboard.parquet",
@@ -393,7 +465,7 @@ FLOATING = {
     # demo/m1 and demo/m3 NaN: refused as NaN, not as one id twice (impl_pandas' reading)
     # nor as two ids (impl_pyarrow's)
     "two row ids NaN": (
-        False,
+        PLAIN,
         lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": math.nan, "demo/m3": math.nan}),
         "bad_type",
         "leaderboard.parquet",
@@ -401,7 +473,7 @@ FLOATING = {
     ),
     # instance_id a double; demo/m1's alpha-03 (row 3 of the instance table) NaN
     "an instance key NaN": (
-        False,
+        PLAIN,
         lambda b: _edit(
             b / "instances.parquet",
             lambda df: _floating_instance_ids(df).with_columns(
@@ -418,7 +490,7 @@ FLOATING = {
     # demo/m1 written 0.0, demo/m3 -0.0: one row id (one to both contestants before,
     # left to them by the workflow)
     "row ids 0.0 and -0.0": (
-        False,
+        PLAIN,
         lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": 0.0, "demo/m3": -0.0}),
         "duplicate_key",
         "leaderboard.parquet",
@@ -427,22 +499,89 @@ FLOATING = {
     # demo/m1 written 0.0; its alpha-00 row written again, last, with the row id -0.0: one
     # instance key (two to both contestants before)
     "instance keys 0.0 and -0.0": (
-        False,
+        PLAIN,
         lambda b: _m1_alpha_00_again_as_negative_zero(b),
         "duplicate_key",
         "instances.parquet",
         "instance key (0.000000, alpha, alpha-00) occurs more than once",
     ),
+    # --- moved before the lock (issue 27): on the old code, locked, then refused by both
+    # contestants (but the NaN row id without a denominator, which both accepted) ---
+    # the model a double (demo/mK's rows K), demo/m1's alpha-00 -0.0: 1.0 and -0.0
+    "a single value -0.0 beside another": (
+        PLAIN,
+        _m1_models({"alpha-00": -0.0}),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 2 distinct values for row id 'demo/m1'",
+    ),
+    # demo/m1's rows 0.0, its alpha-00 -0.0 and alpha-01 9.0: two values as IEEE numbers
+    # compare them (0 and 9), three if -0.0 were a value of its own
+    "a single value 0.0, -0.0 and 9.0": (
+        PLAIN,
+        _m1_models({"alpha-00": -0.0, "alpha-01": 9.0}, rest=0.0),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 2 distinct values for row id 'demo/m1'",
+    ),
+    # demo/m1's rows K = 1.0, its alpha-00 -0.0 and alpha-01 9.0: three values (1, 0, 9),
+    # the after-the-lock input of tests/test_input_refused_exit.py before
+    "a single value -0.0 and two others": (
+        PLAIN,
+        _m1_models({"alpha-00": -0.0, "alpha-01": 9.0}),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 3 distinct values for row id 'demo/m1'",
+    ),
+    # the leaderboard's row id -0.0, its instance rows 0.0 but alpha-00 -0.0, of another
+    # model: two values for the row only if both signs link to it
+    "two models for a row id -0.0": (
+        PLAIN,
+        lambda b: _m1_signed(b, "m1-large"),
+        "ambiguous_value",
+        "instances.parquet",
+        "'model' (for 'model') holds 2 distinct values for row id '0.000000'",
+    ),
+    # the same rows over a fixed N of 1: 8 alpha rows only if both signs link to the row
+    "a row id -0.0 over its fixed N": (
+        FIXED,
+        _m1_signed,
+        "bad_denominator",
+        "instances.parquet",
+        "row id '0.000000' lists 8 instance rows for 'alpha_score', more than its declared"
+        " denominator 1",
+    ),
+    # the instance table keyed by n, its row 3's row id NaN: no row's (both read it as a
+    # null and went on)
+    "an instance row id NaN": (
+        KEYED,
+        _instance_id_nan_at_row_3,
+        "bad_type",
+        "instances.parquet",
+        "row id column 'id' holds NaN at row 3",
+    ),
+    # the same over a fixed N of 1: refused as NaN, before any denominator is counted (the
+    # contestants' bad_denominator after the lock, before)
+    "an instance row id NaN over a fixed N": (
+        FIXED + KEYED,
+        _instance_id_nan_at_row_3,
+        "bad_type",
+        "instances.parquet",
+        "row id column 'id' holds NaN at row 3",
+    ),
 }
 
 
-def _floating_prereg(tmp: Path, fixed: bool) -> Path:
+def _floating_prereg(tmp: Path, fixed: bool, keyed: bool = False) -> Path:
     """The demo prereg with no control and no declared relation (they name demo/m2, a
-    row a floating row id does not hold), and alpha_score over a fixed N of 1 if asked."""
+    row a floating row id does not hold), alpha_score over a fixed N of 1 if asked, and
+    the instance table keyed by its column n (not the row id) if asked."""
     text = PREREG.read_text(encoding="utf-8")
     assert ALPHA in text
     doc = yaml.safe_load(text.replace(ALPHA, f"{ALPHA} {FIXED_ONE}") if fixed else text)
     doc["controls"], doc["disclosure"]["relations"] = {}, []
+    if keyed:
+        doc["bundle"]["instance_key"] = ["n"]
     prereg = tmp / "demo.yaml"
     prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
     return prereg
@@ -452,8 +591,8 @@ def _floating_prereg(tmp: Path, fixed: bool) -> Path:
 def test_a_floating_key_is_judged_before_any_job(
     case, impl_envs, demo_bundle: Path, tmp_path: Path
 ) -> None:
-    fixed, breaks, kind, file, words = FLOATING[case]
-    prereg = _floating_prereg(tmp_path, fixed)
+    options, breaks, kind, file, words = FLOATING[case]
+    prereg = _floating_prereg(tmp_path, "fixed" in options, "keyed" in options)
     bundle = tmp_path / "bundle"
     shutil.copytree(demo_bundle, bundle)
     breaks(bundle)
@@ -491,57 +630,98 @@ def _model_of(numbers: dict[str, float]) -> Callable[[Path], None]:
     )
 
 
-# A single value holding a NaN or a negative zero, which both contestants accept (run
-# below): left to them, never refused before the lock; and a row id 0.0 whose instance
-# rows hold -0.0 (one id: they link), which nothing refuses.
-FLOATING_LEFT = {
-    "a row id 0.0 linking rows -0.0": lambda b: (
-        _floating_ids(b, {**NUMBERED, "demo/m1": 0.0}),
-        _edit(
-            b / "instances.parquet",
-            lambda df: df.with_columns(
-                pl.when(pl.col("id") == 0.0).then(-0.0).otherwise(pl.col("id")).alias("id")
+def _instance_id_null_at_row_3(b: Path) -> None:
+    """As _instance_id_nan_at_row_3, the row id null (no row's, and no error) where it
+    was NaN."""
+    _floating_ids(b)
+    _edit(
+        b / "instances.parquet",
+        lambda df: _keyed_by_row(df).with_columns(
+            pl.when(pl.col("n") == 3).then(None).otherwise(pl.col("id")).alias("id")
+        ),
+    )
+
+
+# Floats that are no error (IEEE equality, a NaN or a null that names nothing): case ->
+# (the prereg, as FLOATING's; how the demo bundle is changed; one cell both contestants
+# write, (row id, column, policy, recomputed)). Worked out by hand from the demo bundle:
+# demo/m1 lists alpha-00..alpha-07, alpha-00..02 resolved, 03..06 not, 07 null, so
+# alpha_score under A (nulls as failures) is 3 of 8, 37.5; without alpha-03, 3 of 7,
+# 42.857143. A single value 0.0 or -0.0 is written 0.000000 (docs/contract.md, Values).
+FLOATING_PASS = {
+    # the leaderboard's row id 0.0, all its instance rows -0.0: all 8 linked
+    "a row id 0.0 linking rows -0.0": (
+        PLAIN,
+        lambda b: (
+            _floating_ids(b, {**NUMBERED, "demo/m1": 0.0}),
+            _edit(
+                b / "instances.parquet",
+                lambda df: df.with_columns(
+                    pl.when(pl.col("id") == 0.0).then(-0.0).otherwise(pl.col("id")).alias("id")
+                ),
             ),
         ),
+        ("0.000000", "alpha_score", "A", "37.500000"),
     ),
-    "a single value 0.0 and -0.0": lambda b: (
-        _model_of({**NUMBERED, "demo/m1": 0.0})(b),
-        _edit(
-            b / "instances.parquet",
-            lambda df: df.with_columns(
-                pl.when(_m1_alpha_00(df)).then(-0.0).otherwise(pl.col("model")).alias("model")
-            ),
-        ),
+    # the leaderboard's row id -0.0, its rows 0.0 but alpha-00 -0.0: all 8 linked (1 or
+    # 7 alone would give 100.0 or 42.857143)
+    "a row id -0.0 linking rows of both signs": (
+        PLAIN,
+        _m1_signed,
+        ("0.000000", "alpha_score", "A", "37.500000"),
     ),
-    "a single value NaN beside a number": lambda b: (
-        _model_of(NUMBERED)(b),
-        _edit(
-            b / "instances.parquet",
-            lambda df: df.with_columns(
-                pl.when(_m1_alpha_00(df))
-                .then(float("nan"))
-                .otherwise(pl.col("model"))
-                .alias("model")
-            ),
-        ),
+    # demo/m1's rows 0.0 but alpha-00 -0.0: one value
+    "a single value 0.0 and -0.0": (
+        PLAIN,
+        _m1_models({"alpha-00": -0.0}, rest=0.0),
+        ("demo/m1", "model", "-", "0.000000"),
+    ),
+    # demo/m1's rows all -0.0: written 0.000000, never -0.000000
+    "a single value -0.0 alone": (
+        PLAIN,
+        _m1_models({}, rest=-0.0),
+        ("demo/m1", "model", "-", "0.000000"),
+    ),
+    # demo/m1's rows 1.0 but alpha-00 NaN: the NaN counts as null
+    "a single value NaN beside a number": (
+        PLAIN,
+        _m1_models({"alpha-00": math.nan}),
+        ("demo/m1", "model", "-", "1.000000"),
+    ),
+    # keyed by n, row 3's row id (demo/m1's alpha-03, not resolved) null: no row's
+    "an instance row id null": (
+        KEYED,
+        _instance_id_null_at_row_3,
+        ("1.000000", "alpha_score", "A", "42.857143"),
     ),
 }
 
 
-@pytest.mark.parametrize("case", list(FLOATING_LEFT))
-def test_a_floating_key_with_a_nan_or_a_negative_zero_is_left_to_the_contestants(
+@pytest.mark.parametrize("case", list(FLOATING_PASS))
+def test_a_float_that_is_no_error_passes_every_check(
     case, impl_envs, demo_bundle: Path, tmp_path: Path
 ) -> None:
+    """Both contestants run it (exit 0) to the same cells, the one named as worked out
+    above, and the checks before the lock pass it."""
     from audit import preflight
     from audit.kinds.arm_kind import load_checked
 
-    prereg = _floating_prereg(tmp_path, False)
+    options, changes, (row, column, policy, want) = FLOATING_PASS[case]
+    prereg = _floating_prereg(tmp_path, "fixed" in options, "keyed" in options)
     bundle = tmp_path / "bundle"
     shutil.copytree(demo_bundle, bundle)
-    FLOATING_LEFT[case](bundle)
+    changes(bundle)
+    cells = []
     for impl in IMPLS:
         res = run_impl(impl, prereg, bundle, tmp_path / f"out-{impl}")
         assert res.code == 0, (impl, res.stderr)
+        cells.append((tmp_path / f"out-{impl}" / "cells.csv").read_text(encoding="utf-8"))
+    assert cells[0] == cells[1]
+    got = {
+        (r["row_id"], r["column"], r["policy"]): r["recomputed"]
+        for r in csv.DictReader(io.StringIO(cells[0]))
+    }
+    assert got[row, column, policy] == want, got
     kind, doc = load_checked(str(prereg))
     rec = kind.entry("parse")(doc, str(prereg))  # as the workflow parses it, once
     preflight.check_before_lock(kind, rec, str(prereg), str(bundle))

@@ -14,20 +14,25 @@ columns), as the contestants read them. Found here, in the contestants' class an
   column is then found by reading each alone;
 - ``duplicate_key``: two leaderboard rows with one row id, two instance rows with one
   instance key (nulls equal), each after ``bad_type`` for a NaN in it;
-- ``bad_type``: an infinite value in a mean's or a sum's floating source;
+- ``bad_type``: a NaN in the instance table's row id column (kind floating, not a column
+  of the instance key), after the instance key's NaN, before its duplicate_key; an
+  infinite value in a mean's or a sum's floating source;
 - ``ambiguous_value``: a single_value source with more than one distinct non-null value
-  among a leaderboard row's instance rows (in its group, when it names one).
+  among a leaderboard row's instance rows (in its group, when it names one);
+- ``bad_denominator``: a row listing more instance rows than its declared denominator or
+  universe holds, or ids the universe refuses.
 
 A float compares by more than its bits: 0.0 equals -0.0 as a number, NaN equals
-nothing. The contract (Command line) compares a key of kind floating, row id or instance
-key, as an IEEE number: 0.0 and -0.0 are one key (``_normal`` adds 0.0), and a NaN key is
-``bad_type`` just before the table's duplicate_key (``_no_nan``), as both contestants now
-judge it. Where a row id links instance rows to a leaderboard row (single values,
-denominators) a floating row id is still judged here only when it holds neither a NaN
-nor a negative zero in either table (``_plain``; a NaN in a single_value source counts as
-null, as in every source): a column holding either is left to the contestants there. A
-file polars cannot read for any other reason is left to the lock, which refuses it with
-its own line.
+nothing. The contract (Command line, Recipes) compares every float it matches as an
+IEEE number: a key (row id, instance key), the row id linking instance rows to a
+leaderboard row, and the values of a single_value source. 0.0 and -0.0 are one value
+(``_normal`` adds 0.0, which makes -0.0 0.0); a NaN is no key (``bad_type`` just before
+the table's duplicate_key, ``_no_nan``: the leaderboard's row id, the instance key, the
+instance table's row id) and, in a source, counts as null. So single values and
+denominators are judged here whatever floats the row ids and sources hold (once no
+row id is a NaN), but when two of the leaderboard's row ids are written alike (the
+canonical order is by the id as written: left to the contestants). A file polars cannot
+read for any other reason is left to the lock, which refuses it with its own line.
 """
 
 from __future__ import annotations
@@ -69,20 +74,6 @@ def _read(path: Path, shown: str, names: list[str]) -> Any:
                     "unreadable", shown, f"column {name!r} holds a string that is not valid UTF-8"
                 ) from None
     return None
-
-
-def _plain(series: Any, kind: str | None) -> bool:
-    """Whether the column's values compare alike under every reading of equality: a kind
-    that compares as stored, or floating with no NaN and no negative zero (module doc)."""
-    import polars as pl
-
-    if kind in EXACT:
-        return True
-    if kind != "floating":
-        return False
-    s = series.cast(pl.Float64)
-    negative_zero = (s == 0.0) & ((1.0 / s) < 0.0)  # 1 / -0.0 is -inf
-    return not bool(s.is_nan().any()) and not bool(negative_zero.any())
 
 
 def _no_nan(frame: Any, key: list[str], kinds: dict[str, str], what: str, shown: str) -> None:
@@ -172,15 +163,22 @@ class Tables:
         """duplicate_key: the first leaderboard row whose row id an earlier row holds, then
         the first instance row whose instance key an earlier row holds (nulls equal, a
         float as an IEEE number: 0.0 is -0.0), each just after its bad_type for a NaN key
-        (docs/contract.md: a NaN equals no key)."""
+        (docs/contract.md: a NaN equals no key); the instance table's, after its instance
+        key's NaN, for a NaN in its row id column when the key leaves that column out."""
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
         if self.board is not None and kind in KEYS:
             _no_nan(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
             self._first_repeat(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
+        if self.instances is None:
+            return
         key = list(self.rec.bundle.instance_key)
-        if self.instances is not None and all(self.in_kinds.get(k) in KEYS for k in key):
+        keyed = all(self.in_kinds.get(k) in KEYS for k in key)
+        if keyed:
             _no_nan(self.instances, key, self.in_kinds, "instance key", self.in_shown)
+        if rid not in key:
+            _no_nan(self.instances, [rid], self.in_kinds, "row id", self.in_shown)
+        if keyed:
             self._first_repeat(self.instances, key, self.in_kinds, "instance key", self.in_shown)
 
     @staticmethod
@@ -225,11 +223,11 @@ class Tables:
 
     def _row_ids(self) -> tuple[str, Any, Any] | None:
         """The row id's kind, the leaderboard's row ids (a frame of one column, ``rid``) and
-        the instance rows' row ids (a series named ``rid``), both normalised; None when
+        the instance rows' row ids (a series named ``rid``), both normalised (0.0 and -0.0
+        one id; a NaN in either table was refused before, by ``check_keys``); None when
         either table is absent, the row id is not of one kind in both (the contestants
-        refuse that first), or a floating row id is not ``_plain`` in either table or two
-        of the leaderboard's are written alike (the canonical order is by the id as
-        written: left to the contestants)."""
+        refuse that first), or two of the leaderboard's floating row ids are written
+        alike (the canonical order is by the id as written: left to the contestants)."""
         import polars as pl
 
         if self.board is None or self.instances is None:
@@ -237,8 +235,6 @@ class Tables:
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
         if kind not in KEYS or self.in_kinds.get(rid) != kind:
-            return None
-        if not (_plain(self.board[rid], kind) and _plain(self.instances[rid], kind)):
             return None
         ids = self.board[rid].drop_nulls()
         if len({_shown(v, kind) for v in ids.to_list()}) != ids.n_unique():
@@ -266,8 +262,7 @@ class Tables:
             values = self.instances[source]
             if skind == "floating":  # a NaN in a source counts as null (docs/contract.md)
                 values = values.cast(pl.Float64).fill_nan(None)
-            if not _plain(values, skind):
-                continue
+            # values as IEEE numbers: _normal makes -0.0 0.0, one value (docs/contract.md)
             frame = pl.DataFrame([inst_ids, _normal(values, skind).alias("v")])
             keep = pl.col("v").is_not_null()
             if m.group is not None:
