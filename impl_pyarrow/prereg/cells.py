@@ -233,7 +233,7 @@ def _measured(
     if recipe not in RECIPES:
         raise _bad(path, f"column {name}: unknown recipe {recipe!r}")
     group: str | None = None
-    if recipe in ("rate", "mean", "single_value") and "group" in spec:
+    if recipe in ("rate", "mean", "sum", "single_value") and "group" in spec:
         group = _string(spec, "group", path, where)
     if recipe == "single_value":
         source = _string(spec, "source", path, where)
