@@ -30,6 +30,9 @@ def load_csv(display: str, path: str) -> Table:
         raise InputError(UNREADABLE, display, "a byte-order mark: the CSV must be plain UTF-8")
     try:
         text = raw.decode("utf-8")
+        # the contract bounds no field (the lock reads a CSV table of up to 1 GiB): no field
+        # is longer than the text, whatever the csv module's default limit (131,072)
+        csv.field_size_limit(max(csv.field_size_limit(), len(text)))
         lines = [r for r in csv.reader(io.StringIO(text, newline=""), strict=True) if r]
     except (UnicodeDecodeError, csv.Error) as exc:
         raise InputError(UNREADABLE, display, f"not a readable CSV file: {exc}") from None

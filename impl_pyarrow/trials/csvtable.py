@@ -4,6 +4,8 @@ survive; the prereg's declared types then applied with pyarrow.compute."""
 
 from __future__ import annotations
 
+import os
+
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pcsv
@@ -25,7 +27,11 @@ def read_text_table(path: str) -> pa.Table:
         with open(path, "rb") as fh:
             if fh.read(3) == b"\xef\xbb\xbf":
                 raise fail("unreadable", path, "starts with a byte-order mark")
-        read = pcsv.ReadOptions(autogenerate_column_names=True)
+        # one block holds the whole file: a row longer than a block (1 MiB by default) is
+        # refused by Arrow's reader ("straddles two block boundaries"), and the contract
+        # bounds no row (the lock reads a CSV table of up to 1 GiB)
+        block = min(max(os.path.getsize(path) + 1, 1 << 20), (1 << 31) - 1)
+        read = pcsv.ReadOptions(autogenerate_column_names=True, block_size=block)
         parse = pcsv.ParseOptions(newlines_in_values=True)
         with pcsv.open_csv(path, read_options=read, parse_options=parse) as probe:
             width = probe.schema.names
