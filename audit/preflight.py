@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.cells import bundle_checks
+from audit.core import disclosure
 from audit.errors import AuditError
 from audit.files import file_blake3, open_regular, regular_files, require_regular
 from audit.kinds.arm_kind import LEADERBOARD, Kind
@@ -659,24 +660,33 @@ def check_jobs(jobs: tuple[str, str] | None) -> None:
 
 def check_before_lock(kind: Kind, rec: Any, prereg: str, bundle: str) -> None:
     """What an arm not yet locked will do with its shipped bundle, before the lock writes
-    anything: a leaderboard bundle's fetch record, if it holds one (``hf-source.json``:
-    every file it records there with the sha256 it records, audit/bundles/hf_source.py,
-    the lock's own check), then its tables, by the checks the lock runs itself on a bundle
-    a rule builds (audit/cells/bundle_checks.py, one place for both), then a declared
-    publisher_hash's (audit/bundles/publisher_hash.py judge); a trials registry's
-    controls' entries (bad_prereg; nothing for a trials source). ``rec``: the checked
-    prereg's frozen record, the one the workflow parsed (workflow/rules/common.smk), the
-    file not read again."""
+    anything, each by the lock's own code: a leaderboard bundle's fetch record, if it
+    holds one (``hf-source.json``: every file it records there with the sha256 it
+    records, audit/bundles/hf_source.py), then its tables, by the checks the lock runs
+    itself on a bundle a rule builds (audit/cells/bundle_checks.py, one place for both),
+    the rows the disclosure names (audit/core/disclosure.py check_leaderboard), then a
+    declared publisher_hash's (audit/bundles/publisher_hash.py judge); a trials arm's
+    disclosed rows, then a registry's controls' entries (bad_prereg). ``rec``: the
+    checked prereg's frozen record, the one the workflow parsed
+    (workflow/rules/common.smk), the file not read again."""
     if kind is LEADERBOARD:
         from audit.bundles import hf_source
 
         hf_source.check(bundle)  # a shipped bundle holding a fetch record: the lock's check
         bundle_checks.check(rec, prereg, bundle)
+        lb = Path(bundle, rec.bundle.leaderboard)
+        disclosure.check_leaderboard(rec.disclosure, prereg, lb, [rec.bundle.row_id], None)
         ph = rec.publisher_hash
         if ph is not None:  # the recipe's types and the published digest's file (the lock's)
             from audit.bundles import publisher_hash
 
             spec = {"recipe": ph.recipe, "table": ph.table, "file": ph.file}
             publisher_hash.judge(spec, bundle, rec.bundle.table(ph.table))
-    elif rec.source.kind == "registry":
-        check_registry_entries(rec, prereg, bundle)
+    else:
+        board = rec.leaderboard  # the lock's check, before its tables' (audit/lock/trials.py)
+        table = None if board is None else Path(bundle, board.table)
+        key = list(board.row_key) if board is not None else []
+        types = None if board is None or board.types is None else dict(board.types)
+        disclosure.check_leaderboard(rec.disclosure, prereg, table, key, types)
+        if rec.source.kind == "registry":
+            check_registry_entries(rec, prereg, bundle)

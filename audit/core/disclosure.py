@@ -110,6 +110,19 @@ def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | N
     return {"|".join(parts) for parts in zip(*(cols[name] for name in key))}
 
 
+def check_leaderboard(
+    d: Disclosure, path: str, table: Path | None, key: list[str], types: dict[str, str] | None
+) -> None:
+    """Refuse a relation to a row the leaderboard ``table`` (None: the prereg has none)
+    does not have, its ids read by ``leaderboard_ids``: nothing read when the disclosure
+    declares no relation. The locks' check (audit/lock/), and the run's before any job on
+    a shipped bundle (audit/preflight.py)."""
+    if not relations(d):
+        return
+    ids = None if table is None else leaderboard_ids(table, key, types)
+    check_rows(d, path, ids, "" if table is None else table.name)
+
+
 def check_rows(d: Disclosure, path: str, ids: set[str] | None, table: str) -> None:
     """Refuse a relation to a row the leaderboard does not have (ids None: no leaderboard)."""
     for row in relations(d):

@@ -82,10 +82,8 @@ def lock(
         bundle_checks.check(rec, prereg_path, bundle)
         before_lock.check_leaderboard(rec, bundle)
     universe.check_record(rec, bundle)
-    if disclosure.relations(rec.disclosure):
-        lb = str(Path(bundle) / rec.bundle.leaderboard)
-        ids = disclosure.leaderboard_ids(lb, [rec.bundle.row_id], None)
-        disclosure.check_rows(rec.disclosure, prereg_path, ids, rec.bundle.leaderboard)
+    lb = Path(bundle) / rec.bundle.leaderboard
+    disclosure.check_leaderboard(rec.disclosure, prereg_path, lb, [rec.bundle.row_id], None)
     if expect_lock is not None:
         _check_against(expect_lock, tables, bundle)
     parent = amends.parent_lock(rec.amends, results)  # an amendment: the parent's content

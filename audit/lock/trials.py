@@ -90,12 +90,10 @@ def lock(
     }
     lb = rec.leaderboard
     types = None if lb is None or lb.types is None else dict(lb.types)  # a .csv board's
-    if disclosure.relations(rec.disclosure):  # before anything is copied or written
-        ids = None
-        if lb is not None:
-            table = Path(bundle) / lb.table
-            ids = disclosure.leaderboard_ids(table, list(lb.row_key), types)
-        disclosure.check_rows(rec.disclosure, prereg_path, ids, lb.table if lb else "")
+    board = None if lb is None else Path(bundle) / lb.table  # before anything is written
+    disclosure.check_leaderboard(
+        rec.disclosure, prereg_path, board, list(lb.row_key) if lb else [], types
+    )
     if not rec.trials_source:  # a registry table
         tables["registry"] = _table(Path(bundle) / src.table, src.table)
         hashed.append(("bundle_hashed", str(Path(bundle) / src.table), {"role": "registry"}))
