@@ -33,18 +33,20 @@ HEAD = re.compile(r"^Annex head\b.*`([0-9a-f]{64})`$")
 # name -> (the job's log whose appearance marks the point, seconds to let it
 # work, what is killed). Spread over the DAG: the lock (its first job under the
 # arm), a contestant's second run, the controls' predictions and stamps (event
-# files), the controls' recompute with Snakemake alone killed, the report, the
-# seal (which writes the ledger and the annex). Each wait is about half the job's
-# own time on the demo (lock 0.6 s, a pyarrow run 0.46 s, predictions 0.55 s, the
-# pandas control rerun 0.7 s, report 1.3 s, seal 0.4 s since it reads records and no
-# dataframe), so the kill lands inside it; a wait longer than the seal lets the run
-# finish first (the process ends with its last job: audit/core/run_end.py).
+# files), the controls' recompute with Snakemake alone killed, the report's figures,
+# the report, the seal (which writes the ledger and the annex). Each wait is about
+# half the job's own time on the demo (lock 0.6 s, a pyarrow run 0.46 s, predictions
+# 0.55 s, the pandas control rerun 0.7 s, the figures 1.1 s, the report 0.3 s since
+# it draws none, seal 0.4 s since it reads records and no dataframe), so the kill
+# lands inside it; a wait longer than the seal lets the run finish first (the
+# process ends with its last job: audit/core/run_end.py).
 KILLS = {
     "lock": ("lock.log", 0.3, "group"),
     "recompute": ("recompute_pyarrow_run2.log", 0.2, "group"),
     "control-stamp": ("controls_predict_perturb.log", 0.3, "group"),
     "control-snakemake-alone": ("controls_recompute_pandas.log", 0.35, "snakemake"),
-    "report": ("report.log", 0.6, "group"),
+    "report-figures": ("report_figures.log", 0.5, "group"),
+    "report": ("report.log", 0.15, "group"),
     "seal": ("annex.log", 0.2, "group"),
 }
 

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "record": "audit.commands.record",
     "stamp": "audit.commands.stamp",
     "report": "audit.commands.report",
+    "report-figures": "audit.commands.report_figures",
     "seal": "audit.commands.seal",
     "verify": "audit.commands.verify",
     "compare-annex": "audit.commands.compare_annex",

@@ -68,6 +68,10 @@ class Arm:
     recorded_outputs: tuple[str, ...]  # what record_outputs chains, before an amendment's
     report_inputs: dict[str, Any]
     report_outputs: dict[str, Any]
+    # what the report's figures job reads and draws (a leaderboard's); none: the report
+    # draws its figures itself (a trials arm's need its census)
+    figure_inputs: dict[str, Any]
+    figure_outputs: dict[str, str]
     report_captions: dict[str, Caption] = field(default_factory=dict)
     trials_source: bool = False  # a trials arm adapting jobs (settings census, adapt_trials)
     source_jobs: str = ""  # the jobs folder a trials source names, "" for any other
@@ -181,12 +185,24 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, rec: Leaderboard
         "hist": f"{res}/recompute/pandas/run1/null_hist.csv",
         "controls": f"{res}/controls.csv",
     }
-    report_outputs = {
-        "md": f"{res}/report/report.md",
-        "html": f"{res}/report/report.html",
+    # the report's figures, drawn by a job of their own before the census from what it
+    # copies and counts (audit/report/leaderboard_figures.py), which the report inlines
+    figure_inputs = {
+        "cells": f"{res}/recompute/pandas/run1/census.csv",
+        "nulls": f"{res}/recompute/pandas/run1/nulls.csv",
+        "hist": f"{res}/recompute/pandas/run1/null_hist.csv",
+        "prereg": f"{res}/lock/prereg.yaml",
+        "checks": [f"{res}/controls/{c}/check.csv" for c in controls],
+    }
+    figure_outputs = {
         "census_map": f"{res}/report/census_map.svg",
         "nulls": f"{res}/report/null_histograms.svg",
         "controls": f"{res}/report/controls.svg",
+    }
+    report_inputs.update(figure_outputs)
+    report_outputs = {
+        "md": f"{res}/report/report.md",
+        "html": f"{res}/report/report.html",
     }
     captions = {
         "html": Caption("../report/report.rst", "Report", "the whole report"),
@@ -232,6 +248,8 @@ def _leaderboard(common: dict[str, Any], res: str, bundle: str, rec: Leaderboard
         recorded_outputs=tuple(recorded),
         report_inputs=report_inputs,
         report_outputs=report_outputs,
+        figure_inputs=figure_inputs,
+        figure_outputs=figure_outputs,
         report_captions=captions,
     )
 
@@ -360,6 +378,8 @@ def _trials(common: dict[str, Any], res: str, bundle: str, rec: TrialsPrereg) ->
         recorded_outputs=tuple(recorded),
         report_inputs=report_inputs,
         report_outputs=report_outputs,
+        figure_inputs={},
+        figure_outputs={},
         trials_source=trials_source,
         source_jobs=source.jobs or "",
         source_format=source.format or "",

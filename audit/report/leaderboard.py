@@ -16,9 +16,9 @@ from audit.cells.summary import (
 from audit.core import disclosure
 from audit.core.agreement import Agreement
 from audit.feasible import record as feasibility
-from audit.files import write_atomic
 from audit.kinds.arm_kind import LEADERBOARD
-from audit.report import answer, limits, plots, rank_section, render
+from audit.report import answer, limits, rank_section, render
+from audit.report import leaderboard_figures as figures
 from audit.seal import timestamp, versus, vulns
 from audit.text import labels, numbers
 
@@ -28,44 +28,15 @@ def _csv(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
-def _control_points(res: Path) -> list[tuple[str, float, float, float]]:
-    points = []
-    for check in sorted((res / "controls").glob("*/check.csv")):
-        for r in _csv(check):
-            if r["predicted_change"] and r.get("pandas_change") and r.get("pyarrow_change"):
-                points.append(
-                    (
-                        f"{r['control']}:{r['row_id']}:{r['column']}:{r['policy']}",
-                        float(r["predicted_change"]),
-                        float(r["pandas_change"]),
-                        float(r["pyarrow_change"]),
-                    )
-                )
-    return points
-
-
 def build(res_dir: str, out_dir: str) -> None:
     res, out = Path(res_dir), Path(out_dir)
     summary = CensusSummary.read(res / "census.json")
     columns = _csv(res / "census_columns.csv")
-    cells = _csv(res / "census_cells.csv")
     agreement = Agreement.read(res / "agreement.json")
-    rows = sorted({c["row_id"] for c in cells})
-    order = [c["column"] for c in columns]
-    classes = {(c["row_id"], c["column"]): c["class"] for c in cells}
-    hist: dict[str, dict[int, int]] = {}
-    for r in _csv(res / "recompute" / "pandas" / "run1" / "null_hist.csv"):
-        hist.setdefault(r["column"], {})[int(r["count"])] = int(r["draws"])
-    observed = {c["column"]: int(c["reproduced"]) for c in columns if c["kind"] == "measured"}
-    svgs = {
-        "census_map.svg": plots.census_map(rows, order, classes),
-        "null_histograms.svg": plots.null_histograms(hist, observed),
-    }
+    # drawn beside the report by their own job (audit/report/leaderboard_figures.py);
+    # the bytes as written (no newline translation), inlined in the HTML
+    svgs = {name: (out / name).read_bytes().decode("utf-8") for name in figures.FIGURES}
     controls = _csv(res / "controls.csv") if (res / "controls.csv").exists() else []
-    # always written (the rule declares it), empty axes when the prereg has no controls
-    svgs["controls.svg"] = plots.controls_scatter(_control_points(res))
-    for name, text in svgs.items():
-        write_atomic(out / name, text)
     draws = {
         r["column"]: r["draws"] for r in _csv(res / "recompute" / "pandas" / "run1" / "nulls.csv")
     }

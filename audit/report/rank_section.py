@@ -9,7 +9,7 @@ from audit.files import write_atomic
 from audit.kinds.arm_kind import Kind
 from audit.kinds.record import Prereg
 from audit.ranks import record as ranks
-from audit.report import plots, render
+from audit.report import render
 
 
 def section(res: Path, rec: Prereg, out: Path, kind: Kind) -> render.Section:
@@ -18,6 +18,8 @@ def section(res: Path, rec: Prereg, out: Path, kind: Kind) -> render.Section:
     rows = ranks.read(res)
     text, table = ranks.summary(rec, rows, kind, ranks.read(res, "rank_pairs.csv"))
     by_column = {n: [r for r in rows if r["column"] == n] for n in rec.ranks.columns}
+    from audit.report import plots
+
     svg = plots.rank_intervals(by_column)
     write_atomic(out / "ranks.svg", svg)
     return render.Section(

@@ -48,3 +48,21 @@ rule annex:
         "PYTHONPATH={params.src:q} python -m audit seal --res {params.res:q} --arm {params.arm:q} --kind {params.kind:q}"
         " --events {input.events:q} --ledger-out {output.ledger:q} --out {output.annex:q}"
         " --key={params.key:q} --src {params.src:q} {params.tsa:q} 2>&1 | tee {log:q} >\"${{SECONDSEAT_JOB_OUTPUT:-/dev/null}}\""
+
+
+if FIGURE_OUTPUTS:
+
+    rule report_figures:
+        input:
+            **FIGURE_INPUTS,
+        output:
+            **FIGURE_OUTPUTS,
+        params:
+            src=src,
+            res=RES,
+            out=lambda w, output: str(Path(output[0]).parent),
+        log:
+            f"{RES}/logs/report_figures.log",
+        shell:
+            "PYTHONPATH={params.src:q} python -m audit report-figures --res {params.res:q} --out {params.out:q}"
+            " > {log:q} 2>&1"

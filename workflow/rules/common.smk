@@ -182,9 +182,10 @@ def sealed_inputs(controls):
     return files + [f"{RES}/recompute/{i}/runs-identical.json" for i in IMPLS]
 
 
-def report_outputs():
-    """The report's files; those Snakemake's own report shows carry their caption."""
-    return {k: captioned(v, A.report_captions.get(k)) for k, v in A.report_outputs.items()}
+def report_outputs(outputs):
+    """The report's files (or its figures'); those Snakemake's own report shows carry
+    their caption."""
+    return {k: captioned(v, A.report_captions.get(k)) for k, v in outputs.items()}
 
 
 def captioned(path, c):
@@ -203,7 +204,9 @@ CONTROLS_MD = list(A.controls_md)
 CONTROL_BUNDLE = list(A.control_bundle)  # the files of a control's perturbed bundle
 CONTROL_RUN_FILES = list(A.control_run_files)  # what a control's rerun writes and compares
 REPORT_INPUTS = A.report_inputs
-REPORT_OUTPUTS = report_outputs()
+REPORT_OUTPUTS = report_outputs(A.report_outputs)
+FIGURE_INPUTS = A.figure_inputs  # none: the report draws its figures itself
+FIGURE_OUTPUTS = report_outputs(A.figure_outputs)
 HF_URI = A.hf_uri  # a bundle on the Hugging Face Hub, fetched by the rule fetch_hf
 
 
