@@ -343,3 +343,67 @@ def test_a_bad_value_in_a_fetched_bundle_is_refused_by_the_lock_and_a_good_commi
     lock = json.loads((work / target).read_text())
     assert lock["source"]["commit"] == C1
     assert (arm / "bundle" / "hf" / file).read_bytes() == (demo_bundle / file).read_bytes()
+
+
+def _files_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+@pytest.mark.slow
+def test_the_workflow_ends_a_fetch_of_a_commit_lacking_a_file_with_its_line_and_exit_2(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commit C2 holds only a card: fetch_hf refuses it (missing_file, the fetch's line of
+    test_a_file_the_commit_lacks_is_refused). The run used to end with Snakemake's exit 1
+    (missing_file was not an input class of audit/core/run_end.py); now the line and exit
+    2. Left on disk, as docs/refusals.md says: the fetch's log only (no bundle, no lock)."""
+    from tests.conftest import run_dag
+
+    for k in [k for k in os.environ if k.startswith("HF_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
+    work = tmp_path / "work"
+    with Hub(repo) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        config = ["--config", "arm=hf", prereg, f"bundle=hf://datasets/acme/board@{C2}"]
+        p = run_dag(work, "results/hf/lock/lock.json", *config)
+    assert p.returncode == 2, p.stderr[-3000:]
+    lines = {x for x in p.stderr.splitlines() if x.startswith("error[")}
+    line = f"error[missing_file]: hf://datasets/acme/board@{C2}:leaderboard.parquet: not in the"
+    assert lines == {line + " dataset at this commit"}, p.stderr[-3000:]
+    assert p.stderr.splitlines()[-1] == line + " dataset at this commit"  # the run's last word
+    assert _files_under(work / "results" / "hf") == ["logs/fetch_hf.log"]
+
+
+@pytest.mark.slow
+def test_the_workflow_ends_a_lock_refusing_a_fetched_file_changed_with_its_line_and_exit_2(
+    tmp_path: Path, repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fetched file changed after the fetch (its bytes replaced by the other table's):
+    the lock refuses it against hf-source.json (hash_mismatch, the lock's line of
+    test_the_lock_refuses_a_fetched_file_changed_afterwards). The run used to end with
+    Snakemake's exit 1; now the line and exit 2, no lock written."""
+    from tests.conftest import run_dag
+
+    for k in [k for k in os.environ if k.startswith("HF_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf-home"))
+    prereg = f"prereg={ROOT / 'prereg' / 'demo.yaml'}"
+    work = tmp_path / "work"
+    fetched = work / "results" / "hf" / "bundle" / "hf"
+    config = ["--config", "arm=hf", prereg, f"bundle=hf://datasets/acme/board@{C1}"]
+    with Hub(repo) as hub:
+        monkeypatch.setenv("HF_ENDPOINT", hub.endpoint)
+        p = run_dag(work, str(fetched.relative_to(work) / "hf-source.json"), *config)
+        assert p.returncode == 0, p.stderr[-3000:]
+        lb = fetched / "leaderboard.parquet"
+        lb.write_bytes((fetched / "instances.parquet").read_bytes())
+        q = run_dag(work, "results/hf/lock/lock.json", *config)
+    assert q.returncode == 2, q.stderr[-3000:]
+    lines = {x for x in q.stderr.splitlines() if x.startswith("error[")}
+    assert len(lines) == 1, q.stderr[-3000:]
+    (line,) = lines
+    assert line.startswith("error[hash_mismatch]: results/hf/bundle/hf/leaderboard.parquet: ")
+    assert q.stderr.splitlines()[-1] == line  # the run's last word
+    assert not (work / "results" / "hf" / "lock").exists()

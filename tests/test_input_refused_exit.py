@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import polars as pl
+import pytest
 
 from audit.core.run_end import refused_input
 from audit.files import file_blake3
@@ -131,3 +132,24 @@ def test_a_refusal_after_the_lock_ends_with_its_line_and_exit_2(
         " and audit it under a new arm name (say arm=demo-2; README, 'Auditing another"
         " bundle')"
     )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "error[missing_file]: hf://datasets/a/b@" + "2e" * 20 + ":x.parquet: not in the dataset",
+        "error[hash_mismatch]: results/hf/bundle/hf/x.parquet: sha256 0 but a/b@c recorded 1",
+        "error[prereg_changed]: p.yaml: blake3 is 1 but the config expects 2; a new arm",
+        "error[undecided]: p.yaml: 1 item(s) undecided: seed",
+        "error[amends_cycle]: p.yaml: arm 'demo' amends itself",
+        "error[amends_unknown_arm]: results/demo/annex/manifest.json: the parent's annex is gone",
+        "error[amends_not_verified]: results/demo/annex: does not verify with the declared head",
+    ],
+)
+def test_every_input_class_a_job_raises_is_a_refusal(tmp_path: Path, line: str) -> None:
+    """Each class docs/refusals.md says ends a run with exit 2 and that a job can raise
+    (fetch_hf: missing_file, hash_mismatch; the lock: the rest, on a fetched bundle or an
+    input changed since the workflow was read) is an input refusal; before issue 27 none
+    of these was in audit/core/run_end.py's list, and the run ended with exit 1."""
+    began = time.time() - 10
+    assert refused_input([_log(tmp_path, "j.log", f"{line}\n")], began) == [line]

@@ -51,12 +51,19 @@ def release_timers() -> int:
 # locked, takes no corrected input under its name.
 INPUT_CLASSES = frozenset(
     {
+        "missing_file",  # a bundle file, the prereg, a universe table; a file a Hub commit lacks
+        "hash_mismatch",  # a fetched file against the Hub's record or hf-source.json
         "too_large",
         "unreadable",
         "unsupported_encoding",
         "yaml_alias",
         "yaml_duplicate_key",
         "bad_prereg",
+        "prereg_changed",  # the prereg against the config's blake3 (the lock's own check)
+        "undecided",  # a drafted prereg's open items (the lock's own check)
+        "amends_cycle",  # an amendment's parent arm (the lock's own checks)
+        "amends_unknown_arm",
+        "amends_not_verified",
         "missing_column",
         "undeclared_column",
         "duplicate_column",
