@@ -19,6 +19,7 @@ key, from the lock's own checks, before any job.
 
 from __future__ import annotations
 
+import csv
 import shutil
 from datetime import date
 from pathlib import Path
@@ -533,6 +534,51 @@ def test_a_csv_leaderboard_field_of_another_type_is_refused_before_any_job(
     head = f"error[bad_type]: {bundle}/leaderboard.csv: "
     line = _refused_before_any_job(tmp_path, "tb-bad", prereg, bundle, head)
     assert "'accuracy'" in line and "'41%'" in line
+
+
+def _registry_csv(tmp: Path, name: str, tasks: str) -> Path:
+    """The SkillsBench registry bundle, its leaderboard written as CSV with row 1's
+    `tasks` field (declared integer) replaced by ``tasks``."""
+    bundle = tmp / name
+    bundle.mkdir()
+    shutil.copyfile(REGISTRY / "registry.parquet", bundle / "registry.parquet")
+    lb = pl.read_parquet(REGISTRY / "leaderboard.parquet")
+    assert lb.columns == ["model", "condition", "score", "ci95", "tasks", "source"]
+    rows = [["" if v is None else repr(v) if isinstance(v, float) else str(v) for v in r]
+            for r in lb.iter_rows()]  # fmt: skip
+    rows[1][4] = tasks
+    with (bundle / "leaderboard.csv").open("w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([lb.columns, *rows])
+    return bundle
+
+
+def test_a_csv_integer_beyond_int64_is_refused_before_any_job(impl_envs, tmp_path: Path):
+    """The contract's integer is a signed 64-bit one (section 4.3): a `tasks` field of
+    99999999999999999999 (20 digits, above 2**63 - 1 = 9223372036854775807, 19 digits)
+    passed preflight, the lock and impl_pandas (a Python int), and impl_pyarrow's cast
+    to int64 raised ArrowInvalid (exit 1, the arm locked). Now it is bad_type to both
+    contestants and before any job; 2**63 - 1 itself is read by both (exit 0)."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip(f"bundle not present at {REGISTRY}")
+    text = (ROOT / "prereg" / "skillsbench-registry.yaml").read_text(encoding="utf-8")
+    old = "  table: leaderboard.parquet\n"
+    assert text.count(old) == 1
+    types = "{model: string, condition: string, score: decimal, ci95: decimal, tasks: integer, source: string}"
+    prereg = tmp_path / "prereg.yaml"
+    prereg.write_text(text.replace(old, f"  table: leaderboard.csv\n  types: {types}\n"))
+    top = _registry_csv(tmp_path, "top", str(2**63 - 1))
+    bundle = _registry_csv(tmp_path, "bundle", "99999999999999999999")
+    for impl in IMPLS:
+        r = _contestant(impl, prereg, top, tmp_path / f"top-{impl}")
+        assert r.code == 0, r.stderr
+        r = _contestant(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert r.code == 2 and r.stderr.startswith(
+            f"error[bad_type]: {bundle}/leaderboard.csv: column 'tasks' is declared integer; "
+            "row 1 holds '99999999999999999999'"
+        ), r.stderr
+    head = f"error[bad_type]: {bundle}/leaderboard.csv: "
+    line = _refused_before_any_job(tmp_path, "registry-bigint", prereg, bundle, head)
+    assert "'tasks'" in line and "'99999999999999999999'" in line
 
 
 # --- a trials source in the trial-table-v1 format: any table can be built ------------

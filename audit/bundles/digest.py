@@ -252,6 +252,9 @@ _CSV_FORMS = {
 }
 
 
+INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1  # the contract's integer: a parquet INT64
+
+
 def csv_value(kind: str, text: str) -> object:
     """A CSV field under its declared type (trials contract 4.3): empty is null; an integer
     an int, a boolean a bool; a string or decimal its text."""
@@ -265,9 +268,17 @@ def csv_value(kind: str, text: str) -> object:
 
 
 def csv_field_ok(kind: str, text: str) -> bool:
-    """A field matches its declared type (an empty field, null, matches every type)."""
+    """A field matches its declared type (an empty field, null, matches every type); an
+    integer also lies in [-2**63, 2**63 - 1] (its digits counted before int() reads them:
+    Python refuses to read a text of over 4,300 digits)."""
     form = _CSV_FORMS.get(kind)
-    return form is None or text == "" or form.fullmatch(text) is not None
+    if form is None or text == "":
+        return True
+    if form.fullmatch(text) is None:
+        return False
+    if kind == "integer":
+        return len(text.lstrip("-").lstrip("0")) <= 19 and INT64_MIN <= int(text) <= INT64_MAX
+    return True
 
 
 def csv_rows(path: str | Path) -> tuple[list[str], list[list[str]]]:

@@ -18,6 +18,14 @@ KINDS = {"string": STRING, "integer": INTEGER, "decimal": DECIMAL, "boolean": BO
 _PATTERNS = {"integer": r"-?[0-9]+", "decimal": r"-?[0-9]+(?:\.[0-9]+)?", "boolean": "true|false"}
 
 
+def _in_int64(field: str) -> bool:
+    """An integer field within the contract's integer, a signed 64-bit one (its digits
+    counted first: int() refuses a text of over 4,300 digits)."""
+    if field == "" or not field.lstrip("-").isdigit():
+        return True  # the pattern judges it
+    return len(field.lstrip("-").lstrip("0")) <= 19 and -(2**63) <= int(field) < 2**63
+
+
 def load_csv(display: str, path: str) -> Table:
     """Header and fields as text (unreadable: not strict UTF-8, a byte-order mark, bad
     quoting, no header, a line with another number of fields than the header)."""
@@ -64,6 +72,8 @@ def apply_types(table: Table, types: dict[str, str]) -> Table:
         empty = text == ""
         if declared in _PATTERNS:
             bad = ~(text.str.fullmatch(_PATTERNS[declared]) | empty)
+            if declared == "integer":
+                bad = bad | (~bad & ~empty & ~text.map(_in_int64).astype(bool))
             if bad.any():
                 i = int(bad.to_numpy().nonzero()[0][0])
                 raise InputError(

@@ -20,6 +20,20 @@ FIELD_FORMS = {
 }
 
 
+# the contract's integer is a signed 64-bit one: its extremes' digits, compared as text
+# with a field's digits of the same length (leading zeros and the sign set apart)
+_INT64_TOP = {False: "9223372036854775807", True: "9223372036854775808"}
+
+
+def _beyond_int64(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """True where a field of the integer form lies outside [-2**63, 2**63 - 1]."""
+    negative = pc.starts_with(col, "-")
+    digits = pc.replace_substring_regex(col, "^-?0*", "")
+    width = pc.utf8_length(digits)
+    top = pc.if_else(negative, _INT64_TOP[True], _INT64_TOP[False])
+    return pc.or_(pc.greater(width, 19), pc.and_(pc.equal(width, 19), pc.greater(digits, top)))
+
+
 def read_text_table(path: str) -> pa.Table:
     """The CSV as a table of strings named by its header; unreadable for a byte-order mark,
     bytes that are not UTF-8, bad quoting, no header, or a row of another width."""
@@ -63,6 +77,8 @@ def typed(table: pa.Table, types: dict[str, str], path: str) -> pa.Table:
         kind = types[name]
         if kind in FIELD_FORMS:
             ok = pc.or_(pc.match_substring_regex(col, FIELD_FORMS[kind]), blank)
+            if kind == "integer":
+                ok = pc.and_(ok, pc.invert(_beyond_int64(col)))
             if not pc.all(ok).as_py():
                 row = ok.to_pylist().index(False)
                 raise fail(
