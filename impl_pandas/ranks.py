@@ -56,7 +56,7 @@ def parse(doc: Any, path: str, measured: dict[str, Any]) -> Ranks | None:
         raise bad("columns must be a non-empty list of distinct names")
     for c in cols:
         m = measured.get(c)
-        if m is None or m.recipe not in ("rate", "mean"):
+        if m is None or m.recipe not in ("rate", "mean") or m.total:  # a sum is not ranked
             raise bad(f"'{c}' is not a measured rate or mean column of the prereg")
     a = raw["alpha"]
     if isinstance(a, bool) or not isinstance(a, (int, float)) or not np.isfinite(a):

@@ -62,7 +62,12 @@ def spec(doc: dict[Any, Any], path: str, measured: dict[str, Any]) -> RankSpec |
     if not isinstance(cols, list) or not cols or len(set(map(str, cols))) != len(cols):
         raise _bad(path, "key ranks.columns is not a list of distinct column names")
     for c in cols:
-        if not isinstance(c, str) or c not in measured or measured[c].recipe not in RANKED:
+        if (
+            not isinstance(c, str)
+            or c not in measured
+            or measured[c].recipe not in RANKED
+            or measured[c].total  # a sum, read as a mean, is not ranked
+        ):
             raise _bad(path, f"ranks.columns: {c!r} is not a measured rate or mean column")
     alpha = raw["alpha"]
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not math.isfinite(alpha):

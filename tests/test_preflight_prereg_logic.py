@@ -9,7 +9,8 @@ itself; a feasibility column that is not a no_antecedent column or a measured on
 any recipe but single_value (a structural integer column passes the kinds' check, so
 only this rule refuses it); an over.column that is not a structural or no_antecedent
 column; scores whose least is not below its greatest; ranks on a column the
-contestants do not rank. Now the referee's prereg checks (audit/cells/prereg.py, the
+contestants do not rank (a sum among them: docs/contract.md, Ranks, refuses it, and both
+contestants and the lock ranked it as a mean until issue 27's hunt). Now the referee's prereg checks (audit/cells/prereg.py, the
 lock's and preflight's) refuse each: exit 2, one line naming the prereg, nothing under
 results/<arm>/ (the workflow run for real on the shipped demo bundle).
 """
@@ -66,6 +67,11 @@ CASES = {
         _ranks("average_cost"),
         "ranks: 'average_cost' is not a measured rate or mean column",
     ),
+    # alpha_cost made a sum (docs/contract.md, Ranks: a sum column is not ranked)
+    "ranks_on_a_sum": (
+        [("alpha_cost: {recipe: mean,", "alpha_cost: {recipe: sum,"), _ranks("alpha_cost")],
+        "ranks: 'alpha_cost' is not a measured rate or mean column",
+    ),
     "ranks_on_a_single_value": (
         _ranks("model"),
         "ranks: 'model' is not a measured rate or mean column",
@@ -77,11 +83,13 @@ CASES = {
 def test_a_prereg_the_contestants_refuse_is_refused_before_any_job(
     case: str, tmp_path: Path, demo_bundle: Path
 ) -> None:
-    (old, new), words = CASES[case]
+    subs, words = CASES[case]
     text = (ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8")
-    assert old in text
+    for old, new in subs if isinstance(subs, list) else [subs]:
+        assert old in text
+        text = text.replace(old, new, 1)
     prereg = tmp_path / "prereg.yaml"
-    prereg.write_text(text.replace(old, new, 1), encoding="utf-8")
+    prereg.write_text(text, encoding="utf-8")
     config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={demo_bundle}"]
     p = run_dag(tmp_path, "--config", *config)
     assert p.returncode == 2, p.stdout[-2000:] + p.stderr[-2000:]

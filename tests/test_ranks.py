@@ -220,6 +220,28 @@ def test_bad_ranks_refused(demo_bundle: Path, tmp_path: Path, ranks: dict) -> No
         assert not dst.exists() or not any(dst.iterdir())
 
 
+def test_ranks_on_a_sum_column_refused(demo_bundle: Path, tmp_path: Path) -> None:
+    """docs/contract.md, Ranks: a sum column is not ranked (bad_prereg). alpha_cost made a
+    sum and ranked: both contestants read the sum as a mean and ranked it before; now
+    each refuses it naming the column, nothing written."""
+    prereg = _prereg(tmp_path, {"columns": ["alpha_cost"], "alpha": 0.05, "correction": "holm",
+                                "seed": 1, "draws": 5})  # fmt: skip
+    doc = yaml.safe_load(prereg.read_text(encoding="utf-8"))
+    assert doc["columns"]["measured"]["alpha_cost"]["recipe"] == "mean"
+    doc["columns"]["measured"]["alpha_cost"]["recipe"] = "sum"
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    for impl in IMPLS:
+        dst = tmp_path / impl
+        res = run(
+            [str(impl_python(impl)), "-m", f"impl_{impl}", "--prereg", str(prereg),
+             "--bundle", str(demo_bundle), "--out", str(dst), "--no-draws"]
+        )  # fmt: skip
+        assert res.code == 2, (impl, res.stderr)
+        assert res.stderr.startswith(f"error[bad_prereg]: {prereg}: ranks"), (impl, res.stderr)
+        assert "'alpha_cost' is not a measured rate or mean column" in res.stderr
+        assert not dst.exists() or not any(dst.iterdir())
+
+
 def test_reordered_instance_rows_change_nothing(demo_bundle: Path, tmp_path: Path) -> None:
     """The instance table's rows reversed: both rank files byte for byte as before (items
     are ordered by their written keys, never by file position)."""

@@ -204,13 +204,13 @@ def _check_feasibility(doc: dict[str, Any], bad: Any) -> None:
             )
 
 
-RANKED = ("rate", "mean", "sum")  # a sum is read as a mean by both contestants
+RANKED = ("rate", "mean")
 
 
 def _check_ranks(doc: dict[str, Any], bad: Any) -> None:
-    """A ``ranks`` column that is not a measured column the contestants rank (rate, mean,
-    and sum, which both read as a mean): a mean_of_columns or single_value column, or no
-    measured column (docs/contract.md, Ranks)."""
+    """A ``ranks`` column that is not a measured column the contestants rank (rate or
+    mean): a sum, mean_of_columns or single_value column, or no measured column
+    (docs/contract.md, Ranks)."""
     measured = doc["columns"]["measured"]
     for name in (doc.get("ranks") or {}).get("columns", []):
         if measured.get(name, {}).get("recipe") not in RANKED:
