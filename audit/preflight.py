@@ -179,6 +179,42 @@ def check_locked_bundle(
             )
 
 
+def check_seat_bundle(
+    expect_lock: str | None,
+    roles: Mapping[str, tuple[str, Mapping[str, str] | None]],
+    jobs: tuple[str, str] | None = None,
+) -> None:
+    """bundle_changed, before any job: a second seat's bundle content other than the first
+    seat's lock (``expect_lock``, the verified annex's lock.json; None for a first seat).
+
+    The lock's own comparison (audit/seal/lock_record.py check_seat_table) and digest
+    (audit/bundles/digest.py table_digest), made as the workflow is read, so that nothing
+    is written under results/<arm>/; a file the first seat hashed byte for byte is its
+    content. A file not there yet (a bundle a rule builds) is left to the lock's own
+    check; ``jobs``: a trials source's (jobs root, its folder), every file by blake3."""
+    if expect_lock is None:
+        return
+    from audit.seal.lock_record import check_seat_jobs, check_seat_table
+    from audit.seal.lock_record import read_lock as read_lock_record
+
+    first = read_lock_record(expect_lock)
+    files = read_lock(Path(expect_lock).parent.parent)
+    hashed = files.files if files is not None else {}
+    for role, (path, types) in roles.items():
+        if not Path(path).is_file():
+            continue
+        if role in hashed and hashed[role][1] == file_blake3(path):
+            continue  # the bytes the first seat locked: its content
+        from audit.bundles.digest import table_digest  # polars: only for a file that differs
+
+        digest = table_digest(path, dict(types) if types else None)["content_digest"]
+        check_seat_table(expect_lock, first, role, path, digest)
+    if jobs is not None and Path(jobs[1]).is_dir():
+        root = Path(jobs[1])
+        now = [{"path": rel, "blake3": file_blake3(root / rel)} for rel in regular_files(root)]
+        check_seat_jobs(expect_lock, first, jobs[1], now)
+
+
 def _first_difference(locked: Mapping[str, str], now: Mapping[str, str]) -> str:
     for rel in sorted(set(locked) | set(now)):
         a, b = locked.get(rel), now.get(rel)

@@ -208,9 +208,28 @@ def test_verify_of_no_annex_is_unusable_input(tmp_path: Path) -> None:
     )
 
 
+def _hashes(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` (none when it is absent) and its sha256."""
+    import hashlib
+
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
 @pytest.mark.slow
 def test_second_seat_refuses_a_bundle_with_other_content(seats, tmp_path, demo_bundle) -> None:
+    """The first seat's lock records the leaderboard's content digest; a second seat's
+    bundle with other scores is refused as the workflow is read, by the lock's own
+    comparison and line (bundle_changed, both digests), exit 2, nothing under results/
+    and the first seat's annex byte for byte as it was. Before issue 27 only the lock
+    job refused it: Snakemake's exit 1, and results/demo/logs/lock.log left behind."""
     import polars as pl
+
+    from audit.bundles.digest import table_digest
+    from audit.seal.lock_record import read_lock
 
     annex, _, _ = seats
     bundle = tmp_path / "bundle"
@@ -218,13 +237,22 @@ def test_second_seat_refuses_a_bundle_with_other_content(seats, tmp_path, demo_b
     lb = pl.read_parquet(bundle / "leaderboard.parquet")
     lb.with_columns(pl.col("alpha_score") + 0.1).write_parquet(bundle / "leaderboard.parquet")
     head = seats[2]
-    p = _seat(
-        tmp_path / "seat", "seat=second", f"annex={annex}", f"head={head}", f"bundle={bundle}"
-    )
-    assert p.returncode != 0
-    assert f"error[bundle_changed]: {bundle / 'leaderboard.parquet'}: content digest is" in (
-        p.stdout + p.stderr
-    )
+    # the two digests the line must name: the first seat's record, and the digest the
+    # lock computes of the changed file (the lock's own function)
+    was = read_lock(annex / "lock" / "lock.json").bundle["leaderboard"].content_digest
+    now = table_digest(str(bundle / "leaderboard.parquet"))["content_digest"]
+    assert was != now
+    work = tmp_path / "seat"
+    before = _hashes(work / "results"), _hashes(annex)
+    p = _seat(work, "seat=second", f"annex={annex}", f"head={head}", f"bundle={bundle}")
+    assert p.returncode == 2, p.stderr[-3000:]
+    lines = [ln for ln in p.stderr.splitlines() if ln.startswith("error[")]
+    assert lines == [
+        f"error[bundle_changed]: {bundle / 'leaderboard.parquet'}: content digest is {now}"
+        f" but {annex}/lock/lock.json locked {was}"
+    ], p.stderr[-3000:]
+    assert (_hashes(work / "results"), _hashes(annex)) == before
+    assert not (work / "results").exists()
 
 
 @pytest.mark.slow

@@ -14,22 +14,17 @@ from audit.errors import AuditError
 from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
-from audit.seal.lock_record import read_lock
+from audit.seal.lock_record import check_seat_table, read_lock
 from controls import before_lock
 
 
 def _check_against(expect_lock: str, tables: dict[str, dict[str, object]], bundle: str) -> None:
     """A second seat's bundle must hold the content the first seat locked (its lock.json's
     record; a table it did not lock is other content too)."""
-    want = read_lock(expect_lock).bundle
+    first = read_lock(expect_lock)
     for role, t in tables.items():
-        was = want[role].content_digest if role in want else None
-        if t["content_digest"] != was:
-            raise AuditError(
-                "bundle_changed",
-                str(Path(bundle) / str(t["file"])),
-                f"content digest is {t['content_digest']} but {expect_lock} locked {was}",
-            )
+        where = str(Path(bundle) / str(t["file"]))
+        check_seat_table(expect_lock, first, role, where, t["content_digest"])
 
 
 def lock(

@@ -20,7 +20,7 @@ from audit.files import file_blake3, regular_files
 from audit.lock import amends
 from audit.lock.shared import Prereg, file_record, locked_event, write_lock
 from audit.seal import ledger
-from audit.seal.lock_record import read_lock
+from audit.seal.lock_record import check_seat_jobs, check_seat_table, read_lock
 from audit.trials import preflight_source
 from audit.trials import prereg as trials_prereg
 from audit.trials.record import parse
@@ -37,18 +37,10 @@ def _check_against(expect_lock: str, record: dict[str, Any], bundle: str) -> Non
     record): each table, and a trials source's jobs files."""
     first = read_lock(expect_lock)
     for role, t in record["bundle"].items():
-        was = first.bundle[role].content_digest if role in first.bundle else None
-        if t["content_digest"] != was:
-            raise AuditError(
-                "bundle_changed",
-                str(Path(bundle) / t["file"]),
-                f"content digest is {t['content_digest']} but {expect_lock} locked {was}",
-            )
-    jobs = None if first.jobs is None else [dict(f) for f in first.jobs.files]
-    if record.get("jobs") and record["jobs"]["files"] != jobs:
-        raise AuditError(
-            "bundle_changed", bundle, f"the jobs files differ from those {expect_lock} locked"
-        )
+        where = str(Path(bundle) / t["file"])
+        check_seat_table(expect_lock, first, role, where, t["content_digest"])
+    if record.get("jobs"):
+        check_seat_jobs(expect_lock, first, bundle, record["jobs"]["files"])
 
 
 def lock(

@@ -126,3 +126,25 @@ def parse_files(doc: Any, path: str) -> Mapping[str, File]:
 def read_files(path: str | Path) -> Mapping[str, File]:
     """lock/files.json, read and parsed."""
     return parse_files(_read(path, "a lock's files.json"), str(path))
+
+
+def check_seat_table(expect_lock: str, first: Lock, role: str, where: str, digest: object) -> None:
+    """bundle_changed: a second seat's table ``role`` (the file ``where``, its content
+    digest ``digest``) does not hold the content the first seat's lock ``first`` (read
+    from ``expect_lock``) recorded for that role (a role it did not lock is other content
+    too). The one comparison the lock and the workflow's preflight both make."""
+    was = first.bundle[role].content_digest if role in first.bundle else None
+    if digest != was:
+        raise AuditError(
+            "bundle_changed", where, f"content digest is {digest} but {expect_lock} locked {was}"
+        )
+
+
+def check_seat_jobs(expect_lock: str, first: Lock, where: str, files: list[dict[str, str]]) -> None:
+    """bundle_changed: a second seat's trials source's jobs files (path, blake3, in the
+    lock's order) are not those the first seat's lock ``first`` recorded."""
+    want = None if first.jobs is None else [dict(f) for f in first.jobs.files]
+    if files != want:
+        raise AuditError(
+            "bundle_changed", where, f"the jobs files differ from those {expect_lock} locked"
+        )

@@ -61,6 +61,7 @@ check_bundle(BUNDLE, A.needed, A.built_by_rule, A.jobs)  # missing_file
 # An amendment (prereg key amends): its parent arm, checked before any job.
 PARENT = check_amends(PREREG, RECORD.amends, ARM, A.roles, A.jobs)
 check_locked_bundle(LOCKED, ARM, A.roles, A.jobs)  # arm_locked: the locked content never changes
+check_seat_bundle(EXPECT_BUNDLE, A.roles, A.jobs)  # bundle_changed: a second seat's, as the lock
 check_before_lock(LOCKED, KIND, RECORD, PREREG, BUNDLE, A.built_by_rule)  # ... bad_prereg, control
 # a trials arm's tables and compare-runs' input (missing_column ... bad_value, unknown_run,
 # no_pairs, settings_differ) and its controls (control), before the lock

@@ -81,6 +81,16 @@ def check_locked_bundle(locked, arm, roles, jobs=None):
         guard(preflight.check_locked_bundle, locked, arm, roles, jobs)
 
 
+def check_seat_bundle(expect_bundle, roles, jobs=None):
+    """bundle_changed: a second seat's bundle content other than the first seat's lock (the
+    lock's own comparison, audit/preflight.py), before any job. ``expect_bundle``: the
+    lock's arguments (seat_prereg), empty for a first seat."""
+    from audit import preflight
+
+    if expect_bundle:
+        guard(preflight.check_seat_bundle, expect_bundle[-1], roles, jobs)
+
+
 def locked_input(path):
     """A file of a locked arm's inputs, which check_arm and check_locked_bundle found with
     the bytes the lock hashed: its time alone (a bundle downloaded again, a prereg
