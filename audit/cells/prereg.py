@@ -11,6 +11,7 @@ import yaml
 
 from audit.cells.record import Prereg, parse
 from audit.core import disclosure
+from audit.core.bundle_paths import check_inside
 from audit.core.strict_yaml import read_strict
 from audit.errors import AuditError
 
@@ -96,6 +97,7 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
     def bad(detail: str) -> AuditError:
         return AuditError("bad_prereg", path, detail)
 
+    check_inside(bundle_paths(doc), bad)
     cols = doc["columns"]
     seen: dict[str, str] = {}
     for cls in ("structural", "no_antecedent"):
@@ -154,6 +156,19 @@ def check_logic(doc: dict[str, Any], path: str) -> None:
             raise bad(f"policy {pol!r}: nulls {spec['nulls']!r} does not apply to {spec['recipe']}")
         if "population" in spec and spec["recipe"] != "mean":
             raise bad(f"policy {pol!r}: only a mean policy restricts its population")
+
+
+def bundle_paths(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """(key, path) of every file the prereg names in the bundle folder, in file order."""
+    named = [(f"bundle.{k}", doc["bundle"][k]) for k in ("leaderboard", "instances")]
+    for name, spec in doc["columns"]["measured"].items():
+        den = spec.get("denominator")  # rows, {fixed: N} or {universe: {..., ids}}
+        ids = den.get("universe", {}).get("ids") if isinstance(den, dict) else None
+        if isinstance(ids, dict):
+            named.append((f"columns.measured.{name}.denominator.universe.ids.file", ids["file"]))
+    if doc.get("publisher_hash") is not None:
+        named.append(("publisher_hash.file", doc["publisher_hash"]["file"]))
+    return named
 
 
 def _check_no_cycle(measured: dict[str, Any], bad: Any) -> None:

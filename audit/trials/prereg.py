@@ -9,6 +9,7 @@ from typing import Any
 
 from audit.cells.prereg import NONBLANK, load_yaml, refuse_undecided, validator
 from audit.core import disclosure
+from audit.core.bundle_paths import check_inside
 from audit.errors import AuditError
 from audit.trials.record import BUILT_INS, Prereg, parse
 
@@ -75,6 +76,9 @@ def _check_logic(doc: dict[str, Any], path: str) -> None:
     def bad(detail: str) -> AuditError:
         return AuditError("bad_prereg", path, detail)
 
+    src, lb = doc["source"], doc["leaderboard"]
+    named = [(f"source.{k}", src[k]) for k in ("table", "jobs") if k in src]
+    check_inside(named + ([("leaderboard.table", lb["table"])] if lb else []), bad)
     kind = doc["source"]["kind"]
     for name, spec in sorted(doc["policies"].items()):
         if name in BUILT_INS:
