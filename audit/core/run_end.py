@@ -122,3 +122,13 @@ def locked_advice(arm: str, lock: str | Path) -> str:
         " locked arm takes no other bundle or prereg: correct the input and audit it under"
         f" a new arm name (say arm={arm}-2; README, 'Auditing another bundle')"
     )
+
+
+def refusal_end(logs: Iterable[str | Path], since: float, arm: str, lock: str | Path) -> list[str]:
+    """The lines a run ends with when its jobs refused their input (``refused_input``),
+    and, when the arm's ``lock`` is there (the arm was locked on that input), the line
+    saying what to do (``locked_advice``); [] when no job refused its input."""
+    lines = refused_input(logs, since)
+    if lines and Path(lock).is_file():
+        lines.append(locked_advice(arm, lock))
+    return lines

@@ -306,17 +306,15 @@ def input_refused_exit():
     tool's one line, error[<class>] of an input class: audit/core/run_end.py): that line
     and exit 2, as a refusal before any job, not Snakemake's 1; when the arm was locked
     on that input, one line more saying what to do (a new arm)."""
-    from audit.core.run_end import locked_advice, refused_input
+    from audit.core.run_end import refusal_end
 
     if _own_process():
         return
-    lines = refused_input(sorted(Path(RES, "logs").glob("*.log")), _RUN_BEGAN)
+    logs = sorted(Path(RES, "logs").glob("*.log"))
+    lines = refusal_end(logs, _RUN_BEGAN, ARM, Path(RES, "lock", "lock.json"))
     if not lines:
         return
     for line in lines:
         print(line, file=sys.stderr, flush=True)
-    lock = Path(RES, "lock", "lock.json")
-    if lock.is_file():
-        print(locked_advice(ARM, lock), file=sys.stderr, flush=True)
     release_scheduler_timers()
     raise SystemExit(2)
