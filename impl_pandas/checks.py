@@ -123,6 +123,22 @@ def duplicate_keys(table: Table, key: list[str], what: str) -> None:
         raise InputError(DUPLICATE_KEY, table.display, f"{what} ({shown}) occurs more than once")
 
 
+def duplicate_row_ids(table: Table, row_id: str) -> None:
+    """duplicate_key for the first leaderboard row whose row id an earlier row has: the
+    row's name as written (docs/contract.md, Values), so two floats written alike (1e-07
+    and 2e-07, both 0.000000) are one id, as are 0.0 and -0.0; nulls stay nulls (one id,
+    none of the texts)."""
+    assert table.frame is not None
+    ids = table.frame[row_id]
+    kind = table.kinds[row_id]
+    written = ids.map(lambda v: format_value(v, kind)).where(ids.notna(), None)
+    dup = written.duplicated(keep="first").to_numpy()
+    if dup.any():
+        row = int(np.flatnonzero(dup)[0])
+        shown = format_value(ids.iat[row], kind)
+        raise InputError(DUPLICATE_KEY, table.display, f"row id ({shown}) occurs more than once")
+
+
 def leaderboard_types(table: Table, prereg: Prereg) -> None:
     """bad_type for a measured numeric leaderboard column that is not integer or floating."""
     for col in prereg.measured.values():

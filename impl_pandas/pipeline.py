@@ -57,7 +57,7 @@ def run(prereg_path: str, bundle_dir: str, draws: bool = True) -> dict[str, byte
     checks.instance_unsupported(inst, pre)
     data = instances.load(inst, inst.display, pre)  # unreadable (the instance data pages)
     checks.nan_keys(board, [pre.row_id], "row id")  # bad_type: a NaN is no key
-    checks.duplicate_keys(board, [pre.row_id], "row id")  # duplicate_key
+    checks.duplicate_row_ids(board, pre.row_id)  # duplicate_key, as written
     instances.check_duplicate_keys(data, pre)
     checks.leaderboard_types(board, pre)  # bad_type
     feasibility.check_types(board, pre)

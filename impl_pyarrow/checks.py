@@ -130,10 +130,13 @@ def _ieee(table: pa.Table, keys: tuple[str, ...]) -> pa.Table:
 
 
 def duplicate_row_id(ids: list[Any], typ: pa.DataType, path: str) -> None:
-    """duplicate_key if two leaderboard rows share a row id."""
-    dups = [v for v, n in Counter(ids).items() if n > 1]
+    """duplicate_key if two leaderboard rows share a row id: the row's name as written
+    (docs/contract.md, Values), so two floats written alike (1e-07 and 2e-07, both
+    0.000000) are one id, as are 0.0 and -0.0; two nulls are one id too, and no text."""
+    written = Counter(None if v is None else format_value(v, typ) for v in ids)
+    dups = [w for w, n in written.items() if n > 1]
     if dups:
-        shown = min(format_value(v, typ) for v in dups)
+        shown = min("" if w is None else w for w in dups)
         raise InputError("duplicate_key", path, f"row id {shown!r} occurs more than once")
 
 

@@ -403,6 +403,24 @@ FLOATING = {
         "leaderboard.parquet",
         "row id (1.000000) occurs more than once",
     ),
+    # demo/m1 1e-07, demo/m2 2e-07: two numbers, one name (docs/contract.md, Values: six
+    # decimals, both 0.000000), so demo/m2's row, the second, repeats demo/m1's row id;
+    # before, both contestants accepted it (their outputs could not tell the rows apart)
+    "two floating row ids written alike": (
+        PLAIN,
+        lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": 1e-7, "demo/m2": 2e-7}),
+        "duplicate_key",
+        "leaderboard.parquet",
+        "row id (0.000000) occurs more than once",
+    ),
+    # demo/m1 0.1, demo/m2 0.1000001: both written 0.100000 (the seventh decimal dropped)
+    "two floating row ids written alike, not near zero": (
+        PLAIN,
+        lambda b: _floating_ids(b, {**NUMBERED, "demo/m1": 0.1, "demo/m2": 0.1000001}),
+        "duplicate_key",
+        "leaderboard.parquet",
+        "row id (0.100000) occurs more than once",
+    ),
     # instance_id a double; (demo/m1, alpha, 3.0) written a second time, last
     "a floating instance key twice": (
         PLAIN,

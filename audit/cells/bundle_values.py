@@ -12,8 +12,9 @@ columns), as the contestants read them. Found here, in the contestants' class an
   reader refuses such bytes (it validates every string it decodes:
   tests/test_preflight_values.py holds it to that for several malformed sequences); the
   column is then found by reading each alone;
-- ``duplicate_key``: two leaderboard rows with one row id, two instance rows with one
-  instance key (nulls equal), each after ``bad_type`` for a NaN in it;
+- ``duplicate_key``: two leaderboard rows with one row id as written (docs/contract.md,
+  Values: 1e-07 and 2e-07 are both 0.000000), two instance rows with one instance key
+  (nulls equal), each after ``bad_type`` for a NaN in it;
 - ``bad_type``: a NaN in the instance table's row id column (kind floating, not a column
   of the instance key), after the instance key's NaN, before its duplicate_key; an
   infinite value in a mean's or a sum's floating source;
@@ -24,24 +25,25 @@ columns), as the contestants read them. Found here, in the contestants' class an
 
 A float compares by more than its bits: 0.0 equals -0.0 as a number, NaN equals
 nothing. The contract (Command line, Recipes) compares every float it matches as an
-IEEE number: a key (row id, instance key), the row id linking instance rows to a
-leaderboard row, and the values of a single_value source. 0.0 and -0.0 are one value
+IEEE number: the instance key, the row id linking instance rows to a leaderboard
+row, and the values of a single_value source; the leaderboard's row id is the row's
+name, compared as written (Values), which makes 0.0 and -0.0 one id too. 0.0 and -0.0 are one value
 (``_normal`` adds 0.0, which makes -0.0 0.0); a NaN is no key (``bad_type`` just before
 the table's duplicate_key, ``_no_nan``: the leaderboard's row id, the instance key, the
 instance table's row id) and, in a source, counts as null. So single values and
 denominators are judged here whatever floats the row ids and sources hold (once no
-row id is a NaN), but when two of the leaderboard's row ids are written alike (the
-canonical order is by the id as written: left to the contestants). A file polars cannot
+row id is a NaN; two leaderboard row ids written alike, the row's one name in every
+output, are one id: ``duplicate_key``). A file polars cannot
 read for any other reason is left to the lock, which refuses it with its own line.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from audit.bundles.values_text import written
 from audit.cells.record import Prereg
 from audit.errors import AuditError
 
@@ -92,6 +94,20 @@ def _no_nan(frame: Any, key: list[str], kinds: dict[str, str], what: str, shown:
         raise AuditError("bad_type", shown, f"{what} column {name!r} holds NaN at row {row}")
 
 
+def _first_written_repeat(ids: Any, kind: str, shown: str) -> None:
+    """duplicate_key for the first leaderboard row whose row id, written as the contract's
+    Values section writes a value of its kind (the row's name in every output), an
+    earlier row's is too; two nulls are one id, and no text is a null's."""
+    seen: set[str | None] = set()
+    for value in _normal(ids, kind).to_list():
+        name = None if value is None else written(value, kind)
+        if name in seen:
+            raise AuditError(
+                "duplicate_key", shown, f"row id ({written(value, kind)}) occurs more than once"
+            )
+        seen.add(name)
+
+
 def _normal(series: Any, kind: str) -> Any:
     """A column as its kind's values: a categorical as strings, an integer (a duration,
     the plain INT64 the file holds) as a wide integer, a float as a double, so two tables'
@@ -105,22 +121,6 @@ def _normal(series: Any, kind: str) -> Any:
     if kind == "integer":  # any width, signed or not: one type holds them all
         return (series.cast(pl.Int64) if series.dtype == pl.Duration else series).cast(pl.Int128)
     return series
-
-
-def _shown(value: Any, kind: str) -> str:
-    """A value as the contestants write it (docs/contract.md, Values)."""
-    if value is None:
-        return ""
-    if kind == "boolean":
-        return "true" if value else "false"
-    if kind == "floating":  # six decimals of the exact binary value; nan, inf, -inf
-        if math.isnan(value):
-            return "nan"
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        text = f"{value:.6f}"
-        return "0.000000" if text == "-0.000000" else text
-    return str(value)
 
 
 @dataclass
@@ -160,16 +160,17 @@ class Tables:
         self.instances = _read(path, self.in_shown, list(dict.fromkeys(names)))
 
     def check_keys(self) -> None:
-        """duplicate_key: the first leaderboard row whose row id an earlier row holds, then
-        the first instance row whose instance key an earlier row holds (nulls equal, a
-        float as an IEEE number: 0.0 is -0.0), each just after its bad_type for a NaN key
+        """duplicate_key: the first leaderboard row whose row id, as written (the row's
+        name: 1e-07 and 2e-07 are both 0.000000, 0.0 and -0.0 both 0.000000), an earlier
+        row holds, then the first instance row whose instance key an earlier row holds
+        (nulls equal, a float as an IEEE number: 0.0 is -0.0), each just after its bad_type for a NaN key
         (docs/contract.md: a NaN equals no key); the instance table's, after its instance
         key's NaN, for a NaN in its row id column when the key leaves that column out."""
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
         if self.board is not None and kind in KEYS:
             _no_nan(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
-            self._first_repeat(self.board, [rid], self.lb_kinds, "row id", self.lb_shown)
+            _first_written_repeat(self.board[rid], kind, self.lb_shown)
         if self.instances is None:
             return
         key = list(self.rec.bundle.instance_key)
@@ -202,7 +203,7 @@ class Tables:
         hits = keyed.with_row_index("row").filter(repeat)
         if hits.height:
             first = hits.row(0, named=True)
-            values = ", ".join(_shown(first[f"k{i}"], kinds[k]) for i, k in enumerate(key))
+            values = ", ".join(written(first[f"k{i}"], kinds[k]) for i, k in enumerate(key))
             raise AuditError("duplicate_key", shown, f"{what} ({values}) occurs more than once")
 
     def check_infinite(self) -> None:
@@ -226,8 +227,8 @@ class Tables:
         the instance rows' row ids (a series named ``rid``), both normalised (0.0 and -0.0
         one id; a NaN in either table was refused before, by ``check_keys``); None when
         either table is absent, the row id is not of one kind in both (the contestants
-        refuse that first), or two of the leaderboard's floating row ids are written
-        alike (the canonical order is by the id as written: left to the contestants)."""
+        refuse that first). Two leaderboard row ids written alike were refused before
+        (``check_keys``), so each row id written names one row."""
         import polars as pl
 
         if self.board is None or self.instances is None:
@@ -235,9 +236,6 @@ class Tables:
         rid = self.rec.bundle.row_id
         kind = self.lb_kinds.get(rid)
         if kind not in KEYS or self.in_kinds.get(rid) != kind:
-            return None
-        ids = self.board[rid].drop_nulls()
-        if len({_shown(v, kind) for v in ids.to_list()}) != ids.n_unique():
             return None
         on_board = pl.DataFrame([_normal(self.board[rid], kind).drop_nulls().alias("rid")])
         return kind, on_board, _normal(self.instances[rid], kind).alias("rid")
@@ -280,7 +278,7 @@ class Tables:
                 .join(on_board, on="rid", how="semi")
             )
             if spread.height:
-                shown = {_shown(r, kind): r for r in spread["rid"].to_list()}
+                shown = {written(r, kind): r for r in spread["rid"].to_list()}
                 first = min(shown)
                 values = frame.filter(keep & (pl.col("rid") == shown[first]))["v"]
                 raise AuditError(
@@ -329,7 +327,7 @@ class Tables:
             if u is not None:
                 aggs.append(pl.col("u").drop_nulls().unique().alias("ids"))
             rows = frame.group_by("rid").agg(aggs).join(on_board, on="rid", how="semi")
-            listed = {_shown(r["rid"], kind): r for r in rows.iter_rows(named=True)}
+            listed = {written(r["rid"], kind): r for r in rows.iter_rows(named=True)}
             for shown in sorted(listed):
                 problem = _denominator_problem(listed[shown], name, n, ids, u)
                 if problem is not None:
