@@ -2,13 +2,26 @@
 
 A control's selection (controls/predict.py) names its row by the row id's text and its
 instances by their instance keys' texts; the perturbation (controls/perturb.py) finds
-them again in the same table. Both take the text here, from the value as polars reads it
-(``text``: Python's ``str``, as the prereg's named rows and the disclosure name a row,
-audit/core/disclosure.py ``leaderboard_ids``), so that what is chosen is found, whatever
-the key's kind (docs/contract.md, Types): a string is itself, an integer its digits (the
-shipped arms' keys, as their selections always held them), a float Python's shortest
-repr (`1e-07`, `1e+20`, `-0.0`), a boolean `True` / `False`. A null is null (JSON null
-in a selection), not the text `None` a string could hold.
+them again in the same table. Both take the text here, from the value as polars reads it,
+so that what is chosen is found, whatever the key's kind (docs/contract.md, Types).
+
+A row id's text (``RowIds``) is the row's name: the contract's Values text, as the
+contestants write it in cells.csv and the census, and as the prereg's named rows and
+the disclosure name a row (audit/bundles/values_text.py ``row_name``, the referee's one
+formatter, which audit/core/disclosure.py ``leaderboard_ids`` uses too): a string is
+itself, an integer its digits (the shipped arms' row ids, as their selections always
+held them), a float six decimals (`1.500000`; 1e-07 `0.000000`, -0.0 `0.000000`), a
+boolean `true` / `false`. Two row ids written alike are refused before the lock
+(``duplicate_key``), so a text names one row. The controls' check compares a
+prediction with cells.csv by this text: a float row id named by Python's ``str``
+(`1.5`) was on no line of cells.csv (`1.500000`), and the control failed on a correct
+bundle.
+
+An instance key's text (``text``, ``texts``) is Python's ``str`` of each value: a float
+its shortest repr (`1e-07`, `1e+20`, `-0.0`), a boolean `True` / `False`. It names the
+selection's instances, which only the perturbation reads back, never compared with a
+contestant's output. A null is null (JSON null in a selection), not the text `None` a
+string could hold.
 
 Texts name values; rows are then found by the values themselves: an instance row
 belongs to a leaderboard row whose id equals its row id (a float compared as IEEE does:
@@ -21,6 +34,8 @@ from __future__ import annotations
 from typing import Any
 
 import polars as pl
+
+from audit.bundles.values_text import row_name
 
 
 def text(value: Any) -> str | None:
@@ -63,12 +78,13 @@ def _id(col: str, dtype: pl.DataType) -> pl.Expr:
 
 
 class RowIds:
-    """The leaderboard's row ids by text, to find the instance rows of each."""
+    """The leaderboard's row ids by text (the row's name, ``row_name``), to find the
+    instance rows of each."""
 
     def __init__(self, ids: pl.Series) -> None:
         self.name = ids.name
         self.dtype = ids.dtype
-        self.by_text = {text(v): v for v in ids.to_list()}
+        self.by_text = {row_name(v): v for v in ids.to_list()}
 
     def texts(self) -> list[str]:
         """The row ids' texts, in code point order (a null, which names no instance
@@ -98,4 +114,4 @@ class RowIds:
         ids = pl.DataFrame([pl.Series("id", list(self.by_text.values()), dtype=self.dtype)])
         ids = ids.with_columns(_id("id", self.dtype).alias("v"))
         joined = ids.join(per, on="v", how="inner")
-        return {text(i): n for i, n in joined.select("id", "len").iter_rows() if i is not None}
+        return {row_name(i): n for i, n in joined.select("id", "len").iter_rows() if i is not None}

@@ -89,16 +89,24 @@ def check_visible(doc: dict[str, Any], path: str) -> None:
 
 
 def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | None) -> set[str]:
-    """The leaderboard's row ids: the key columns' values, joined by "|" when several
-    (a .csv read under its declared types, as the lock's digest reads it)."""
+    """The leaderboard's row ids: the key columns' values, each the row's name as the
+    contract's Values section writes it (audit/bundles/values_text.py ``row_name``: a
+    float 1.5 is `1.500000`, a boolean `true`; a string or an integer its ``str``),
+    joined by "|" when several (a .csv read under its declared types, as the lock's
+    digest reads it)."""
     from audit.bundles.digest import read_csv_table, read_table
+    from audit.bundles.values_text import row_name
 
     if types is not None:
         header, columns = read_csv_table(table, types)
         cols = {name: [str(v) for v in values] for name, values in zip(header, columns)}
     else:
         df = read_table(table)
-        cols = {name: [str(v) for v in df[name].to_list()] for name in key if name in df.columns}
+        cols = {
+            name: [str(row_name(v)) for v in df[name].to_list()]
+            for name in key
+            if name in df.columns
+        }
     missing = [name for name in key if name not in cols]
     if missing:
         raise AuditError(
