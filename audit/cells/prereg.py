@@ -75,13 +75,39 @@ def check_schema(doc: Any, name: str, path: str) -> None:
     """Raise on the first schema violation, naming the key path."""
     errors = sorted(validator(name).iter_errors(doc), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
-        err = errors[0]
+        err = braced(errors[0]) or errors[0]
         where = "/".join(str(x) for x in err.absolute_path) or "(top level)"
         kind = "bad_prereg" if name == "prereg" else "bad_config"
         raise AuditError(kind, path, f"at {where}: {_short(err)}")
 
 
+# A file name the prereg gives (a bundle table, a universe table, a jobs folder) holds
+# no { or }: Snakemake reads {name} in a rule's input or output as a wildcard, in a
+# string and in what an input function returns alike, with no escape for it there
+# ({{ is one only in a shell command and in expand); the schemas' patterns say so.
+BRACED = (
+    "holds { or }, which the workflow would read as a Snakemake wildcard: a file name"
+    " the prereg gives has neither (docs/contract.md)"
+)
+
+
+def braced(err: jsonschema.ValidationError) -> jsonschema.ValidationError | None:
+    """The error, or one under a oneOf (a recipe's, a source's shapes), that is a file
+    name's pattern refusing a { or }, so that the line names that key; else None."""
+    instance = err.instance if isinstance(err.instance, str) else ""
+    pattern = str(err.validator_value) if err.validator == "pattern" else ""
+    if "{}" in pattern and ("{" in instance or "}" in instance):
+        return err
+    for sub in err.context or ():
+        found = braced(sub)
+        if found is not None:
+            return found
+    return None
+
+
 def _short(err: jsonschema.ValidationError) -> str:
+    if braced(err) is err:
+        return BRACED
     if err.validator == "pattern" and err.validator_value == NONBLANK:
         return "must be a non-empty string (not blank)"
     if err.validator == "oneOf" and "controls" in map(str, err.absolute_path):

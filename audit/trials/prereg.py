@@ -7,7 +7,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from audit.cells.prereg import NONBLANK, load_yaml, refuse_undecided, validator
+from audit.cells.prereg import BRACED, NONBLANK, braced, load_yaml, refuse_undecided, validator
 from audit.core import disclosure
 from audit.core.bundle_paths import check_inside
 from audit.errors import AuditError
@@ -49,6 +49,10 @@ def _check_schema(doc: Any, path: str) -> None:
     )
     if errors:
         err = errors[0]
+        inside = braced(err)  # a file name with { or } (audit/cells/prereg.py)
+        if inside is not None:
+            where = "/".join(str(x) for x in inside.absolute_path)
+            raise AuditError("bad_prereg", path, f"at {where}: {BRACED}")
         if err.validator == "oneOf" and err.path and err.path[-1] == "leaderboard":
             # null, or a leaderboard object: name the object's first problem (e.g. a
             # column's k), not only "no shape"
