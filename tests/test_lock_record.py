@@ -147,3 +147,29 @@ def test_a_second_seat_checks_the_first_seats_lock_record(tmp_path: Path) -> Non
     with pytest.raises(AuditError) as e:
         trials._check_against(str(path), {"bundle": same, "jobs": moved}, "b")
     assert (e.value.kind, e.value.path) == ("bundle_changed", "b")
+
+
+def test_preflight_checks_a_second_seats_jobs_files_as_the_lock_does(tmp_path: Path) -> None:
+    """audit/preflight.py check_seat_bundle, before any job, on a trials source's jobs
+    folder: the files the first seat's lock lists (path, blake3 by file_blake3) pass;
+    one byte more in a file is the lock's own bundle_changed line, naming the folder.
+    The tables are not there (a bundle a rule builds): left to the lock."""
+    from audit.files import file_blake3
+    from audit.preflight import check_seat_bundle
+
+    jobs = tmp_path / "bundle" / "jobs"
+    (jobs / "a").mkdir(parents=True)
+    (jobs / "a" / "result.json").write_text("{}", encoding="utf-8")
+    doc = json.loads(json.dumps(LOCK))
+    doc["jobs"]["files"][0]["blake3"] = file_blake3(jobs / "a" / "result.json")
+    (tmp_path / "annex" / "lock").mkdir(parents=True)
+    lock = tmp_path / "annex" / "lock" / "lock.json"
+    lock.write_text(json.dumps(doc))
+    roles = {"trials": (str(tmp_path / "nowhere" / "trials.parquet"), None)}
+    check_seat_bundle(str(lock), roles, ("jobs", str(jobs)))
+    check_seat_bundle(None, roles, ("jobs", str(jobs)))  # a first seat: nothing to compare
+    (jobs / "a" / "result.json").write_text("{} ", encoding="utf-8")
+    with pytest.raises(AuditError) as e:
+        check_seat_bundle(str(lock), roles, ("jobs", str(jobs)))
+    assert (e.value.kind, e.value.path) == ("bundle_changed", str(jobs))
+    assert e.value.detail == f"the jobs files differ from those {lock} locked"
