@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.bundles.values_text import by_type
 from audit.cells.record import Column, Prereg
 from controls.keys import RowIds, in_group
 
@@ -179,7 +180,8 @@ def cell(
     recipe = spec.recipe
     if recipe == "single_value":
         values = inst.frame(row, None).get_column(str(spec.source)).drop_nulls().unique()
-        return None if values.len() == 0 else str(values[0])
+        # as the contestants write it (a float 1.5 `1.500000`, a boolean `true`), not str
+        return None if values.len() == 0 else by_type(values[0])
     if recipe == "mean_of_columns":
         parts = [cell(inst, doc, row, c, policy, overrides) for c in spec.columns]
         present = [p for p in parts if p is not None]

@@ -143,3 +143,63 @@ def test_controls_on_float_and_boolean_row_ids_pass(
     # the disclosure's row, marked on the census's line of that row
     disclosed = {r["row_id"]: r["disclosed"] for r in _rows(arm / "census_rows.csv")}
     assert disclosed[m2].startswith("made up for the demo"), disclosed
+
+
+# a single_value source of another kind than string, one value per row: the swap's
+# prediction of that column is the row's value as the contestants write it
+MODELS = {"demo/m1": 1.5, "demo/m2": 2.5, "demo/m3": 3.5, "demo/m4": 4.5}
+MODEL_FLAGS = {"demo/m1": True, "demo/m2": False, "demo/m3": True, "demo/m4": False}
+
+
+@pytest.mark.parametrize(
+    ("models", "dtype", "shown"),
+    [
+        (MODELS, pl.Float64, {"demo/m1": "1.500000", "demo/m2": "2.500000"}),
+        (MODEL_FLAGS, pl.Boolean, {"demo/m1": "true", "demo/m2": "false"}),
+    ],
+    ids=["float", "boolean"],
+)
+def test_a_swap_predicts_a_single_value_as_written(
+    models, dtype, shown, impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """The demo's `model` column (single_value of the instances' `model`) read from a float
+    or boolean source: swap_m1_m2 exchanges demo/m1's and demo/m2's instance rows, so the
+    prediction says demo/m1's model becomes demo/m2's value and back, written as the
+    contestants write a value of its kind (docs/contract.md, Values: six decimals, or
+    true/false). The controls predicted `str` of the value (`1.5`, `True`), on no line of
+    cells.csv: the swap failed on a correct bundle."""
+    bundle = copy_bundle(demo_bundle, tmp_path / "bundle")
+    path = bundle / "instances.parquet"
+    table = pl.read_parquet(path)
+    table.with_columns(
+        pl.col("id").replace_strict(models, return_dtype=dtype).alias("model")
+    ).write_parquet(path)
+    doc = yaml.safe_load((ROOT / "prereg" / "demo.yaml").read_text(encoding="utf-8"))
+    assert doc["columns"]["measured"]["model"] == {"recipe": "single_value", "source": "model"}
+    swap = doc["controls"]["swap_m1_m2"]
+    assert swap == {"kind": "swap", "target": {"row_ids": ["demo/m1", "demo/m2"]}}
+    doc["controls"] = {"swap_m1_m2": swap}
+    prereg = tmp_path / "demo-single-value.yaml"
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    config = [f"prereg={prereg}", f"prereg_blake3={file_blake3(prereg)}", f"bundle={bundle}"]
+    p = run_dag(tmp_path, "--config", *config)
+    assert p.returncode == 0, p.stderr[-3000:]
+    arm = tmp_path / "results" / "demo"
+    control = arm / "controls" / "swap_m1_m2"
+    model = {
+        r["row_id"]: (r["before"], r["after"])
+        for r in _rows(control / "prediction.csv")
+        if r["column"] == "model"
+    }
+    assert model == {
+        "demo/m1": (shown["demo/m1"], shown["demo/m2"]),
+        "demo/m2": (shown["demo/m2"], shown["demo/m1"]),
+    }
+    cells = {
+        r["row_id"]: r["recomputed"]
+        for r in _rows(arm / "recompute" / "pandas" / "run1" / "cells.csv")
+        if r["column"] == "model"
+    }
+    assert {k: cells[k] for k in shown} == shown  # the contestants' text, as predicted
+    verdict = json.loads((control / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["verdict"] == "pass", verdict

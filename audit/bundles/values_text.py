@@ -31,14 +31,19 @@ def written(value: Any, kind: str) -> str:
     return str(value)
 
 
-def row_name(value: Any) -> str | None:
-    """A leaderboard row id read by polars (or Python) as the row's name: ``written`` by
-    the kind its Python type is read as (a bool boolean, a float floating, an int integer;
-    a string, and anything else, its ``str``, today's text). A null names no row: None."""
-    if value is None:
-        return None
+def by_type(value: Any) -> str:
+    """A non-null value read by polars (or Python) as the contestants write it: ``written``
+    by the kind its Python type is read as (a bool boolean, a float floating, an int
+    integer; a string, and anything else, its ``str``). A single_value cell is written
+    so (docs/contract.md, Recipes and Values): the controls predict it with this text."""
     if isinstance(value, bool):
         return written(value, "boolean")
     if isinstance(value, float):
         return written(value, "floating")
     return str(value)
+
+
+def row_name(value: Any) -> str | None:
+    """A leaderboard row id read by polars (or Python) as the row's name (``by_type``;
+    a string its own text, today's). A null names no row: None."""
+    return None if value is None else by_type(value)
