@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.bundles import parquet_stored
 from audit.bundles.values_text import by_type
 from audit.cells.record import Column, Prereg
 from controls.keys import RowIds, in_group
@@ -51,15 +52,17 @@ class ByRow:
 
 
 def read_bundle(bundle: str, doc: Prereg) -> tuple[pl.DataFrame, ByRow]:
-    """The leaderboard, and the instance columns the method reads, split by row id."""
+    """The leaderboard, and the instance columns the method reads, split by row id; a
+    column of kind integer as the integers the file stores, where polars reads one
+    otherwise (an Arrow duration: audit/bundles/parquet_stored.py)."""
     b = doc.bundle
-    lb = pl.read_parquet(Path(bundle) / b.leaderboard)
+    lb = parquet_stored.read(Path(bundle) / b.leaderboard)
     needed = {b.row_id, b.group_by, *b.instance_key}
     needed |= {s.source for s in doc.measured.values() if s.source is not None}
     needed |= {c for c in (doc.population_of(p) for p in doc.policies) if c is not None}
     path = Path(bundle) / b.instances
     present = pl.read_parquet_schema(path)
-    inst = pl.read_parquet(path, columns=[c for c in present if c in needed])
+    inst = parquet_stored.read(path, [c for c in present if c in needed])
     floats = [c for c, t in inst.schema.items() if t.is_float()]
     inst = inst.with_columns([pl.col(c).fill_nan(None) for c in floats])  # NaN counts as null
     # in file order: whoever needs the instance key order sorts its rows

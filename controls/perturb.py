@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 
+from audit.bundles import parquet_stored
 from audit.cells.record import Prereg
 from controls import keys, select
 from controls.errors import ControlError
@@ -45,8 +46,11 @@ def _chosen(doc: Prereg, where: str, inst: pl.DataFrame, sel: dict, ids: RowIds)
 def reader(doc: Prereg, bundle: str) -> Callable[[], pl.DataFrame]:
     """The unperturbed instance table, read at the first call and kept for the next
     (every control of a run perturbs the same table; polars frames are not changed
-    in place, so each control starts from the table as read)."""
-    return cache(partial(pl.read_parquet, Path(bundle) / doc.bundle.instances))
+    in place, so each control starts from the table as read). A column of kind integer
+    is read as the integers the file stores, where polars reads one otherwise (an Arrow
+    duration: audit/bundles/parquet_stored.py), and so written back: a plain INT64, as
+    the file holds it, never a duration in seconds written in milliseconds."""
+    return cache(partial(parquet_stored.read, Path(bundle) / doc.bundle.instances))
 
 
 def _carry(doc: Prereg, bundle: str, out: Path) -> None:
@@ -80,7 +84,7 @@ def perturb(
         return [str(out / b.leaderboard), str(out / b.instances)]
     inst = (table or reader(doc, bundle))()
     kind = sel["kind"]
-    ids = RowIds(pl.read_parquet(Path(bundle) / b.leaderboard, columns=[b.row_id]).to_series())
+    ids = RowIds(parquet_stored.read(Path(bundle) / b.leaderboard, [b.row_id]).to_series())
     if kind in ("flip", "shift", "nullify"):
         hit = _chosen(doc, selection_path, inst, sel, ids)
         src = sel["source"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import blake3
@@ -330,3 +331,55 @@ def test_predictions_of_one_run_each_read_the_unperturbed_bundle(
         table, selection = predict(doc, str(demo_bundle), control, read)
         assert table == (tmp_path / control / "p.csv").read_text()
         assert selection_json(selection) == (tmp_path / control / "s.json").read_text()
+
+
+def test_an_instance_key_stored_as_seconds_is_chosen_and_written_back_as_stored(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """The demo keyed by n, an integer written as an Arrow duration in seconds (a plain
+    INT64 in the file: docs/contract.md, Types), n the row's index but row 1's 2**62
+    (tests/test_preflight_values.py: polars reads 0 and 2**62 there alike, as
+    milliseconds, times 1000, wrapping past 64 bits). The controls read n as the integers
+    stored: flip_m2_beta chooses 2 of demo/m2's beta rows by their n as stored (the
+    demo's rows 12-24 are demo/m2's; which are beta is read from the plain group
+    column), and every perturbed table holds n as those integers, an INT64 polars reads
+    as one (no duration): the flip's unchanged but for resolved, the reorder's in the
+    stream's order (as test_reorder_deals_the_rows_in_the_streams_order works it out).
+    Before, the controls chose keys by polars' durations (texts like 0:00:12) and wrote
+    n back in milliseconds, every value times 1000, rows 0 and 1 both 0: a perturbed
+    bundle both contestants refuse as duplicate_key."""
+    import polars as pl
+
+    from controls import select
+    from controls.perturb import perturb
+    from controls.predict import predict
+    from tests.test_preflight_values import WRAPS, _seconds_prereg, _with_seconds
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    _with_seconds(bundle, {1: WRAPS})
+    doc = load_record(_seconds_prereg(tmp_path, key=True))
+    plain = pl.read_parquet(demo_bundle / "instances.parquet")
+    stored = [WRAPS if i == 1 else i for i in range(plain.height)]
+    m2_beta = [
+        [str(i)]
+        for i, (row, group) in enumerate(plain.select("id", "group").iter_rows())
+        if row == "demo/m2" and group == "beta"
+    ]
+    assert m2_beta and all(12 <= int(k[0]) <= 24 for k in m2_beta)
+    for control in ("flip_m2_beta", "reorder_invariant"):
+        _, sel = predict(doc, str(bundle), control)
+        (tmp_path / f"{control}.json").write_text(json.dumps(sel))
+        perturb(doc, str(bundle), str(tmp_path / f"{control}.json"), str(tmp_path / control))
+        after = pl.read_parquet(tmp_path / control / "instances.parquet")
+        assert after.schema["n"] == pl.Int64
+        if control == "flip_m2_beta":
+            assert len(sel["instances"]) == 2 and all(k in m2_beta for k in sel["instances"])
+            assert after["n"].to_list() == stored
+            changed = [str(n) for n, r, b in zip(stored, after["resolved"], plain["resolved"],
+                                                  strict=True) if r != b]  # fmt: skip
+            assert sorted(changed) == sorted(k[0] for k in sel["instances"])
+        else:
+            keys = list(select.stream_keys(7, "reorder_invariant", plain.height))
+            order = sorted(range(plain.height), key=lambda i: (keys[i], i))
+            assert after["n"].to_list() == [stored[i] for i in order]

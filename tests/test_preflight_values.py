@@ -743,3 +743,88 @@ def test_a_float_that_is_no_error_passes_every_check(
     kind, doc = load_checked(str(prereg))
     rec = kind.entry("parse")(doc, str(prereg))  # as the workflow parses it, once
     preflight.check_before_lock(kind, rec, str(prereg), str(bundle))
+
+
+# An integer written as an Arrow duration in seconds (docs/contract.md, Types: a plain
+# INT64 in the file, read as the INT64 stored): polars reads it as milliseconds, each value
+# times 1000, wrapping past 64 bits, so a stored 2**62 reads as 0 (2**62 * 1000 = 2**65 *
+# 125, a multiple of 2**64), as 0 does. The demo's instance table gains a column n, the
+# row's index in the file (demo/m1's twelve rows first: rows 0-11), made a duration in
+# seconds by the pyarrow of impl_pyarrow's environment (tests/test_preflight_trials.py).
+WRAPS = 2**62
+
+
+def _with_seconds(b: Path, stored: dict[int, int]) -> None:
+    """The instance table with n (row index; ``stored``: row -> the integer stored there)
+    as a duration in seconds."""
+    from tests.test_preflight_trials import _as_durations
+
+    _edit(
+        b / "instances.parquet",
+        lambda df: df.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("n")),
+    )
+    _as_durations(b / "instances.parquet", "s", {"n": stored})
+    read = pl.read_parquet(b / "instances.parquet")["n"]
+    assert read[0] == read[1]  # polars reads rows 0 and 1 (0 and 2**62) alike
+
+
+def _seconds_prereg(tmp: Path, key: bool) -> Path:
+    """The demo prereg keyed by n alone (``key``), or with the single value model's
+    source n."""
+    doc = yaml.safe_load(PREREG.read_text(encoding="utf-8"))
+    if key:
+        doc["bundle"]["instance_key"] = ["n"]
+    else:
+        doc["columns"]["measured"]["model"]["source"] = "n"
+    prereg = tmp / "demo.yaml"
+    prereg.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    return prereg
+
+
+def _preflight(prereg: Path, bundle: Path) -> None:
+    from audit import preflight
+    from audit.kinds.arm_kind import load_checked
+
+    kind, doc = load_checked(str(prereg))
+    rec = kind.entry("parse")(doc, str(prereg))  # as the workflow parses it, once
+    preflight.check_before_lock(kind, rec, str(prereg), str(bundle))
+
+
+def test_instance_keys_stored_as_seconds_are_judged_as_stored(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """Keyed by n, rows 0 and 1 storing 0 and 2**62: distinct keys, every n distinct (row
+    indexes 2.. and those two), so both contestants run it (exit 0) and the checks before
+    the lock pass it. They read polars' wrapped values before: 0 twice, refused as
+    duplicate_key ``instance key (0)``, a bundle both contestants accept."""
+    prereg = _seconds_prereg(tmp_path, key=True)
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    _with_seconds(bundle, {1: WRAPS})
+    for impl in IMPLS:
+        res = run_impl(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 0, (impl, res.stderr)
+    _preflight(prereg, bundle)
+
+
+def test_a_single_value_stored_as_seconds_is_judged_as_stored(
+    impl_envs, demo_bundle: Path, tmp_path: Path
+) -> None:
+    """model's source n: demo/m1's rows 0-11 store 0 but row 1, 2**62: two distinct
+    values (every other row's alone: one value each), ambiguous_value for demo/m1, as
+    both contestants refuse it. The checks before the lock read 0 twelve times and passed
+    it (locked, then refused by the contestants)."""
+    prereg = _seconds_prereg(tmp_path, key=False)
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    _with_seconds(bundle, {i: 0 for i in range(12)} | {1: WRAPS})
+    head = f"error[ambiguous_value]: {bundle}/instances.parquet: "
+    for impl in IMPLS:  # both contestants refuse it so, each in its own words
+        res = run_impl(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert res.code == 2 and res.stderr.startswith(head), (impl, res.stderr)
+    from audit.errors import AuditError
+
+    with pytest.raises(AuditError) as e:
+        _preflight(prereg, bundle)
+    assert (e.value.kind, e.value.path) == ("ambiguous_value", f"{bundle}/instances.parquet")
+    assert e.value.detail == "'n' (for 'model') holds 2 distinct values for row id 'demo/m1'"

@@ -4,7 +4,8 @@ it after (docs/contract.md, Command line: the classes and their order).
 The schema checks (columns, kinds) read footers only; these read values, each table
 once, with polars (the referee's reader): the leaderboard whole, the instance table's
 columns the prereg names (row id, instance key, group, sources, population and universe
-columns), as the contestants read them. Found here, in the contestants' class and
+columns), as the contestants read them, a column of kind integer as the integers the
+file stores (an Arrow duration: audit/bundles/parquet_stored.py). Found here, in the contestants' class and
 (impl_pandas's) words, naming the user's bundle file:
 
 - ``unreadable``: a value of a string column read that is not valid UTF-8 (every string
@@ -57,13 +58,18 @@ def _utf8_error(e: Exception) -> bool:
 
 
 def _read(path: Path, shown: str, names: list[str]) -> Any:
-    """The named columns, read once (None: a file polars cannot read for another reason
-    than a string that is not UTF-8, left to the lock). ``unreadable`` naming the first
-    column, in ``names``' order, holding a string that is not valid UTF-8."""
+    """The named columns, read once, each of kind integer as the integers the file stores
+    (audit/bundles/parquet_stored.py: an Arrow duration, which polars reads as a time
+    span, one in seconds times 1000 and wrapping past 64 bits). None: a file polars
+    cannot read for another reason than a string that is not UTF-8, left to the lock.
+    ``unreadable`` naming the first column, in ``names``' order, holding a string that
+    is not valid UTF-8."""
     import polars as pl
 
+    from audit.bundles import parquet_stored
+
     try:
-        return pl.read_parquet(path, columns=names)
+        return parquet_stored.read(path, names, shown)
     except Exception as e:  # noqa: BLE001 - polars raises several types for a broken file
         if not _utf8_error(e):
             return None
@@ -109,9 +115,9 @@ def _first_written_repeat(ids: Any, kind: str, shown: str) -> None:
 
 
 def _normal(series: Any, kind: str) -> Any:
-    """A column as its kind's values: a categorical as strings, an integer (a duration,
-    the plain INT64 the file holds) as a wide integer, a float as a double, so two tables'
-    ids compare."""
+    """A column as its kind's values: a categorical as strings, an integer (as the file
+    stores it, ``_read``) as a wide integer, a float as a double, so two tables' ids
+    compare."""
     import polars as pl
 
     if kind == "floating":  # -0.0 + 0.0 is 0.0: one value, as IEEE compares them
@@ -119,7 +125,7 @@ def _normal(series: Any, kind: str) -> Any:
     if kind == "string":
         return series.cast(pl.String)
     if kind == "integer":  # any width, signed or not: one type holds them all
-        return (series.cast(pl.Int64) if series.dtype == pl.Duration else series).cast(pl.Int128)
+        return series.cast(pl.Int128)
     return series
 
 
