@@ -56,3 +56,21 @@ def test_a_disclosed_row_not_on_the_leaderboard_is_refused_before_any_job(
     assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr[-3000:]
     assert lines[0].startswith(f"error[bad_prereg]: {prereg}: disclosure names row {row!r}")
     assert not (tmp_path / "results" / arm).exists()
+
+
+def test_row_ids_stored_as_seconds_are_named_as_stored(impl_envs, tmp_path: Path) -> None:
+    """A leaderboard whose integer row ids are written as an Arrow duration in seconds (a
+    plain INT64 in the file: docs/contract.md, Types) names its rows by the integers
+    stored, as the contestants write them: 0, 2**62 and 5 (written by hand, below). The
+    disclosure's check read polars' durations, milliseconds wrapping past 64 bits (0 and
+    2**62 both 0:00:00, 5 as 0:00:05), so a relation to row 5 was refused as bad_prereg,
+    by preflight and the lock, on a leaderboard that holds it."""
+    import polars as pl
+
+    from audit.core.disclosure import leaderboard_ids
+    from tests.test_preflight_trials import _as_durations
+
+    board = tmp_path / "leaderboard.parquet"
+    pl.DataFrame({"id": [0, 2**62, 5]}).write_parquet(board)
+    _as_durations(board, "s", {"id": {}})
+    assert leaderboard_ids(board, ["id"], None) == {"0", "4611686018427387904", "5"}

@@ -5,8 +5,8 @@ The schema checks (columns, kinds) read footers only; these read values, each ta
 once, with polars (the referee's reader): the leaderboard whole, the instance table's
 columns the prereg names (row id, instance key, group, sources, population and universe
 columns), as the contestants read them, a column of kind integer as the integers the
-file stores (an Arrow duration: audit/bundles/parquet_stored.py). Found here, in the contestants' class and
-(impl_pandas's) words, naming the user's bundle file:
+file stores (an Arrow duration: audit/bundles/parquet_stored.py). Found here, in the
+contestants' class and (impl_pandas's) words, naming the user's bundle file:
 
 - ``unreadable``: a value of a string column read that is not valid UTF-8 (every string
   column of the leaderboard, in file order; the instance table's named ones). polars'

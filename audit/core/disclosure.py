@@ -93,7 +93,9 @@ def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | N
     contract's Values section writes it (audit/bundles/values_text.py ``row_name``: a
     float 1.5 is `1.500000`, a boolean `true`; a string or an integer its ``str``),
     joined by "|" when several (a .csv read under its declared types, as the lock's
-    digest reads it)."""
+    digest reads it); a key column of kind integer as the integers the file stores,
+    where polars reads one otherwise (an Arrow duration: audit/bundles/parquet_stored.py;
+    one in seconds read as milliseconds named no row the contestants write)."""
     from audit.bundles.digest import read_csv_table, read_table
     from audit.bundles.values_text import row_name
 
@@ -101,7 +103,10 @@ def leaderboard_ids(table: str | Path, key: list[str], types: dict[str, str] | N
         header, columns = read_csv_table(table, types)
         cols = {name: [str(v) for v in values] for name, values in zip(header, columns)}
     else:
-        df = read_table(table)
+        from audit.bundles import parquet_stored
+
+        df = read_table(table)  # its refusals: a file not parquet, past the bound, broken
+        df = parquet_stored.read(table, [name for name in key if name in df.columns])
         cols = {
             name: [str(row_name(v)) for v in df[name].to_list()]
             for name in key
