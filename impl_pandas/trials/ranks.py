@@ -41,7 +41,7 @@ def parse(doc: Any, path: str, pre: Any) -> tuple[census.Ranks, str] | None:
         m = lb.measured.get(c)
         if m is None or c in lb.unpublished or all(r.measure != "reward_macro" for r in m.rules):
             raise bad(f"'{c}' is not a published measured column with measure reward_macro")
-        fit[c] = SimpleNamespace(recipe="mean")
+        fit[c] = SimpleNamespace(recipe="mean", total=False)  # a reward mean, not a sum
     rest = {k: v for k, v in raw.items() if k != "policy"}
     spec = census.parse({"ranks": rest}, path, fit)
     assert spec is not None

@@ -39,7 +39,7 @@ def spec(doc: dict[Any, Any], path: str, pr: Any) -> tuple[census.RankSpec, str]
             macro = col is not None and any(r.measure == "reward_macro" for r in col.recipes)
             if not macro or not col.in_table:
                 raise _bad(path, f"ranks.columns: {c!r} is not a published reward_macro column")
-            measured[c] = SimpleNamespace(recipe="mean")
+            measured[c] = SimpleNamespace(recipe="mean", total=False)  # a reward mean, not a sum
     try:
         got = census.spec(
             {"ranks": {k: v for k, v in raw.items() if k != "policy"}}, path, measured
