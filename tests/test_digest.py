@@ -148,3 +148,36 @@ def test_float_encoding_matches_float_hex(values: list, bit_patterns: list[int])
     doubles = [struct.unpack("<d", b.to_bytes(8, "little"))[0] for b in bit_patterns]
     series = pl.Series([*values, *doubles], dtype=pl.Float64)
     assert digest.column_digest(series) == reference_column(series)
+
+
+def _seconds_table(path: Path, stored: list[int]) -> Path:
+    """A one-column table n of Arrow durations in seconds storing ``stored``, written by
+    the pyarrow of impl_pyarrow's environment (polars writes no duration in seconds)."""
+    from tests.test_preflight_trials import _as_durations
+
+    pl.DataFrame({"n": [0] * len(stored)}, schema={"n": pl.Int64}).write_parquet(path)
+    _as_durations(path, "s", {"n": dict(enumerate(stored))})
+    return path
+
+
+def test_a_duration_in_seconds_is_digested_as_the_integers_stored(
+    impl_envs, tmp_path: Path
+) -> None:
+    """docs/contract.md, Types: a duration is of kind integer, the INT64 stored. polars
+    reads one in seconds as milliseconds, times 1000, wrapping past 64 bits: stored 0 and
+    2**62 both read 0 (2**62 * 1000 = 2**65 * 125, a multiple of 2**64), and the digest
+    hashed those values, so the two tables had one digest (``other:Duration``). The
+    expected digests are written by hand from the v1 definition: one line per column,
+    ``type=int`` and the blake3 of ``I0;`` or ``I4611686018427387904;``."""
+    zero = _seconds_table(tmp_path / "zero.parquet", [0])
+    wraps = _seconds_table(tmp_path / "wraps.parquet", [2**62])
+    assert pl.read_parquet(zero)["n"].to_list() == pl.read_parquet(wraps)["n"].to_list()
+
+    def by_hand(token: bytes) -> str:
+        values = blake3.blake3(token).hexdigest()
+        text = f"secondseat-table-v1\nrows=1\ncolumn=n|type=int|values={values}\n"
+        return blake3.blake3(text.encode("utf-8")).hexdigest()
+
+    assert digest.table_digest(zero)["content_digest"] == by_hand(b"I0;")
+    assert digest.table_digest(wraps)["content_digest"] == by_hand(b"I4611686018427387904;")
+    assert digest.read_table(wraps)["n"].to_list() == [2**62]

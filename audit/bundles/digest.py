@@ -7,6 +7,13 @@ the column's values, each written as ``N;`` (null), ``T;``/``F;``, ``I<digits>;`
 ``D<float.hex()>;`` or ``S<utf-8 byte length>:<text>;``. Parquet encodings,
 compression, row groups, string widths and writer metadata do not enter it.
 
+A column's values are those of the contract's kinds (docs/contract.md, Types): a
+column of kind integer that polars reads as another type, through the Arrow schema a
+writer stored beside the file (an Arrow duration, in any unit), is type ``int``, its
+values the INT64 the file stores (read as audit/bundles/parquet_stored.py reads them),
+not polars' durations: one in seconds polars reads as milliseconds, times 1000, wrapping
+past 64 bits, so that two tables storing 0 and 2**62 had one digest.
+
 The value encodings are built by polars, a slice of rows at a time, and hashed
 as one string per slice (the bytes hashed are those of the definition above;
 ``D`` is Python's ``float.hex()`` rebuilt from each value's IEEE bits). Types with no vectorised encoding (dates, decimals,
@@ -34,7 +41,7 @@ from pathlib import Path
 import blake3
 import polars as pl
 
-from audit.bundles import parquet_bounds
+from audit.bundles import parquet_bounds, parquet_stored
 from audit.errors import AuditError
 from audit.files import open_regular, read_regular
 
@@ -223,8 +230,10 @@ def column_digest(series: pl.Series) -> tuple[str, str]:
 
 
 def read_table(path: str | Path) -> pl.DataFrame:
-    """Read a parquet file; a missing, special, broken or too large file is an AuditError
-    (too_large: past the bound of audit/bundles/parquet_bounds.py, checked first)."""
+    """Read a parquet file, a column of kind integer as the integers the file stores
+    (audit/bundles/parquet_stored.py: an Arrow duration); a missing, special, broken or
+    too large file is an AuditError (too_large: past the bound of
+    audit/bundles/parquet_bounds.py, checked first)."""
     p = Path(path)
     with open_regular(p, str(path)) as f:
         head = f.read(4)
@@ -232,7 +241,9 @@ def read_table(path: str | Path) -> pl.DataFrame:
         raise AuditError("unreadable", str(path), "not a parquet file (no PAR1 at the start)")
     parquet_bounds.check(p, str(path))  # before polars allocates what the pages declare
     try:
-        return pl.read_parquet(p)
+        return parquet_stored.read(p, shown=str(path))
+    except AuditError:  # the footer's own refusal (audit/bundles/parquet_kinds.py), as it is
+        raise
     except pl.exceptions.DuplicateError as e:  # the contestants' class for it
         first = (str(e).strip().splitlines() or ["a column name occurs twice"])[0]
         raise AuditError("duplicate_column", str(path), first) from None
