@@ -239,3 +239,22 @@ def test_a_nested_column_is_refused_at_the_lock_in_one_line(
         tmp_path / "events.json",
     )
     assert res.code == 0, res.stderr
+
+
+def test_a_duration_is_refused_not_guessed(impl_envs, tmp_path: Path) -> None:
+    """An Arrow duration in seconds (written by impl_pyarrow's pyarrow): an integer to the
+    contract, the INT64 stored, but pandas writes a frame of durations as timedelta text
+    (pandas 3.1 in impl_pandas' environment: ``0 days 00:00:05`` for 5 seconds) and the
+    stored integers only from a frame of integers; which the publisher hashed is not the
+    file's to say, so the recipe refuses it before the lock, naming why."""
+    from audit.bundles.publisher_hash import judge
+    from audit.errors import AuditError
+    from tests.test_digest import _seconds_table
+
+    _seconds_table(tmp_path / "lb.parquet", [5, 2**62])
+    spec = {"recipe": "openhands-source-hash-v1", "table": "leaderboard", "file": ".source_hash"}
+    with pytest.raises(AuditError) as e:
+        judge(spec, str(tmp_path), "lb.parquet")
+    assert e.value.kind == "unsupported_type" and e.value.path == str(tmp_path / "lb.parquet")
+    assert e.value.detail.startswith("column 'n' is an Arrow duration: ")  # not polars' unit
+    assert "timedelta text ('0 days 00:00:05')" in e.value.detail

@@ -16,7 +16,12 @@ pandas reads the parquet file:
 - a column of the null type (every value null): empty fields, as pandas writes ``None``.
 
 Any other type is refused (``unsupported_type``, one line naming the file and the
-column, before the lock writes anything), not guessed. A list, array, struct or map
+column, before the lock writes anything), not guessed. An Arrow duration (a plain INT64
+in the file: to the contract, docs/contract.md Types, an integer, the INT64 stored, as
+the content digest reads it) is refused too: pandas writes a frame's durations as
+timedelta text (``0 days 00:00:05``), and the stored integers only if the publisher's
+frame held integers (pandas reading the file with fastparquet), so either rendering
+would be a guess at what the publisher hashed. A list, array, struct or map
 column has no one rendering: pandas writes each cell with ``str()``, and what that gives
 depends on what the publisher's frame held, which the parquet file does not say (a
 Python list ``['a', 'b']``, a numpy array read back from parquet ``['a' 'b']``, a dict
@@ -62,12 +67,18 @@ def _formatter(dtype: pl.DataType, has_null: bool, column: str, path: str) -> Ca
         ": pandas writes a nested cell with str(), which depends on whether the publisher's"
         " frame held Python lists, numpy arrays or dicts, and the file does not say"
         if dtype.is_nested() or isinstance(dtype, pl.Object)
+        else ": to the contract it holds the integers the file stores, but pandas writes a"
+        " frame's durations as timedelta text ('0 days 00:00:05'), the integers only if the"
+        " frame held integers, and the file does not say which the publisher hashed"
+        if isinstance(dtype, pl.Duration)
         else ""
     )
+    # polars' unit of a duration is not the file's (one in seconds it reads as milliseconds)
+    shown = "an Arrow duration" if isinstance(dtype, pl.Duration) else str(dtype)
     raise AuditError(
         "unsupported_type",
         path,
-        f"column {column!r} is {dtype}: the publisher_hash recipe does not define it{why};"
+        f"column {column!r} is {shown}: the publisher_hash recipe does not define it{why};"
         " nothing was written",
     )
 
