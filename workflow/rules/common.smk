@@ -33,6 +33,17 @@ validate(config, schema="../schemas/config.schema.yaml", set_default=False)
 SRC = workflow.basedir  # the repository: packages and environments live here
 IMPLS = list(arm_record.IMPLS)
 RUNS = list(arm_record.RUNS)
+# The order jobs start in when more are ready than cores (a rule's priority, the
+# highest first, by the greedy scheduler: profiles/default): the lock, which every
+# job waits for; the controls' prediction and perturbation, the head of the longest
+# chain; the contestants' environments and each contestant's first run, which the
+# controls' check and the report's figures wait for; the controls' reruns; last the
+# rest, the second runs among them, read last (the same-runs proof, the agreement).
+# Measured on the real bundle: docs/performance.md.
+LOCK_FIRST = 4
+PREDICT_FIRST = 3
+FIRST_RUNS_FIRST = 2
+CONTROLS_FIRST = 1
 SEAT = config["seat"]
 SEAT_KEY = config.get("seat_key", "")  # empty: the default key path (docs/seal.md)
 # A second seat reruns the first seat's locked method, on a bundle that must match

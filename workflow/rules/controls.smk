@@ -8,15 +8,16 @@
 # kind's common file says (control_source, control_source_args, CONTROL_BUNDLE,
 # CONTROL_RUN_FILES); the controls' folders, arm.smk (control_files).
 #
-# The controls' chain (predict and perturb, the reruns) is the longest at scale: its
-# jobs go before the plain recomputes, which fill the other cores around them.
-CONTROLS_FIRST = 1
+# The controls' chain (predict and perturb, the reruns, the check, the report's
+# figures) is the longest: its head goes first after the lock (PREDICT_FIRST), its
+# reruns after the contestants' first runs, which its check reads (CONTROLS_FIRST;
+# common.smk).
 
 
 if CONTROLS:
 
     rule controls_predict_perturb:
-        priority: CONTROLS_FIRST
+        priority: PREDICT_FIRST
         input:
             unpack(control_source),
             prereg=f"{RES}/lock/prereg.yaml",

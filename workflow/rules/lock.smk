@@ -6,9 +6,7 @@
 # (--judged, LOCK_JUDGED), or by the lock itself when preflight could not (a bundle a
 # rule builds, a trials source's jobs folder past its bound).
 #
-# Every job of the arm waits for the lock: it goes first, before the contestants'
-# environments (rule impl_env), which only the recomputes wait for.
-LOCK_FIRST = 2
+# Every job of the arm waits for the lock: it goes first (LOCK_FIRST, common.smk).
 
 
 rule lock:

@@ -11,6 +11,7 @@ RECOMPUTE_FILES = [f for f in RUN_FILES if DRAWS_IN_RECOMPUTE or f not in ("null
 
 
 rule recompute:
+    priority: lambda wildcards: FIRST_RUNS_FIRST if wildcards.run == "1" else 0
     input:
         unpack(recompute_inputs),
         prereg=f"{RES}/lock/prereg.yaml",

@@ -4,6 +4,7 @@
 
 
 rule impl_env:
+    priority: FIRST_RUNS_FIRST
     input:
         lock=f"{SRC}/uv.lock",
         project=f"{SRC}/pyproject.toml",
