@@ -143,4 +143,25 @@ def test_every_input_class_a_job_raises_is_a_refusal(tmp_path: Path, line: str) 
     input changed since the workflow was read) is an input refusal; before issue 27 none
     of these was in audit/core/run_end.py's list, and the run ended with exit 1."""
     began = time.time() - 10
-    assert refused_input([_log(tmp_path, "j.log", f"{line}\n")], began) == [line]
+    assert refused_input([_log(tmp_path, "lock.log", f"{line}\n")], began) == [line]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "error[missing_file]: results/demo/recompute/pandas/run1/census.csv: no such file",
+        "error[hash_mismatch]: results/hf/bundle/hf/x.parquet: sha256 0 but a/b@c recorded 1",
+    ],
+)
+@pytest.mark.parametrize("job", ["fetch_hf", "adapt_trials", "lock", "census", "annex"])
+def test_a_missing_file_is_the_inputs_only_where_the_input_is_first_read(
+    tmp_path: Path, line: str, job: str
+) -> None:
+    """missing_file and hash_mismatch are input refusals from the jobs that read the
+    input as shipped (the Hub fetch, the trials adapter, the lock); from a later job
+    (the census, the annex) they are a fault of the run, a contestant's output or a
+    locked file gone, which the same command redoes: no exit 2 and no advice to audit
+    a new arm. After 40cc0f0 every job's missing_file was the input's."""
+    began = time.time() - 10
+    got = refused_input([_log(tmp_path, f"{job}.log", f"{line}\n")], began)
+    assert got == ([line] if job in ("fetch_hf", "adapt_trials", "lock") else [])

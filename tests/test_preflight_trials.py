@@ -581,6 +581,29 @@ def test_a_csv_integer_beyond_int64_is_refused_before_any_job(impl_envs, tmp_pat
     assert "'tasks'" in line and "'99999999999999999999'" in line
 
 
+@pytest.mark.parametrize("field", ["\u00b2", "-\u00b2", "--5", "\u0665"])
+def test_a_csv_integer_field_not_of_ascii_digits_is_bad_type_to_both(impl_envs, tmp_path, field):
+    """A field the contract's integer pattern (-?[0-9]+, ASCII digits) refuses is bad_type
+    to both contestants, whatever Python's str.isdigit says of it: a superscript two
+    (U+00B2) and an Arabic-Indic five (U+0665) are digits to isdigit, and int() refuses
+    the first; impl_pandas' int64 range check (08f0530) ran on every field and raised
+    ValueError on the superscript and on a doubled sign (a traceback, exit 1)."""
+    if not (REGISTRY / "registry.parquet").is_file():
+        pytest.skip(f"bundle not present at {REGISTRY}")
+    text = (ROOT / "prereg" / "skillsbench-registry.yaml").read_text(encoding="utf-8")
+    old = "  table: leaderboard.parquet\n"
+    types = "{model: string, condition: string, score: decimal, ci95: decimal, tasks: integer, source: string}"
+    prereg = tmp_path / "prereg.yaml"
+    prereg.write_text(text.replace(old, f"  table: leaderboard.csv\n  types: {types}\n"))
+    bundle = _registry_csv(tmp_path, "bundle", field)
+    for impl in IMPLS:
+        r = _contestant(impl, prereg, bundle, tmp_path / f"out-{impl}")
+        assert r.code == 2 and r.stderr.startswith(
+            f"error[bad_type]: {bundle}/leaderboard.csv: column 'tasks' is declared integer; "
+            f"row 1 holds {field!r}"
+        ), (impl, r.stderr)
+
+
 # --- a trials source in the trial-table-v1 format: any table can be built ------------
 
 

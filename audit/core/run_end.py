@@ -81,6 +81,12 @@ INPUT_CLASSES = frozenset(
         "settings_differ",
     }
 )
+# Classes that are the input's only from the jobs that read it as shipped, before any
+# result exists (the Hub fetch, the trials adapter, the lock: their logs' names); from
+# a later job the same class is a fault of the run (a contestant's output or a locked
+# copy gone, an event file missing), which the same command redoes: not an input's.
+FIRST_READ_ONLY = frozenset({"missing_file", "hash_mismatch"})
+FIRST_READERS = frozenset({"fetch_hf", "adapt_trials", "lock"})
 # A control's own refusal of the prereg against the bundle (no row, entry or run can
 # take it: controls/predict.py), not one of a stamped file changed (controls/stamped.py)
 CONTROL_INPUT = "error[control]: control "
@@ -106,7 +112,8 @@ def refused_input(logs: Iterable[str | Path], since: float) -> list[str]:
         for line in reversed(tail):
             m = _REFUSAL.match(line)
             if m:
-                if m.group(1) in INPUT_CLASSES or line.startswith(CONTROL_INPUT):
+                first = m.group(1) not in FIRST_READ_ONLY or p.stem in FIRST_READERS
+                if (m.group(1) in INPUT_CLASSES and first) or line.startswith(CONTROL_INPUT):
                     found.append((st.st_mtime, line))
                 break  # the job's last refusal is its own
     return list(dict.fromkeys(line for _, line in sorted(found)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pandas as pd
 
@@ -21,8 +22,8 @@ _PATTERNS = {"integer": r"-?[0-9]+", "decimal": r"-?[0-9]+(?:\.[0-9]+)?", "boole
 def _in_int64(field: str) -> bool:
     """An integer field within the contract's integer, a signed 64-bit one (its digits
     counted first: int() refuses a text of over 4,300 digits)."""
-    if field == "" or not field.lstrip("-").isdigit():
-        return True  # the pattern judges it
+    if re.fullmatch(_PATTERNS["integer"], field) is None:
+        return True  # the pattern judges it (a superscript digit passes isdigit, not it)
     return len(field.lstrip("-").lstrip("0")) <= 19 and -(2**63) <= int(field) < 2**63
 
 
