@@ -59,7 +59,7 @@ if FIGURE_OUTPUTS:
             **FIGURE_OUTPUTS,
         params:
             src=src,
-            res=RES,
+            res=lambda w, input: str(Path(input.prereg).parent.parent),  # <res>/lock/prereg.yaml
             out=lambda w, output: str(Path(output[0]).parent),
         log:
             f"{RES}/logs/report_figures.log",
